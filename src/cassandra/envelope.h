@@ -1,0 +1,149 @@
+// The delta envelope: every fact one SSTable generation stores, as the Data.db
+// reader emits it, in token then clustering order, nothing merged and nothing
+// dropped (DESIGN D3). The fold consumes these records; `cqlite dump` renders
+// them the way Cassandra's sstabledump does.
+//
+// Values are kept as Cassandra serialized them (CQL native-protocol bytes);
+// times as Cassandra stores them: timestamps in microseconds since the epoch,
+// local deletion/expiration times in seconds since the epoch (unsigned 32-bit
+// on disk from format `oa` on, so held in int64), TTLs in seconds.
+//
+// Records are reused by the reader between calls: a consumer that keeps one
+// past the callback must copy it.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace cqlite {
+
+// org.apache.cassandra.db.LivenessInfo.NO_TIMESTAMP
+inline constexpr int64_t kNoTimestamp = std::numeric_limits<int64_t>::min();
+// org.apache.cassandra.db.LivenessInfo.NO_TTL / NO_EXPIRATION_TIME
+inline constexpr int32_t kNoTtl = 0;
+inline constexpr int64_t kNoDeletionTime = std::numeric_limits<int32_t>::max();
+// Cell.NO_DELETION_TIME for format `oa` and later (unsigned encoding).
+inline constexpr int64_t kNoDeletionTimeUnsigned = 0xFFFFFFFFLL;
+// A local expiration time Cassandra writes when a TTL overflowed 2038 (CASSANDRA-14092).
+inline constexpr int64_t kMaxDeletionTime = std::numeric_limits<int32_t>::max() - 1;
+
+// org.apache.cassandra.db.DeletionTime.
+struct DeletionTime {
+  int64_t marked_for_delete_at = std::numeric_limits<int64_t>::min();
+  int64_t local_deletion_time = kNoDeletionTime;
+
+  bool IsLive() const {
+    return marked_for_delete_at == std::numeric_limits<int64_t>::min() &&
+           (local_deletion_time == kNoDeletionTime || local_deletion_time == kNoDeletionTimeUnsigned);
+  }
+  bool operator==(const DeletionTime&) const = default;
+};
+
+// Primary-key liveness of a row (org.apache.cassandra.db.LivenessInfo).
+struct LivenessInfo {
+  int64_t timestamp = kNoTimestamp;
+  int32_t ttl = kNoTtl;
+  int64_t local_expiration_time = kNoDeletionTime;  // meaningful when ttl != 0
+
+  bool IsEmpty() const { return timestamp == kNoTimestamp; }
+  bool IsExpiring() const { return ttl != kNoTtl; }
+};
+
+// One cell: a simple column's value, or one element of a complex column
+// (non-frozen collection or user type) identified by `path`.
+struct Cell {
+  int64_t timestamp = kNoTimestamp;
+  int32_t ttl = kNoTtl;
+  int64_t local_deletion_time = kNoDeletionTime;  // tombstone time or expiry time
+  bool is_tombstone = false;
+  bool is_expiring = false;
+  std::string path;   // cell path (collection key / list cell id / UDT field index); empty for simple cells
+  std::string value;  // empty for tombstones and empty values
+};
+
+// The data of one column within a row.
+struct ColumnData {
+  int column = 0;             // index into the table's static or regular columns (see TableSchema)
+  bool is_complex = false;    // non-frozen collection or UDT
+  DeletionTime complex_deletion;  // complex columns only
+  std::vector<Cell> cells;    // exactly one for simple columns
+};
+
+// How a clustering prefix is bounded (org.apache.cassandra.db.ClusteringPrefix.Kind).
+// On-disk values: the ordinal written before a clustering bound.
+enum class ClusteringKind : uint8_t {
+  kExclEndBound = 0,
+  kInclStartBound = 1,
+  kExclEndInclStartBoundary = 2,
+  kStaticClustering = 3,
+  kClustering = 4,
+  kInclEndExclStartBoundary = 5,
+  kInclEndBound = 6,
+  kExclStartBound = 7,
+  kSstableLowerBound = 8,
+  kSstableUpperBound = 9,
+};
+
+// Clustering values; an absent value (null in the header bitmap) is nullopt
+// only in the rare legacy tables that allow it, kept as `present[i] == false`.
+struct Clustering {
+  std::vector<std::string> values;
+  std::vector<bool> present;
+
+  void Clear() {
+    values.clear();
+    present.clear();
+  }
+};
+
+struct Row {
+  uint64_t position = 0;  // uncompressed Data.db offset where the row starts
+  bool is_static = false;
+  Clustering clustering;  // empty for the static row
+  LivenessInfo liveness;
+  DeletionTime deletion;
+  bool deletion_is_shadowable = false;
+  std::vector<ColumnData> columns;  // in the table's column order
+
+  void Clear();
+};
+
+// A range tombstone bound or boundary (org.apache.cassandra.db.rows.RangeTombstoneMarker).
+struct RangeTombstoneMarker {
+  uint64_t position = 0;
+  ClusteringKind kind = ClusteringKind::kInclStartBound;
+  Clustering bound;  // may be a prefix of the clustering columns
+  // For a bound: `deletion` is its deletion time. For a boundary: `end_deletion`
+  // closes the range before it and `start_deletion` opens the one after it.
+  DeletionTime deletion;
+  DeletionTime end_deletion;
+  DeletionTime start_deletion;
+
+  bool IsBoundary() const {
+    return kind == ClusteringKind::kExclEndInclStartBoundary || kind == ClusteringKind::kInclEndExclStartBoundary;
+  }
+};
+
+struct PartitionHeader {
+  uint64_t position = 0;       // uncompressed Data.db offset of the partition
+  std::string key;             // serialized partition key
+  DeletionTime deletion;       // partition-level deletion
+};
+
+// Receives the envelope of one SSTable generation, in file order. Any non-OK
+// Status stops the reader and is returned by it.
+class EnvelopeConsumer {
+ public:
+  virtual ~EnvelopeConsumer() = default;
+  virtual Status OnPartitionStart(const PartitionHeader& partition) = 0;
+  // The static row, if any, comes first. `row` is reused after the call returns.
+  virtual Status OnRow(const Row& row) = 0;
+  virtual Status OnRangeTombstoneMarker(const RangeTombstoneMarker& marker) = 0;
+  virtual Status OnPartitionEnd() = 0;
+};
+
+}  // namespace cqlite

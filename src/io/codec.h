@@ -1,0 +1,34 @@
+// Block compression codecs, one implementation file each. Cassandra compresses
+// Data.db chunk by chunk; Parquet compresses pages. Both go through Codec.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "util/status.h"
+
+namespace cqlite {
+
+enum class CodecKind { kNone, kLz4, kSnappy, kDeflate, kZstd };
+
+class Codec {
+ public:
+  virtual ~Codec() = default;
+  virtual CodecKind kind() const = 0;
+  // Decompresses `input` into `output`, which must be exactly the expected
+  // uncompressed size... or larger: returns the number of bytes produced.
+  // Corruption if the input is not valid for this codec or does not fit.
+  virtual Result<size_t> Decompress(std::span<const uint8_t> input, std::span<uint8_t> output) const = 0;
+  // Upper bound of the compressed size of `input_size` bytes.
+  virtual size_t MaxCompressedLength(size_t input_size) const = 0;
+  // Compresses into `output` (at least MaxCompressedLength bytes); returns the size.
+  virtual Result<size_t> Compress(std::span<const uint8_t> input, std::span<uint8_t> output) const = 0;
+};
+
+// The codec for a kind. Codecs are stateless and shared.
+const Codec& GetCodec(CodecKind kind);
+
+}  // namespace cqlite

@@ -1,0 +1,33 @@
+// Small string helpers that <format> would give us on a newer compiler:
+// concatenation of mixed values, hex rendering and splitting.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cqlite {
+
+// StrCat("offset ", 12, " of ", path) == "offset 12 of <path>".
+template <typename... Args>
+std::string StrCat(const Args&... args) {
+  std::ostringstream out;
+  (out << ... << args);
+  return out.str();
+}
+
+// Lower-case hex of the bytes, no prefix.
+std::string ToHex(std::span<const uint8_t> bytes);
+inline std::string ToHex(std::string_view bytes) {
+  return ToHex(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+}
+
+std::vector<std::string> Split(std::string_view text, char separator);
+bool StartsWith(std::string_view text, std::string_view prefix);
+bool EndsWith(std::string_view text, std::string_view suffix);
+std::string_view Trim(std::string_view text);
+
+}  // namespace cqlite
