@@ -6,7 +6,8 @@
 // Values are kept as Cassandra serialized them (CQL native-protocol bytes);
 // times as Cassandra stores them: timestamps in microseconds since the epoch,
 // local deletion/expiration times in seconds since the epoch (unsigned 32-bit
-// on disk from format `oa` on, so held in int64), TTLs in seconds.
+// on disk from format `oa` on, so held in int64), TTLs in seconds. Older
+// formats' values are converted to Cassandra 5.0's in-memory form.
 //
 // Records are reused by the reader between calls: a consumer that keeps one
 // past the callback must copy it.
@@ -21,15 +22,18 @@
 
 namespace cqlite {
 
-// org.apache.cassandra.db.LivenessInfo.NO_TIMESTAMP
+// Special values, as Cassandra 5.0 holds them in memory whatever the on-disk
+// version (org.apache.cassandra.db.LivenessInfo, rows.Cell, DeletionTime):
 inline constexpr int64_t kNoTimestamp = std::numeric_limits<int64_t>::min();
-// org.apache.cassandra.db.LivenessInfo.NO_TTL / NO_EXPIRATION_TIME
 inline constexpr int32_t kNoTtl = 0;
-inline constexpr int64_t kNoDeletionTime = std::numeric_limits<int32_t>::max();
-// Cell.NO_DELETION_TIME for format `oa` and later (unsigned encoding).
-inline constexpr int64_t kNoDeletionTimeUnsigned = 0xFFFFFFFFLL;
-// A local expiration time Cassandra writes when a TTL overflowed 2038 (CASSANDRA-14092).
-inline constexpr int64_t kMaxDeletionTime = std::numeric_limits<int32_t>::max() - 1;
+// A TTL that marks a liveness info as already expired (LivenessInfo.EXPIRED_LIVENESS_TTL).
+inline constexpr int32_t kExpiredLivenessTtl = std::numeric_limits<int32_t>::max();
+// No deletion or expiration time (Cell.NO_DELETION_TIME).
+inline constexpr int64_t kNoDeletionTime = std::numeric_limits<int64_t>::max();
+// Stands for a negative (corrupt or overflowed) local deletion time (Cell.INVALID_DELETION_TIME).
+inline constexpr int64_t kInvalidDeletionTime = 0xFFFFFFFFLL - 1;
+// The largest valid local deletion time (Cell.MAX_DELETION_TIME).
+inline constexpr int64_t kMaxDeletionTime = 0xFFFFFFFFLL - 2;
 
 // org.apache.cassandra.db.DeletionTime.
 struct DeletionTime {
@@ -37,8 +41,14 @@ struct DeletionTime {
   int64_t local_deletion_time = kNoDeletionTime;
 
   bool IsLive() const {
-    return marked_for_delete_at == std::numeric_limits<int64_t>::min() &&
-           (local_deletion_time == kNoDeletionTime || local_deletion_time == kNoDeletionTimeUnsigned);
+    return marked_for_delete_at == std::numeric_limits<int64_t>::min() && local_deletion_time == kNoDeletionTime;
+  }
+  // DeletionTime.build: a negative or out-of-range local deletion time is invalid.
+  static DeletionTime Build(int64_t marked_for_delete_at, int64_t local_deletion_time) {
+    if (local_deletion_time < 0 || local_deletion_time > kMaxDeletionTime) {
+      return {marked_for_delete_at, kInvalidDeletionTime};
+    }
+    return {marked_for_delete_at, local_deletion_time};
   }
   bool operator==(const DeletionTime&) const = default;
 };
@@ -101,7 +111,8 @@ struct Clustering {
 };
 
 struct Row {
-  uint64_t position = 0;  // uncompressed Data.db offset where the row starts
+  uint64_t position = 0;      // uncompressed Data.db offset where the row starts
+  uint64_t end_position = 0;  // and where the next item starts
   bool is_static = false;
   Clustering clustering;  // empty for the static row
   LivenessInfo liveness;
@@ -130,6 +141,7 @@ struct RangeTombstoneMarker {
 
 struct PartitionHeader {
   uint64_t position = 0;       // uncompressed Data.db offset of the partition
+  uint64_t body_position = 0;  // offset after the key and partition deletion
   std::string key;             // serialized partition key
   DeletionTime deletion;       // partition-level deletion
 };

@@ -1,17 +1,31 @@
 // The `cqlite` command: parses the command line and runs one subcommand.
-// This file and the subcommand files are the only places that print.
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
+#include <exception>
 #include <iostream>
 
+#include "cli/commands.h"
+
 int main(int argc, char** argv) {
-  CLI::App app{"cqlite: read Apache Cassandra SSTables and publish them as Apache Iceberg tables"};
+  CLI::App app{
+      "cqlite reads Apache Cassandra SSTables (3.0 to 5.0) straight from disk.\n"
+      "Run 'cqlite <command> --help' for the options of a command."};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "cqlite 0.1.0");
+
+  auto ls = cqlite::AddLsCommand(app);
+  auto dump = cqlite::AddDumpCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  try {
+    if (app.got_subcommand("ls")) return ls();
+    if (app.got_subcommand("dump")) return dump();
+  } catch (const std::exception& e) {
+    std::cerr << "cqlite: internal error: " << e.what() << "\n";
+    return 70;
   }
   return 0;
 }

@@ -1,0 +1,47 @@
+// The Data.db decoder for the row format Cassandra 3.0 to 5.0 write (BIG
+// `ma`..`oa` and BTI `da` share it): partitions of rows, range tombstone
+// markers and cells, delta-encoded against the serialization header
+// (org.apache.cassandra.db.rows.UnfilteredSerializer and friends).
+//
+// It pushes one envelope record per fact to an EnvelopeConsumer and keeps
+// nothing: memory is bounded by the largest single row, not the file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cassandra/envelope.h"
+#include "cassandra/statistics.h"
+#include "io/data_input.h"
+
+namespace cqlite {
+
+// A static or regular column as Data.db encodes it.
+struct ColumnLayout {
+  std::string name;
+  CqlTypePtr type;
+  bool is_complex = false;  // non-frozen collection or UDT: one cell per element
+};
+
+// What decoding a Data.db needs: the serialization header's types with its
+// columns in Cassandra's order (simple before complex, then by name bytes),
+// which is the order cells are written in and ColumnData::column indexes.
+struct DataLayout {
+  SSTableVersion version;
+  EncodingStats stats;
+  std::vector<CqlTypePtr> clustering_types;
+  std::vector<ColumnLayout> static_columns;
+  std::vector<ColumnLayout> regular_columns;
+
+  static DataLayout FromHeader(const SerializationHeader& header, const SSTableVersion& version);
+  const std::vector<ColumnLayout>& columns(bool is_static) const {
+    return is_static ? static_columns : regular_columns;
+  }
+};
+
+// Decodes every partition of `in` until its end, in file order. Returns the
+// first error: a Corruption naming the file and byte offset, or whatever the
+// consumer returned.
+Status ReadPartitions(DataInput& in, const DataLayout& layout, EnvelopeConsumer& consumer);
+
+}  // namespace cqlite

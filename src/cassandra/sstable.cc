@@ -1,0 +1,139 @@
+#include "cassandra/sstable.h"
+
+#include <algorithm>
+#include <map>
+
+#include "cassandra/data_file.h"
+#include "util/strings.h"
+
+namespace cqlite {
+
+namespace {
+
+// "<table>-<32 hex digits>" -> table and id.
+bool ParseTableDirectory(const std::string& name, std::string* table, std::string* id) {
+  size_t dash = name.rfind('-');
+  if (dash == std::string::npos || name.size() - dash - 1 != 32) return false;
+  for (char c : name.substr(dash + 1)) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+  }
+  *table = name.substr(0, dash);
+  *id = name.substr(dash + 1);
+  return true;
+}
+
+// Fills keyspace/table from the directory the SSTable sits in:
+// .../<keyspace>/<table>-<id>/[snapshots/<name>/|backups/]<files>
+void NameFromDirectory(SSTableLocation* location) {
+  std::vector<std::string> parts = Split(location->directory, '/');
+  parts.erase(std::remove(parts.begin(), parts.end(), std::string()), parts.end());
+  parts.erase(std::remove(parts.begin(), parts.end(), std::string(".")), parts.end());
+  for (int i = static_cast<int>(parts.size()) - 1; i >= 1; --i) {
+    std::string table, id;
+    if (ParseTableDirectory(parts[i], &table, &id)) {
+      location->table = table;
+      location->table_id = id;
+      location->keyspace = parts[i - 1];
+      return;
+    }
+  }
+  // Loose files: use the enclosing directory names as a best guess.
+  if (!parts.empty()) location->table = parts.back();
+  if (parts.size() >= 2) location->keyspace = parts[parts.size() - 2];
+}
+
+Status Walk(FileSystem& fs, const std::string& dir, int depth, std::vector<SSTableLocation>* out) {
+  if (depth > 8) return Status::OK();
+  ASSIGN_OR_RETURN(auto entries, fs.ListDirectory(dir));
+  for (const auto& entry : entries) {
+    std::string path = JoinPath(dir, entry.name);
+    if (entry.is_directory) {
+      RETURN_IF_ERROR(Walk(fs, path, depth + 1, out));
+      continue;
+    }
+    if (!EndsWith(entry.name, "-Data.db")) continue;
+    auto name = ParseSSTableFileName(entry.name);
+    if (!name.ok()) {
+      // Names that are not SSTables are someone else's files; a real SSTable of
+      // an unknown version is an error the user must see.
+      if (name.status().kind() == StatusKind::kNotSupported) return name.status().WithContext(path);
+      continue;
+    }
+    SSTableLocation location;
+    location.directory = dir;
+    location.name = *name;
+    NameFromDirectory(&location);
+    out->push_back(std::move(location));
+  }
+  return Status::OK();
+}
+
+bool GenerationLess(const std::string& a, const std::string& b) {
+  bool a_num = !a.empty() && std::all_of(a.begin(), a.end(), ::isdigit);
+  bool b_num = !b.empty() && std::all_of(b.begin(), b.end(), ::isdigit);
+  if (a_num && b_num && a.size() != b.size()) return a.size() < b.size();
+  return a < b;
+}
+
+}  // namespace
+
+Result<std::vector<SSTableLocation>> FindSSTables(FileSystem& fs, const std::string& path) {
+  std::vector<SSTableLocation> found;
+  if (!fs.Exists(path)) return Status::NotFound(StrCat(path, ": no such file or directory"));
+  if (fs.IsDirectory(path)) {
+    RETURN_IF_ERROR(Walk(fs, path, 0, &found));
+  } else {
+    auto name = ParseSSTableFileName(BaseName(path));
+    if (!name.ok()) return name.status().WithContext(path);
+    SSTableLocation location;
+    location.directory = DirName(path);
+    location.name = *name;
+    NameFromDirectory(&location);
+    found.push_back(std::move(location));
+  }
+  if (found.empty()) return Status::NotFound(StrCat(path, ": no SSTable (no *-Data.db file) found"));
+  std::sort(found.begin(), found.end(), [](const SSTableLocation& a, const SSTableLocation& b) {
+    if (a.keyspace != b.keyspace) return a.keyspace < b.keyspace;
+    if (a.table != b.table) return a.table < b.table;
+    if (a.directory != b.directory) return a.directory < b.directory;
+    return GenerationLess(a.name.generation, b.name.generation);
+  });
+  return found;
+}
+
+Result<std::unique_ptr<SSTable>> SSTable::Open(FileSystem& fs, const SSTableLocation& location) {
+  std::unique_ptr<SSTable> sstable(new SSTable(fs, location));
+  std::string toc_path = location.ComponentPath("TOC.txt");
+  if (fs.Exists(toc_path)) {
+    ASSIGN_OR_RETURN(std::string toc, fs.ReadFileToString(toc_path));
+    for (const std::string& line : Split(toc, '\n')) {
+      std::string_view component = Trim(line);
+      if (!component.empty()) sstable->components_.emplace_back(component);
+    }
+  }
+  for (const char* required : {"Data.db", "Statistics.db"}) {
+    std::string path = location.ComponentPath(required);
+    if (!fs.Exists(path)) {
+      return Status::NotFound(StrCat(path, ": missing; an SSTable needs its ", required));
+    }
+  }
+  ASSIGN_OR_RETURN(sstable->statistics_,
+                   ReadStatistics(fs, location.ComponentPath("Statistics.db"), location.name.version));
+  if (!sstable->statistics_.header) {
+    return Status::Corruption(
+        StrCat(location.ComponentPath("Statistics.db"), ": has no serialization header section"));
+  }
+  sstable->layout_ = DataLayout::FromHeader(*sstable->statistics_.header, location.name.version);
+  ASSIGN_OR_RETURN(auto data, fs.OpenForRead(location.DataPath()));
+  sstable->data_size_ = data->Size();
+  return sstable;
+}
+
+Status SSTable::Scan(EnvelopeConsumer& consumer) const {
+  ASSIGN_OR_RETURN(auto source, OpenDataFile(fs_, JoinPath(location_.directory, location_.name.prefix),
+                                             location_.name.version));
+  DataInput in(std::move(source), location_.DataPath());
+  return ReadPartitions(in, layout_, consumer);
+}
+
+}  // namespace cqlite

@@ -1,0 +1,68 @@
+// Finding SSTables on disk and opening one for a full sequential scan.
+//
+// A path may name a Data.db (or any component) file, a table directory
+// (`<table>-<id>/`), a snapshot or backup folder inside one, a keyspace
+// directory or a whole data directory; every SSTable below it is found,
+// grouped by keyspace and table as the directory names say.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cassandra/data_reader.h"
+#include "cassandra/envelope.h"
+#include "cassandra/sstable_version.h"
+#include "cassandra/statistics.h"
+#include "io/file_system.h"
+
+namespace cqlite {
+
+// One SSTable generation: where its files are and what its name says.
+struct SSTableLocation {
+  std::string directory;
+  SSTableFileName name;
+  std::string keyspace;  // from the directory layout; empty if unknown
+  std::string table;     // likewise
+  std::string table_id;  // the hex id after '-' in the table directory name
+
+  std::string ComponentPath(const std::string& component) const {
+    return JoinPath(directory, name.prefix + component);
+  }
+  std::string DataPath() const { return ComponentPath("Data.db"); }
+};
+
+// Every SSTable at or below `path`, sorted by keyspace, table, then generation.
+// NotFound if there is none.
+Result<std::vector<SSTableLocation>> FindSSTables(FileSystem& fs, const std::string& path);
+
+class SSTable {
+ public:
+  // Reads TOC.txt (when present) and Statistics.db; checks that the components
+  // a scan needs exist.
+  static Result<std::unique_ptr<SSTable>> Open(FileSystem& fs, const SSTableLocation& location);
+
+  const SSTableLocation& location() const { return location_; }
+  const Statistics& statistics() const { return statistics_; }
+  const SerializationHeader& header() const { return *statistics_.header; }
+  const DataLayout& layout() const { return layout_; }
+  // Components listed in TOC.txt (or found beside Data.db without one).
+  const std::vector<std::string>& components() const { return components_; }
+  // Size in bytes of Data.db on disk.
+  uint64_t data_size() const { return data_size_; }
+
+  // Reads Data.db from start to end, one envelope record per fact.
+  Status Scan(EnvelopeConsumer& consumer) const;
+
+ private:
+  SSTable(FileSystem& fs, SSTableLocation location) : fs_(fs), location_(std::move(location)) {}
+
+  FileSystem& fs_;
+  SSTableLocation location_;
+  Statistics statistics_;
+  DataLayout layout_;
+  std::vector<std::string> components_;
+  uint64_t data_size_ = 0;
+};
+
+}  // namespace cqlite

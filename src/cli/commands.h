@@ -1,0 +1,17 @@
+// The subcommands of `cqlite`, each registered on the CLI11 app with its
+// options and run after parsing. Commands print results to stdout and
+// one-line errors to stderr, and return the process exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace cqlite {
+
+using CommandRunner = std::function<int()>;
+
+CommandRunner AddLsCommand(CLI::App& app);
+CommandRunner AddDumpCommand(CLI::App& app);
+
+}  // namespace cqlite

@@ -1,0 +1,58 @@
+// `cqlite dump <sstable|table-dir>`: what Cassandra's sstabledump prints, as JSON.
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include "cassandra/sstable.h"
+#include "cassandra/sstable_dump.h"
+#include "cli/commands.h"
+
+namespace cqlite {
+
+namespace {
+
+struct DumpOptions {
+  std::string path;
+};
+
+int RunDump(const DumpOptions& options) {
+  auto locations = FindSSTables(LocalFileSystem(), options.path);
+  if (!locations.ok()) {
+    std::cerr << "cqlite dump: " << locations.status().ToString() << "\n";
+    return 1;
+  }
+  int64_t now_seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  for (const SSTableLocation& location : *locations) {
+    auto sstable = SSTable::Open(LocalFileSystem(), location);
+    Status status = sstable.status();
+    if (status.ok()) {
+      SSTableDumpWriter writer(std::cout, (*sstable)->layout(), (*sstable)->header().partition_key_type,
+                               now_seconds);
+      writer.Begin();
+      status = (*sstable)->Scan(writer);
+      if (status.ok()) writer.End();
+    }
+    std::cout.flush();
+    if (!status.ok()) {
+      std::cerr << "\ncqlite dump: " << status.ToString() << "\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+CommandRunner AddDumpCommand(CLI::App& app) {
+  auto options = std::make_shared<DumpOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "dump", "Print an SSTable as JSON, exactly as Cassandra's sstabledump prints it");
+  cmd->add_option("path", options->path,
+                  "An SSTable component file (e.g. nb-1-big-Data.db) or a directory; each SSTable found is "
+                  "printed as one JSON array, in generation order")
+      ->required();
+  return [options] { return RunDump(*options); };
+}
+
+}  // namespace cqlite

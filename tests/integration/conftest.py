@@ -1,0 +1,85 @@
+"""Shared fixtures for the integration tests.
+
+These tests run the `cqlite` binary against real SSTables and compare what it
+prints with what Cassandra's own tools print for the same files. The oracle
+(tools/oracle/oracle.sh) fetches pinned Cassandra artifacts on first use and
+caches them, so the first run is slow and later runs are not.
+"""
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+SHARED = pathlib.Path(os.environ.get("CQLITE_SHARED_DIR", REPO.parent / "shared"))
+FIXTURES = SHARED / "cassandra-fixtures"
+CACHE = pathlib.Path(os.environ.get("CQLITE_CACHE", pathlib.Path.home() / ".cache" / "cqlite"))
+
+
+def cqlite_binary() -> pathlib.Path:
+    explicit = os.environ.get("CQLITE_BIN")
+    if explicit:
+        return pathlib.Path(explicit)
+    return REPO / "build" / "src" / "cli" / "cqlite"
+
+
+@pytest.fixture(scope="session")
+def cqlite():
+    binary = cqlite_binary()
+    if not binary.exists():
+        pytest.fail(f"{binary} is missing: build the project first (scripts/setup.sh)")
+
+    def run(*args, check=True, timeout=600):
+        proc = subprocess.run([str(binary), *map(str, args)], capture_output=True, text=True, timeout=timeout)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"cqlite {' '.join(map(str, args))} failed ({proc.returncode}):\n{proc.stderr}")
+        return proc
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir():
+    if not FIXTURES.is_dir():
+        pytest.skip(f"SKIPPED: shared fixtures not found at {FIXTURES}; the fixture tests need ../shared")
+    return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def oracle():
+    script = REPO / "tools" / "oracle" / "oracle.sh"
+    if not script.exists():
+        pytest.fail(f"{script} is missing")
+    if shutil.which("java") is None or shutil.which("mvn") is None:
+        pytest.fail("the Cassandra oracle needs java and mvn (scripts/setup.sh installs them)")
+    return script
+
+
+def sstabledump_batch(oracle_script, data_files, name):
+    """Runs Cassandra's sstabledump over data_files in one JVM; returns {path: (json or None, error text)}.
+
+    Results are cached by the files' content, so unchanged inputs are not dumped twice.
+    """
+    digest = hashlib.sha256()
+    for f in sorted(map(str, data_files)):
+        digest.update(f.encode())
+        digest.update(hashlib.sha256(pathlib.Path(f).read_bytes()).digest())
+    digest.update((REPO / "tools" / "oracle" / "pom.xml").read_bytes())
+    out = CACHE / "sstabledump" / f"{name}-{digest.hexdigest()[:16]}"
+    done = out / ".complete"
+    if not done.exists():
+        if out.exists():
+            shutil.rmtree(out)
+        out.mkdir(parents=True)
+        subprocess.run(["bash", str(oracle_script), "sstabledump-batch", str(out), *map(str, data_files)],
+                       check=True, stdout=subprocess.DEVNULL, timeout=3000)
+        done.write_text("ok")
+    return out
+
+
+def sanitized(path) -> str:
+    return str(path).strip("/").replace("/", "__")
