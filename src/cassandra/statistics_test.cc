@@ -192,6 +192,25 @@ TEST(StatisticsTest, TruncatedAtEveryLengthIsACleanError) {
   }
 }
 
+TEST(StatisticsTest, CorruptedBytesNeverCrash) {
+  SKIP_WITHOUT_FIXTURES();
+  // mc has no checksums, so every corrupted byte reaches the section parsers.
+  std::string path = kFixtures + "/scylladb-3.x/write-goldens/write_user_defined_type_table/mc-1-big-Statistics.db";
+  auto bytes = LocalFileSystem().ReadFileToString(path);
+  ASSERT_TRUE(bytes.ok());
+  for (size_t i = 0; i < bytes->size(); ++i) {
+    for (uint8_t mask : {0x01, 0x80, 0xff}) {
+      std::string bad = *bytes;
+      bad[i] = static_cast<char>(bad[i] ^ mask);
+      auto stats = ParseStatistics(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bad.data()), bad.size()),
+                                   "x-Statistics.db", SSTableVersion{"mc", SSTableFormat::kBig});
+      if (!stats.ok()) {
+        EXPECT_NE(stats.status().message().find("x-Statistics.db"), std::string::npos);
+      }
+    }
+  }
+}
+
 TEST(StatisticsTest, WrongVersionIsAnErrorNotGarbage) {
   SKIP_WITHOUT_FIXTURES();
   // An `oa` file read as `nb` (and vice versa) must not parse cleanly.
