@@ -1,5 +1,14 @@
-// Block compression codecs, one implementation file each. Cassandra compresses
-// Data.db chunk by chunk; Parquet compresses pages. Both go through Codec.
+// Block compression codecs, one implementation file each (codec_<name>.cc).
+// Cassandra compresses Data.db chunk by chunk; Parquet compresses pages. Both
+// go through Codec. Each codec reads and writes one self-contained block:
+//   kLz4     Cassandra's LZ4Compressor framing: 4-byte little-endian
+//            uncompressed length, then one raw LZ4 block;
+//   kSnappy  one raw Snappy block (no framing format);
+//   kDeflate a zlib stream (RFC 1950), as java.util.zip.Deflater writes;
+//   kZstd    one Zstandard frame;
+//   kNone    the bytes themselves.
+// Codecs are stateless and thread-safe. Decompression of bad input is a
+// Corruption error, never a crash or a write past `output`.
 #pragma once
 
 #include <cstdint>
@@ -30,5 +39,8 @@ class Codec {
 
 // The codec for a kind. Codecs are stateless and shared.
 const Codec& GetCodec(CodecKind kind);
+
+// "LZ4", "Snappy", "Deflate", "Zstd" or "none", for messages.
+const char* CodecKindName(CodecKind kind);
 
 }  // namespace cqlite
