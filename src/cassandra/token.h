@@ -1,0 +1,62 @@
+// Partitioner tokens: where Cassandra places a partition key on the ring and
+// therefore the order in which partitions appear in an SSTable.
+//
+//  - Murmur3Partitioner: the first 64-bit half of Cassandra's variant of
+//    MurmurHash3_x64_128 (seed 0). The variant sign-extends the trailing
+//    (non-block) bytes, so it differs from the reference hash for keys whose
+//    length is not a multiple of 16 and whose tail has a byte >= 0x80. A hash
+//    of Long.MIN_VALUE becomes Long.MAX_VALUE; the empty key has the minimum
+//    token Long.MIN_VALUE.
+//  - RandomPartitioner: abs(new BigInteger(md5(key))), a value in
+//    [0, 2^127]; the empty key has the minimum token -1.
+//
+// Partitions are ordered by token, then by the unsigned bytes of the key
+// (DecoratedKey.compareTo). All functions are pure and thread-safe.
+#pragma once
+
+#include <array>
+#include <compare>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace cqlite {
+
+enum class Partitioner { kMurmur3, kRandom };
+
+// org.apache.cassandra.utils.MurmurHash.hash3_x64_128 with seed `seed`:
+// both 64-bit halves.
+std::array<int64_t, 2> CassandraMurmur3Hash(std::string_view key, int64_t seed = 0);
+
+// Murmur3Partitioner.getToken.
+int64_t Murmur3Token(std::string_view key);
+
+// The MD5 digest (RFC 1321).
+std::array<uint8_t, 16> Md5(std::string_view data);
+
+// A RandomPartitioner token: the absolute value of the digest read as a
+// signed 128-bit integer, big-endian in 16 bytes, and a flag for the
+// minimum token of the empty key.
+struct RandomToken {
+  bool minimum = false;  // the empty key's token, -1
+  std::array<uint8_t, 16> magnitude{};
+};
+RandomToken RandomPartitionerToken(std::string_view key);
+// The decimal text Cassandra prints for a RandomPartitioner token.
+std::string RandomTokenToString(const RandomToken& token);
+
+// The decimal text of the key's token under `partitioner`.
+std::string TokenString(Partitioner partitioner, std::string_view key);
+
+// DecoratedKey order: token first, then unsigned key bytes.
+std::strong_ordering ComparePartitionKeys(Partitioner partitioner, std::string_view a, std::string_view b);
+
+// A strict weak order for std::sort over serialized partition keys.
+struct PartitionKeyLess {
+  Partitioner partitioner = Partitioner::kMurmur3;
+  bool operator()(std::string_view a, std::string_view b) const {
+    return ComparePartitionKeys(partitioner, a, b) < 0;
+  }
+};
+
+}  // namespace cqlite
