@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cassandra/cql_type.h"
+#include "cassandra/envelope.h"
 #include "cassandra/sstable_version.h"
 #include "util/status.h"
 
@@ -71,9 +72,6 @@ struct CommitLogPosition {
   int64_t segment_id = 0;
   int32_t position = 0;
 };
-
-// Value used for "no deletion" in local deletion times (Cell.NO_DELETION_TIME).
-inline constexpr int64_t kNoDeletionTime = INT64_MAX;
 
 struct StatsMetadata {
   EstimatedHistogram estimated_partition_size;
