@@ -29,6 +29,10 @@ oracle_key() {
 KEY="$(oracle_key)"
 BUILD="$CACHE_ROOT/build-$KEY"
 
+# C1 only: these JVMs are short-lived and the machine may have few cores;
+# measured 30-40% faster for both generate and sstabledump.
+JVM_TUNING=(-XX:TieredStopAtLevel=1)
+
 JVM_OPENS=(
     --add-exports java.base/jdk.internal.misc=ALL-UNNAMED
     --add-exports java.base/jdk.internal.ref=ALL-UNNAMED
@@ -81,7 +85,7 @@ EOF
 <configuration>
   <appender name="STDERR" class="ch.qos.logback.core.ConsoleAppender">
     <target>System.err</target>
-    <encoder><pattern>%level %logger{0} - %msg%n</pattern></encoder>
+    <encoder><pattern>%d{HH:mm:ss.SSS} %level %logger{0} - %msg%n</pattern></encoder>
   </appender>
   <logger name="org.apache.cassandra.utils.concurrent.Ref" level="OFF"/>
   <root level="${oracle.log.level:-ERROR}"><appender-ref ref="STDERR"/></root>
@@ -125,7 +129,7 @@ run_java() {
     local main="$1"; shift
     local extra=()
     [[ -n "$yaml" ]] && extra+=("-Dcassandra.config=file://$yaml")
-    exec "$JAVA" ${ORACLE_JAVA_OPTS:-} "${JVM_OPENS[@]}" \
+    exec "$JAVA" "${JVM_TUNING[@]}" ${ORACLE_JAVA_OPTS:-} "${JVM_OPENS[@]}" \
         -Djava.security.manager=allow \
         -Dlogback.configurationFile="$BUILD/logback.xml" \
         -Doracle.log.level="${ORACLE_LOG_LEVEL:-ERROR}" \
@@ -179,7 +183,7 @@ case "$cmd" in
         # Not exec'd: the work directory has to be removed afterwards. The child
         # JVM is the node; it is killed if it overruns ORACLE_GEN_TIMEOUT.
         timeout --kill-after=10 "${ORACLE_GEN_TIMEOUT:-300}" \
-            "$JAVA" ${ORACLE_JAVA_OPTS:-} "${JVM_OPENS[@]}" -Xms512m -Xmx1g \
+            "$JAVA" "${JVM_TUNING[@]}" -Xms512m -Xmx1g ${ORACLE_JAVA_OPTS:-} "${JVM_OPENS[@]}" \
             -Dlogback.configurationFile="$BUILD/logback.xml" \
             -Doracle.log.level="${ORACLE_LOG_LEVEL:-ERROR}" \
             -cp "$(classpath)" cqlite.oracle.Generate "$scenario" "$outdir" "$format" "$work"

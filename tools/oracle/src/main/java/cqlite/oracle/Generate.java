@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -16,6 +17,8 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.apache.cassandra.cql3.CQLStatement;
+import org.apache.cassandra.cql3.QueryOptions;
 import org.apache.cassandra.cql3.QueryProcessor;
 import org.apache.cassandra.cql3.UntypedResultSet;
 import org.apache.cassandra.db.ColumnFamilyStore;
@@ -26,7 +29,6 @@ import org.apache.cassandra.schema.Schema;
 import org.apache.cassandra.service.CassandraDaemon;
 import org.apache.cassandra.service.ClientState;
 import org.apache.cassandra.service.QueryState;
-import org.apache.cassandra.transport.Dispatcher;
 import org.apache.cassandra.transport.messages.ResultMessage;
 
 /**
@@ -138,11 +140,23 @@ public final class Generate
         cfs.forceMajorCompaction();
     }
 
+    /**
+     * Runs one statement on this node only (single-node cluster): writes go
+     * straight to the local storage engine, counters included, without the
+     * coordinator's replica/availability machinery.
+     */
+    static ResultMessage execute(QueryState state, String cql)
+    {
+        QueryOptions options = QueryOptions.forInternalCalls(ConsistencyLevel.ONE, Collections.emptyList());
+        CQLStatement statement = QueryProcessor.instance.parse(cql, state, options);
+        options.prepare(statement.getBindVariables());
+        statement.validate(state.getClientState());
+        return statement.executeLocally(state, options);
+    }
+
     static String describe(QueryState state, String ks)
     {
-        ResultMessage msg = QueryProcessor.process("DESCRIBE KEYSPACE \"" + ks.replace("\"", "\"\"") + '"',
-                                                   ConsistencyLevel.ONE, state,
-                                                   Dispatcher.RequestTime.forImmediateExecution());
+        ResultMessage msg = execute(state, "DESCRIBE KEYSPACE \"" + ks.replace("\"", "\"\"") + '"');
         UntypedResultSet rows = UntypedResultSet.create(((ResultMessage.Rows) msg).result);
         StringBuilder sb = new StringBuilder();
         for (UntypedResultSet.Row row : rows)
@@ -202,7 +216,7 @@ public final class Generate
         for (Scenario.Step step : steps)
         {
             if (VERBOSE)
-                log(step.toString());
+                log(String.format(Locale.ROOT, "%6d ms %s", (System.nanoTime() - t0) / 1_000_000, step));
             try
             {
                 switch (step.kind)
@@ -219,8 +233,7 @@ public final class Generate
                             state = new QueryState(ClientState.forInternalCalls(ks));
                             break;
                         }
-                        QueryProcessor.process(step.text, ConsistencyLevel.ONE, state,
-                                               Dispatcher.RequestTime.forImmediateExecution());
+                        execute(state, step.text);
                         break;
                     case FLUSH:
                         flushAll();
@@ -268,6 +281,12 @@ public final class Generate
             System.setProperty("cassandra.storagedir", work.toString());
             System.setProperty("cassandra.skip_wait_for_gossip_to_settle", "0");
             System.setProperty("cassandra.superuser_setup_delay_ms", "0");
+            // Throw-away node: no need to make schema and system tables durable.
+            System.setProperty("cassandra.test.flush_local_schema_changes", "false");
+            System.setProperty("cassandra.unsafesystem", "true");
+            System.setProperty("cassandra.ring_delay_ms", "1000");
+            System.setProperty("cassandra.memtable_row_overhead_computation_step", "100");
+            System.setProperty("cassandra.shutdown_announce_in_ms", "0");
             run(scenario, outDir);
         }
         catch (Throwable t)
