@@ -102,7 +102,7 @@ ensure_built() {
         echo "oracle.sh: building oracle ($KEY) into $BUILD" >&2
         rm -rf "$BUILD.tmp"
         mkdir -p "$BUILD.tmp"
-        local args=(-q -B -f "$ORACLE_DIR/pom.xml" "-Doracle.buildDir=$BUILD.tmp/target"
+        local args=(-q -B -Dstyle.color=never -f "$ORACLE_DIR/pom.xml" "-Doracle.buildDir=$BUILD.tmp/target"
                     compile dependency:build-classpath "-Dmdep.outputFile=$BUILD.tmp/cp.txt")
         if ! "$MVN" -o "${args[@]}" >&2; then
             echo "oracle.sh: offline build failed, retrying online" >&2
