@@ -83,13 +83,23 @@ class MarshalParser {
     return false;
   }
 
+  // A type nested in another is stored frozen whatever its header says:
+  // Cassandra 3.0 wrote UDTs inside collections without FrozenType
+  // (CASSANDRA-15035), and CQL allows nothing else.
+  static CqlTypePtr Nested(CqlTypePtr type) {
+    if (!type->IsMultiCell()) return type;
+    auto frozen = std::make_shared<CqlType>(*type);
+    frozen->frozen = true;
+    return frozen;
+  }
+
   Result<std::vector<CqlTypePtr>> ParseTypeList() {
     std::vector<CqlTypePtr> types;
     if (!Consume('(')) return Error("expected '('");
     if (Consume(')')) return types;
     do {
       ASSIGN_OR_RETURN(CqlTypePtr t, ParseType());
-      types.push_back(std::move(t));
+      types.push_back(Nested(std::move(t)));
     } while (Consume(','));
     if (!Consume(')')) return Error("expected ')'");
     return types;
@@ -140,6 +150,7 @@ class MarshalParser {
     if (name == "VectorType") {
       if (!Consume('(')) return Error("expected '('");
       ASSIGN_OR_RETURN(CqlTypePtr element, ParseType());
+      element = Nested(std::move(element));
       if (!Consume(',')) return Error("expected ',' before the vector dimension");
       std::string_view dim = Token();
       if (!Consume(')')) return Error("expected ')'");
@@ -185,7 +196,7 @@ class MarshalParser {
       if (!Consume(':')) return Error("expected ':' after a user type field name");
       ASSIGN_OR_RETURN(CqlTypePtr field_type, ParseType());
       t->field_names.push_back(std::move(field));
-      t->params.push_back(std::move(field_type));
+      t->params.push_back(Nested(std::move(field_type)));
     }
     if (!Consume(')')) return Error("expected ')'");
     return CqlTypePtr(t);

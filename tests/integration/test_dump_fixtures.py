@@ -20,7 +20,7 @@ def read_manifest(out_dir):
     for line in (out_dir / "manifest.tsv").read_text().splitlines():
         fields = line.split("\t")
         status, _exit, _millis, input_path, output_file = fields[:5]
-        results[input_path] = (status, pathlib.Path(output_file))
+        results[input_path] = (status, out_dir / output_file)
     return results
 
 
