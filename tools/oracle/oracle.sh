@@ -104,8 +104,8 @@ ensure_built() {
         mkdir -p "$BUILD.tmp"
         local args=(-q -B -Dstyle.color=never -f "$ORACLE_DIR/pom.xml" "-Doracle.buildDir=$BUILD.tmp/target"
                     compile dependency:build-classpath "-Dmdep.outputFile=$BUILD.tmp/cp.txt")
-        if ! "$MVN" -o "${args[@]}" >&2; then
-            echo "oracle.sh: offline build failed, retrying online" >&2
+        if ! "$MVN" -o "${args[@]}" >"$BUILD.tmp/offline-build.log" 2>&1; then
+            echo "oracle.sh: offline build failed (missing artifacts?), retrying online" >&2
             "$MVN" "${args[@]}" >&2 || { rm -rf "$BUILD.tmp"; exec 9>&-; die "maven build failed"; }
         fi
         # Point at the final location before publishing.
@@ -174,6 +174,9 @@ case "$cmd" in
         [[ -n "$scenario" && -n "$outdir" && -n "$format" ]] || die "usage: oracle.sh generate <scenario.cql> <outdir> --format nb|oa|da"
         case "$format" in nb|oa|da) ;; *) die "unknown format '$format' (nb, oa or da)";; esac
         [[ -f "$scenario" ]] || die "no such scenario: $scenario"
+        if [[ -d "$outdir" ]] && [[ -n "$(ls -A "$outdir")" ]]; then
+            die "output directory $outdir is not empty"
+        fi
         ensure_built
         work="$(mktemp -d "${TMPDIR:-/tmp}/cqlite-oracle-gen.XXXXXX")"
         cleanup() { rm -rf "$work"; }
