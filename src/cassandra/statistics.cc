@@ -413,6 +413,15 @@ Result<Statistics> ParseStatistics(std::span<const uint8_t> bytes, const std::st
       case kHeader: stats.header = ParseHeader(r); break;
     }
     if (!in.ok()) return in.status();
+    // Cassandra 5.0 sizes the STATS section for 16 bytes per tombstone
+    // histogram bin but writes 12 (StatsMetadata.serializedSize against
+    // TombstoneHistogram.HistogramSerializer): the rest is zero padding.
+    if (section.type == kStats && version.HasUIntDeletionTime() && stats.stats &&
+        end - in.position() == 4 * stats.stats->tombstone_drop_times.size()) {
+      bool zeros = true;
+      for (uint64_t i = in.position(); i < end; ++i) zeros = zeros && bytes[i] == 0;
+      if (zeros) in.Skip(end - in.position());
+    }
     if (in.position() != end) {
       return Status::Corruption(StrCat(label, ": ", end - in.position(), " bytes left unparsed at byte offset ",
                                        in.position(), " (section ends at ", end, ")"));

@@ -11,6 +11,7 @@ import pathlib
 import pytest
 
 from conftest import FIXTURES, sstabledump_batch
+from known_differences import sstabledump_failure_reason
 
 DATA_FILES = sorted(FIXTURES.rglob("*-Data.db")) if FIXTURES.is_dir() else []
 
@@ -40,6 +41,11 @@ def test_fixtures_are_present():
 def test_dump_matches_sstabledump(data_file, expected, cqlite):
     status, output = expected[str(data_file)]
     ours = cqlite("dump", data_file, check=False)
+    if status != "OK" and sstabledump_failure_reason(data_file):
+        # A documented case where Cassandra's tool fails and cqlite reads the file.
+        assert ours.returncode == 0, f"cqlite dump failed on {data_file}:\n{ours.stderr}"
+        json.loads(ours.stdout)
+        return
     if status != "OK":
         assert ours.returncode != 0, (
             f"sstabledump refuses {data_file} ({output.read_text()[:300]}) but cqlite accepted it")
