@@ -96,8 +96,10 @@ EOF
 ensure_built() {
     [[ -f "$BUILD/ready" ]] && return 0
     mkdir -p "$CACHE_ROOT"
+    local have_flock=0
+    command -v flock >/dev/null 2>&1 && have_flock=1
     exec 9>"$CACHE_ROOT/build.lock"
-    flock 9
+    [[ $have_flock == 1 ]] && flock 9
     if [[ ! -f "$BUILD/ready" ]]; then
         echo "oracle.sh: building oracle ($KEY) into $BUILD" >&2
         rm -rf "$BUILD.tmp"
@@ -115,7 +117,7 @@ ensure_built() {
         sed -i "s#$BUILD.tmp#$BUILD#g" "$BUILD/tool.yaml"
         touch "$BUILD/ready"
     fi
-    flock -u 9
+    [[ $have_flock == 1 ]] && flock -u 9
     exec 9>&-
 }
 
