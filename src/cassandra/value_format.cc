@@ -954,7 +954,7 @@ int EstimateDecExp(uint64_t fract_bits, int bin_exp) {
 
 // The int (S = int32_t) and long (S = int64_t) digit loops.
 template <typename S>
-void SmallDigits(JavaDecimal* out, uint64_t fract_bits, int b5, int b2, int s5, int s2, int m5, int m2, int* dec_exp,
+void SmallDigits(uint64_t fract_bits, int b5, int b2, int s5, int s2, int m5, int m2, int* dec_exp,
                  bool* low, bool* high, int64_t* low_digit_difference, std::string* digits) {
   using U = std::make_unsigned_t<S>;
   S b = Wrap<S>(static_cast<U>(static_cast<U>(fract_bits) * static_cast<U>(Pow5(b5))) << b2);
@@ -986,7 +986,6 @@ void SmallDigits(JavaDecimal* out, uint64_t fract_bits, int b5, int b2, int s5, 
     digits->push_back(static_cast<char>('0' + q));
   }
   *low_digit_difference = static_cast<int64_t>(Wrap<S>(static_cast<U>(b) << 1) - tens);
-  (void)out;
 }
 
 // FloatingDecimal's dtoa: fract_bits has its leading one at bit 52.
@@ -1035,10 +1034,10 @@ JavaDecimal Dtoa(int bin_exp, uint64_t fract_bits, int n_significant_bits) {
   int ten_s_bits = s2 + 1 + (s5 + 1 < kN5BitsSize ? kN5Bits[s5 + 1] : (s5 + 1) * 3);
   if (b_bits < 64 && ten_s_bits < 64) {
     if (b_bits < 32 && ten_s_bits < 32) {
-      SmallDigits<int32_t>(&out, fract_bits, b5, b2, s5, s2, m5, m2, &dec_exp, &low, &high, &low_digit_difference,
+      SmallDigits<int32_t>(fract_bits, b5, b2, s5, s2, m5, m2, &dec_exp, &low, &high, &low_digit_difference,
                            &digits);
     } else {
-      SmallDigits<int64_t>(&out, fract_bits, b5, b2, s5, s2, m5, m2, &dec_exp, &low, &high, &low_digit_difference,
+      SmallDigits<int64_t>(fract_bits, b5, b2, s5, s2, m5, m2, &dec_exp, &low, &high, &low_digit_difference,
                            &digits);
     }
   } else {
