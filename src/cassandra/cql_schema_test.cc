@@ -230,6 +230,79 @@ TEST(CqlSchemaTest, Errors) {
 
 std::string SharedDir() { return CQLITE_SHARED_DIR; }
 
+std::string ReadTestData(const std::string& name) {
+  std::ifstream in(std::string(CQLITE_SOURCE_DIR) + "/src/cassandra/testdata/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The schema.cql files below were written by Cassandra 5.0.6 itself (see
+// testdata/README.md).
+TEST(CqlSchemaTest, CassandraWrittenDroppedAndReadded) {
+  auto table = ParseCqlTableSchema(ReadTestData("schema_dropped_readded.cql"));
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  EXPECT_EQ(table->keyspace, "ks");
+  EXPECT_EQ(table->table, "simple");
+  ASSERT_EQ(table->columns.size(), 3u);
+  EXPECT_EQ(table->columns[0].name, "k");
+  EXPECT_EQ(table->columns[0].kind, ColumnKind::kPartitionKey);
+  EXPECT_EQ(TypeOf(*table, "readded"), "text");
+  ASSERT_EQ(table->dropped_columns.size(), 2u);
+  EXPECT_EQ(table->dropped_columns[0].name, "readded");
+  EXPECT_EQ(table->dropped_columns[0].type->ToCql(), "int");
+  EXPECT_EQ(table->dropped_columns[0].drop_time_micros, 1600000000000001);
+  EXPECT_EQ(table->dropped_columns[1].name, "dropped_list");
+  EXPECT_EQ(table->dropped_columns[1].type->ToCql(), "list<int>");
+  EXPECT_EQ(table->dropped_columns[1].drop_time_micros, 1600000000000000);
+}
+
+TEST(CqlSchemaTest, CassandraWrittenUserTypesAndQuotedNames) {
+  auto table = ParseCqlTableSchema(ReadTestData("schema_udt_wide.cql"));
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  EXPECT_EQ(table->table, "Wide");
+  auto pk = table->PartitionKeyColumns();
+  ASSERT_EQ(pk.size(), 2u);
+  EXPECT_EQ(pk[0]->name, "PK");
+  EXPECT_EQ(pk[1]->name, "b");
+  auto ck = table->ClusteringColumns();
+  ASSERT_EQ(ck.size(), 2u);
+  EXPECT_EQ(ck[0]->name, "c1");
+  EXPECT_TRUE(ck[0]->reversed);
+  EXPECT_EQ(ck[1]->name, "C2");
+  EXPECT_FALSE(ck[1]->reversed);
+  const ColumnSchema* v = table->FindColumn("v");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->type->kind, CqlKind::kUdt);
+  EXPECT_TRUE(v->type->frozen);
+  EXPECT_EQ(v->type->udt_name, "person");
+  EXPECT_EQ(v->type->params[1]->field_names, (std::vector<std::string>{"street", "Zip", "geo"}));
+  EXPECT_EQ(v->type->params[1]->params[2]->ToCql(), "tuple<double, double>");
+  EXPECT_EQ(TypeOf(*table, "vec"), "vector<float, 3>");
+  EXPECT_EQ(TypeOf(*table, "t"), "tuple<int, frozen<list<text>>>");
+  EXPECT_EQ(TypeOf(*table, "du"), "duration");
+  EXPECT_EQ(table->FindColumn("s"), nullptr);
+  ASSERT_EQ(table->dropped_columns.size(), 2u);
+  EXPECT_EQ(table->dropped_columns[0].name, "a");
+  EXPECT_EQ(table->dropped_columns[0].type->ToCql(), "tuple<text, int, tuple<double, double>>");
+  EXPECT_EQ(table->dropped_columns[1].name, "s");
+  EXPECT_TRUE(table->dropped_columns[1].is_static);
+  EXPECT_EQ(table->dropped_columns[1].type->ToCql(), "map<text, int>");
+  EXPECT_EQ(table->columns.size(), 8u);
+}
+
+TEST(CqlSchemaTest, CassandraWrittenCountersAndMasked) {
+  auto counters = ParseCqlTableSchema(ReadTestData("schema_counters.cql"));
+  ASSERT_TRUE(counters.ok()) << counters.status().ToString();
+  EXPECT_EQ(TypeOf(*counters, "n"), "counter");
+  EXPECT_EQ(counters->ClusteringColumns().size(), 1u);
+  auto masked = ParseCqlTableSchema(ReadTestData("schema_masked.cql"));
+  ASSERT_TRUE(masked.ok()) << masked.status().ToString();
+  EXPECT_EQ(TypeOf(*masked, "secret"), "text");
+  EXPECT_EQ(TypeOf(*masked, "e"), "blob");
+  EXPECT_EQ(masked->columns.size(), 3u);
+}
+
 TEST(CqlSchemaTest, SnapshotSchemaFixture) {
   std::filesystem::path path = std::filesystem::path(SharedDir()) /
                                "cassandra-fixtures/sstable-to-arrow/baselines/iot-5b608090e03d11ebb4c1d335f841c590/"

@@ -1,10 +1,12 @@
 #include "cassandra/value_format.h"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "util/strings.h"
 
@@ -113,42 +115,6 @@ std::string BigDecimalToString(std::string_view unscaled, int32_t scale) {
   out += 'E';
   if (adjusted >= 0) out += '+';
   out += std::to_string(adjusted);
-  return out;
-}
-
-// Formats shortest round-trip digits the way Java's Double.toString does.
-// `sci` is std::to_chars scientific output, e.g. "1.2345e+07".
-std::string JavaFormatFromScientific(std::string_view sci) {
-  std::string out;
-  if (!sci.empty() && sci[0] == '-') {
-    out = "-";
-    sci.remove_prefix(1);
-  }
-  size_t e = sci.find('e');
-  std::string digits;
-  for (char c : sci.substr(0, e)) {
-    if (c != '.') digits += c;
-  }
-  int exponent = 0;
-  std::string_view exp_text = sci.substr(e + 1);
-  if (!exp_text.empty() && exp_text[0] == '+') exp_text.remove_prefix(1);
-  std::from_chars(exp_text.data(), exp_text.data() + exp_text.size(), exponent);
-  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
-  if (digits == "0") return out + "0.0";
-  if (exponent >= -3 && exponent < 7) {
-    if (exponent >= 0) {
-      std::string whole = digits.substr(0, std::min<size_t>(digits.size(), exponent + 1));
-      whole.append(exponent + 1 - whole.size(), '0');
-      std::string frac = digits.size() > static_cast<size_t>(exponent + 1) ? digits.substr(exponent + 1) : "0";
-      return out + whole + "." + frac;
-    }
-    return out + "0." + std::string(-exponent - 1, '0') + digits;
-  }
-  out += digits[0];
-  out += '.';
-  out += digits.size() > 1 ? digits.substr(1) : "0";
-  out += 'E';
-  out += std::to_string(exponent);
   return out;
 }
 
@@ -532,9 +498,22 @@ Result<std::string> ScalarText(const CqlType& type, std::string_view bytes, bool
     case CqlKind::kInet:
       return FormatInet(bytes);
     case CqlKind::kUuid:
-    case CqlKind::kTimeuuid:
       RETURN_IF_ERROR(CheckLength(type, bytes, 16));
       return FormatUuid(bytes);
+    case CqlKind::kTimeuuid: {
+      RETURN_IF_ERROR(CheckLength(type, bytes, 16));
+      if (json) {
+        // TimeUUID keeps the timestamp and re-adds version bit 0x1000, so a
+        // (corrupt) non-version-1 value prints with that bit set.
+        std::string fixed(bytes);
+        fixed[6] = static_cast<char>(fixed[6] | 0x10);
+        return FormatUuid(fixed);
+      }
+      if ((static_cast<uint8_t>(bytes[6]) & 0xf0) != 0x10) {
+        return Status::Corruption("a timeuuid value is not a version 1 UUID");
+      }
+      return FormatUuid(bytes);
+    }
     case CqlKind::kAscii:
     case CqlKind::kText:
       return CheckedText(type, bytes);
@@ -726,8 +705,13 @@ Result<std::string> ToText(const CqlType& type, std::string_view bytes, int dept
       }
       return out;
     }
+    case CqlKind::kTinyint:
+    case CqlKind::kSmallint:
+    case CqlKind::kDate:
     case CqlKind::kTime:
-      if (bytes.empty()) return std::string("null");
+    case CqlKind::kDuration:
+      // These serializers' validate() rejects an empty value.
+      if (bytes.empty()) return Status::Corruption(StrCat("an empty ", type.ToCql(), " value"));
       break;
     default:
       break;
@@ -822,35 +806,379 @@ int64_t CounterTotal(std::string_view context) {
 
 namespace {
 
-// The shortest decimal that rounds to `value`; when that has one digit,
-// Java prefers the two-digit decimal closest to the exact value if it also
-// rounds to `value` (Double.MIN_VALUE is "4.9E-324", not "5.0E-324").
-template <typename F>
-std::string JavaFloatingToString(F value) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof(buf), value, std::chars_format::scientific);
-  std::string_view shortest(buf, res.ptr - buf);
-  size_t digits = 0;
-  for (char c : shortest.substr(0, shortest.find('e'))) digits += (c >= '0' && c <= '9');
-  if (digits == 1 && value != 0) {
-    char two[64];
-    auto r2 = std::to_chars(two, two + sizeof(two), value, std::chars_format::scientific, 1);
-    F back{};
-    auto parsed = std::from_chars(two, r2.ptr, back, std::chars_format::scientific);
-    if (parsed.ec == std::errc() && back == value) {
-      return JavaFormatFromScientific(std::string_view(two, r2.ptr - two));
+// Java's Double.toString and Float.toString as JDK 11 and 17 implement them
+// (jdk.internal.math.FloatingDecimal.BinaryToASCIIBuffer): a Steele & White
+// style digit generation whose results are usually, but not always, the
+// shortest that round-trip. Integers below 2^63 take a separate path that
+// prints their exact digits up to a rounding of "insignificant" ones (so
+// 1.37342863480957901E18 rather than 1.373428634809579E18), and numbers
+// printed in scientific notation always get a second digit generated.
+
+// An unsigned arbitrary-precision integer, little-endian 32-bit words.
+class BigNat {
+ public:
+  explicit BigNat(uint64_t v = 0) {
+    while (v) {
+      words_.push_back(static_cast<uint32_t>(v));
+      v >>= 32;
     }
   }
-  return JavaFormatFromScientific(shortest);
+  static BigNat Pow52(int p5, int p2, uint64_t factor = 1) {
+    BigNat n(factor);
+    for (int i = 0; i < p5; ++i) n.MulSmall(5);
+    n.ShiftLeft(p2);
+    return n;
+  }
+  void MulSmall(uint32_t m) {
+    uint64_t carry = 0;
+    for (uint32_t& w : words_) {
+      uint64_t v = static_cast<uint64_t>(w) * m + carry;
+      w = static_cast<uint32_t>(v);
+      carry = v >> 32;
+    }
+    if (carry) words_.push_back(static_cast<uint32_t>(carry));
+  }
+  void ShiftLeft(int bits) {
+    if (bits <= 0 || words_.empty()) return;
+    int word_shift = bits / 32, bit_shift = bits % 32;
+    words_.insert(words_.begin(), word_shift, 0u);
+    if (bit_shift) {
+      uint32_t carry = 0;
+      for (size_t i = word_shift; i < words_.size(); ++i) {
+        uint32_t w = words_[i];
+        words_[i] = (w << bit_shift) | carry;
+        carry = w >> (32 - bit_shift);
+      }
+      if (carry) words_.push_back(carry);
+    }
+  }
+  void Add(const BigNat& o) {
+    if (o.words_.size() > words_.size()) words_.resize(o.words_.size(), 0u);
+    uint64_t carry = 0;
+    for (size_t i = 0; i < words_.size(); ++i) {
+      uint64_t v = static_cast<uint64_t>(words_[i]) + (i < o.words_.size() ? o.words_[i] : 0) + carry;
+      words_[i] = static_cast<uint32_t>(v);
+      carry = v >> 32;
+    }
+    if (carry) words_.push_back(static_cast<uint32_t>(carry));
+  }
+  // REQUIRES: *this >= o.
+  void Sub(const BigNat& o) {
+    int64_t borrow = 0;
+    for (size_t i = 0; i < words_.size(); ++i) {
+      int64_t v = static_cast<int64_t>(words_[i]) - (i < o.words_.size() ? o.words_[i] : 0) - borrow;
+      borrow = v < 0;
+      words_[i] = static_cast<uint32_t>(v + (borrow << 32));
+    }
+    Trim();
+  }
+  int Compare(const BigNat& o) const {
+    if (words_.size() != o.words_.size()) return words_.size() < o.words_.size() ? -1 : 1;
+    for (size_t i = words_.size(); i-- > 0;) {
+      if (words_[i] != o.words_[i]) return words_[i] < o.words_[i] ? -1 : 1;
+    }
+    return 0;
+  }
+  bool IsZero() const { return words_.empty(); }
+  // Returns this / s (small) and leaves 10 * (this % s).
+  int QuoRemTimesTen(const BigNat& s) {
+    int q = 0;
+    while (Compare(s) >= 0 && q < 10) {
+      Sub(s);
+      ++q;
+    }
+    MulSmall(10);
+    return q;
+  }
+
+ private:
+  void Trim() {
+    while (!words_.empty() && words_.back() == 0) words_.pop_back();
+  }
+  std::vector<uint32_t> words_;
+};
+
+constexpr int kExpShift = 52;
+constexpr int kMaxSmallBinExp = 62;
+constexpr int kMinSmallBinExp = -(63 / 3);
+// Bits needed to hold 5^i.
+constexpr int kN5Bits[] = {0,  3,  5,  7,  10, 12, 14, 17, 19, 21, 24, 26, 28, 31,
+                           33, 35, 38, 40, 42, 45, 47, 49, 52, 54, 56, 59, 61};
+constexpr int kN5BitsSize = sizeof(kN5Bits) / sizeof(kN5Bits[0]);
+// For 2^p (p < 64): how many trailing decimal digits are below its precision.
+constexpr int kInsignificantDigitsForPow2[] = {
+    0,  0,  0,  0,  1,  1,  1,  2,  2,  2,  3,  3,  3,  3,  4,  4,  4,  5,  5,  5,  6,  6,
+    6,  6,  7,  7,  7,  8,  8,  8,  9,  9,  9,  9,  10, 10, 10, 11, 11, 11, 12, 12, 12, 12,
+    13, 13, 13, 14, 14, 14, 15, 15, 15, 15, 16, 16, 16, 17, 17, 17, 18, 18, 18, 19};
+
+uint64_t Pow5(int n) {
+  uint64_t v = 1;
+  for (int i = 0; i < n; ++i) v *= 5;
+  return v;
+}
+
+// Java's wrapping integer arithmetic for the int and long fast paths.
+template <typename S>
+S Wrap(std::make_unsigned_t<S> v) {
+  return static_cast<S>(v);
+}
+
+struct JavaDecimal {
+  std::string digits;
+  int dec_exponent = 0;  // value = 0.d1d2... * 10^dec_exponent
+};
+
+// Digits of an integer value; trailing zeros dropped.
+void LongDigits(JavaDecimal* out, uint64_t value, int insignificant) {
+  int dec_exp = 0;
+  if (insignificant != 0) {
+    uint64_t pow10 = Pow5(insignificant) << insignificant;
+    uint64_t residue = value % pow10;
+    value /= pow10;
+    dec_exp += insignificant;
+    if (residue >= (pow10 >> 1)) ++value;
+  }
+  std::string s = std::to_string(value);
+  out->dec_exponent = dec_exp + static_cast<int>(s.size());
+  while (s.size() > 1 && s.back() == '0') s.pop_back();
+  out->digits = s;
+}
+
+int EstimateDecExp(uint64_t fract_bits, int bin_exp) {
+  double d2 = std::bit_cast<double>(0x3ff0000000000000ULL | (fract_bits & 0x000fffffffffffffULL));
+  double t = (d2 - 1.5) * 0.289529654;
+  t = t + 0.176091259;
+  double d = t + static_cast<double>(bin_exp) * 0.301029995663981;
+  return static_cast<int>(std::floor(d));
+}
+
+// The int (S = int32_t) and long (S = int64_t) digit loops.
+template <typename S>
+void SmallDigits(uint64_t fract_bits, int b5, int b2, int s5, int s2, int m5, int m2, int* dec_exp,
+                 bool* low, bool* high, int64_t* low_digit_difference, std::string* digits) {
+  using U = std::make_unsigned_t<S>;
+  S b = Wrap<S>(static_cast<U>(static_cast<U>(fract_bits) * static_cast<U>(Pow5(b5))) << b2);
+  S s = Wrap<S>(static_cast<U>(Pow5(s5)) << s2);
+  S m = Wrap<S>(static_cast<U>(Pow5(m5)) << m2);
+  S tens = Wrap<S>(static_cast<U>(s) * 10u);
+  int q = static_cast<int>(b / s);
+  b = Wrap<S>(static_cast<U>(b % s) * 10u);
+  m = Wrap<S>(static_cast<U>(m) * 10u);
+  *low = b < m;
+  *high = Wrap<S>(static_cast<U>(b) + static_cast<U>(m)) > tens;
+  if (q == 0 && !*high) {
+    --*dec_exp;
+  } else {
+    digits->push_back(static_cast<char>('0' + q));
+  }
+  if (*dec_exp < -3 || *dec_exp >= 8) *high = *low = false;
+  while (!*low && !*high) {
+    q = static_cast<int>(b / s);
+    b = Wrap<S>(static_cast<U>(b % s) * 10u);
+    m = Wrap<S>(static_cast<U>(m) * 10u);
+    if (m > 0) {
+      *low = b < m;
+      *high = Wrap<S>(static_cast<U>(b) + static_cast<U>(m)) > tens;
+    } else {
+      *low = true;
+      *high = true;
+    }
+    digits->push_back(static_cast<char>('0' + q));
+  }
+  *low_digit_difference = static_cast<int64_t>(Wrap<S>(static_cast<U>(b) << 1) - tens);
+}
+
+// FloatingDecimal's dtoa: fract_bits has its leading one at bit 52.
+JavaDecimal Dtoa(int bin_exp, uint64_t fract_bits, int n_significant_bits) {
+  JavaDecimal out;
+  const int tail_zeros = std::countr_zero(fract_bits);
+  const int n_fract_bits = kExpShift + 1 - tail_zeros;
+  const int n_tiny_bits = std::max(0, n_fract_bits - bin_exp - 1);
+  if (bin_exp <= kMaxSmallBinExp && bin_exp >= kMinSmallBinExp && n_tiny_bits < kN5BitsSize &&
+      n_fract_bits + kN5Bits[n_tiny_bits] < 64 && n_tiny_bits == 0) {
+    // An integer that fits in a long.
+    int insignificant = 0;
+    if (bin_exp > n_significant_bits) {
+      int p2 = bin_exp - n_significant_bits - 1;
+      if (p2 > 1 && p2 < static_cast<int>(sizeof(kInsignificantDigitsForPow2) / sizeof(int))) {
+        insignificant = kInsignificantDigitsForPow2[p2];
+      }
+    }
+    uint64_t value = bin_exp >= kExpShift ? fract_bits << (bin_exp - kExpShift) : fract_bits >> (kExpShift - bin_exp);
+    LongDigits(&out, value, insignificant);
+    return out;
+  }
+  int dec_exp = EstimateDecExp(fract_bits, bin_exp);
+  int b5 = std::max(0, -dec_exp);
+  int b2 = b5 + n_tiny_bits + bin_exp;
+  int s5 = std::max(0, dec_exp);
+  int s2 = s5 + n_tiny_bits;
+  int m5 = b5;
+  int m2 = b2 - n_significant_bits;
+  fract_bits >>= tail_zeros;
+  b2 -= n_fract_bits - 1;
+  int common2 = std::min(b2, s2);
+  b2 -= common2;
+  s2 -= common2;
+  m2 -= common2;
+  if (n_fract_bits == 1) m2 -= 1;
+  if (m2 < 0) {
+    b2 -= m2;
+    s2 -= m2;
+    m2 = 0;
+  }
+  bool low = false, high = false;
+  int64_t low_digit_difference = 0;
+  std::string digits;
+  int b_bits = n_fract_bits + b2 + (b5 < kN5BitsSize ? kN5Bits[b5] : b5 * 3);
+  int ten_s_bits = s2 + 1 + (s5 + 1 < kN5BitsSize ? kN5Bits[s5 + 1] : (s5 + 1) * 3);
+  if (b_bits < 64 && ten_s_bits < 64) {
+    if (b_bits < 32 && ten_s_bits < 32) {
+      SmallDigits<int32_t>(fract_bits, b5, b2, s5, s2, m5, m2, &dec_exp, &low, &high, &low_digit_difference,
+                           &digits);
+    } else {
+      SmallDigits<int64_t>(fract_bits, b5, b2, s5, s2, m5, m2, &dec_exp, &low, &high, &low_digit_difference,
+                           &digits);
+    }
+  } else {
+    BigNat s = BigNat::Pow52(s5, s2);
+    BigNat b = BigNat::Pow52(b5, b2, fract_bits);
+    BigNat m = BigNat::Pow52(m5 + 1, m2 + 1);
+    BigNat ten_s = BigNat::Pow52(s5 + 1, s2 + 1);
+    auto ten_s_at_most_b_plus_m = [&]() {
+      BigNat sum = b;
+      sum.Add(m);
+      return ten_s.Compare(sum) <= 0;
+    };
+    int q = b.QuoRemTimesTen(s);
+    low = b.Compare(m) < 0;
+    high = ten_s_at_most_b_plus_m();
+    if (q == 0 && !high) {
+      --dec_exp;
+    } else {
+      digits.push_back(static_cast<char>('0' + q));
+    }
+    if (dec_exp < -3 || dec_exp >= 8) high = low = false;
+    while (!low && !high) {
+      q = b.QuoRemTimesTen(s);
+      m.MulSmall(10);
+      low = b.Compare(m) < 0;
+      high = ten_s_at_most_b_plus_m();
+      digits.push_back(static_cast<char>('0' + q));
+    }
+    if (high && low) {
+      BigNat twice = b;
+      twice.ShiftLeft(1);
+      low_digit_difference = twice.Compare(ten_s);
+    }
+  }
+  out.dec_exponent = dec_exp + 1;
+  out.digits = digits;
+  bool round_up = false;
+  if (high) {
+    if (low) {
+      if (low_digit_difference == 0) {
+        round_up = !out.digits.empty() && ((out.digits.back() - '0') & 1) != 0;
+      } else {
+        round_up = low_digit_difference > 0;
+      }
+    } else {
+      round_up = true;
+    }
+  }
+  if (round_up && !out.digits.empty()) {
+    size_t i = out.digits.size() - 1;
+    while (out.digits[i] == '9' && i > 0) out.digits[i--] = '0';
+    if (out.digits[i] == '9') {
+      // All nines: 0.999 becomes 0.100 one decade up (the zeros stay).
+      out.dec_exponent += 1;
+      out.digits[0] = '1';
+    } else {
+      ++out.digits[i];
+    }
+  }
+  return out;
+}
+
+// BinaryToASCIIBuffer.getChars.
+std::string JavaFormat(bool negative, const JavaDecimal& d) {
+  std::string out = negative ? "-" : "";
+  const std::string& digits = d.digits;
+  int n = static_cast<int>(digits.size());
+  int e = d.dec_exponent;
+  if (e > 0 && e < 8) {
+    int whole = std::min(n, e);
+    out += digits.substr(0, whole);
+    if (whole < e) {
+      out.append(e - whole, '0');
+      out += ".0";
+    } else {
+      out += '.';
+      out += whole < n ? digits.substr(whole) : "0";
+    }
+  } else if (e <= 0 && e > -3) {
+    out += "0.";
+    out.append(-e, '0');
+    out += digits;
+  } else {
+    out += digits[0];
+    out += '.';
+    out += n > 1 ? digits.substr(1) : "0";
+    out += 'E';
+    out += std::to_string(e <= 0 ? -(-e + 1) : e - 1);
+  }
+  return out;
+}
+
+std::string JavaDoubleBitsToString(uint64_t bits) {
+  bool negative = bits >> 63;
+  uint64_t fract = bits & 0x000fffffffffffffULL;
+  int bin_exp = static_cast<int>((bits >> 52) & 0x7ff);
+  if (bin_exp == 0x7ff) return fract == 0 ? (negative ? "-Infinity" : "Infinity") : "NaN";
+  int n_significant_bits;
+  if (bin_exp == 0) {
+    if (fract == 0) return negative ? "-0.0" : "0.0";
+    int leading_zeros = std::countl_zero(fract);
+    int shift = leading_zeros - (63 - kExpShift);
+    fract <<= shift;
+    bin_exp = 1 - shift;
+    n_significant_bits = 64 - leading_zeros;
+  } else {
+    fract |= uint64_t{1} << kExpShift;
+    n_significant_bits = kExpShift + 1;
+  }
+  bin_exp -= 1023;
+  return JavaFormat(negative, Dtoa(bin_exp, fract, n_significant_bits));
+}
+
+std::string JavaFloatBitsToString(uint32_t bits) {
+  constexpr int kSingleExpShift = 23;
+  bool negative = bits >> 31;
+  uint32_t fract = bits & 0x007fffffu;
+  int bin_exp = static_cast<int>((bits >> kSingleExpShift) & 0xff);
+  if (bin_exp == 0xff) return fract == 0 ? (negative ? "-Infinity" : "Infinity") : "NaN";
+  int n_significant_bits;
+  if (bin_exp == 0) {
+    if (fract == 0) return negative ? "-0.0" : "0.0";
+    int leading_zeros = std::countl_zero(fract);
+    int shift = leading_zeros - (31 - kSingleExpShift);
+    fract <<= shift;
+    bin_exp = 1 - shift;
+    n_significant_bits = 32 - leading_zeros;
+  } else {
+    fract |= 1u << kSingleExpShift;
+    n_significant_bits = kSingleExpShift + 1;
+  }
+  bin_exp -= 127;
+  return JavaFormat(negative, Dtoa(bin_exp, static_cast<uint64_t>(fract) << (kExpShift - kSingleExpShift),
+                                   n_significant_bits));
 }
 
 }  // namespace
 
-std::string JavaDoubleToString(double value) { return JavaFloatingToString(value); }
+std::string JavaDoubleToString(double value) { return JavaDoubleBitsToString(std::bit_cast<uint64_t>(value)); }
 
-std::string JavaFloatToString(float value) { return JavaFloatingToString(value); }
+std::string JavaFloatToString(float value) { return JavaFloatBitsToString(std::bit_cast<uint32_t>(value)); }
 
 std::string QuoteAsJsonString(std::string_view text) {
   static constexpr char kHex[] = "0123456789ABCDEF";

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -132,6 +133,19 @@ TEST(ValueFormatTest, JavaDoubleFormatting) {
   EXPECT_EQ(JavaFloatToString(16777216.0f), "1.6777216E7");
 }
 
+// JDK 11/17 FloatingDecimal is not always shortest: integers below 2^63 get
+// their exact digits (minus insignificant ones), and scientific notation
+// always gets a second digit generated. Confirmed against JDK 17.
+TEST(ValueFormatTest, JavaFloatingDecimalQuirks) {
+  EXPECT_EQ(JavaDoubleToString(std::bit_cast<double>(0x43b30f66110e2cb6ULL)), "1.37342863480957901E18");
+  EXPECT_EQ(JavaDoubleToString(std::bit_cast<double>(0x4387ee7b7d42646fULL)), "2.15556435655560672E17");
+  EXPECT_EQ(JavaDoubleToString(2e23), "1.9999999999999998E23");  // JDK-4511638
+  EXPECT_EQ(JavaDoubleToString(9007199254740993.0), "9.007199254740992E15");
+  EXPECT_EQ(JavaFloatToString(std::bit_cast<float>(0xd3ac94afu)), "-1.48245774E12");
+  EXPECT_EQ(JavaFloatToString(std::bit_cast<float>(0x57ee05cdu)), "5.23417363E14");
+  EXPECT_EQ(JavaFloatToString(1.0e-10f), "1.0E-10");
+}
+
 TEST(ValueFormatTest, DoubleAndFloatValues) {
   EXPECT_EQ(Json("DoubleType", H("3ff0000000000000")), "1.0");
   EXPECT_EQ(Json("DoubleType", H("7ff8000000000000")), "null");
@@ -233,6 +247,12 @@ TEST(ValueFormatTest, Uuid) {
   EXPECT_EQ(Json("UUIDType", u), "\"5b608090-e03d-11eb-b4c1-d335f841c590\"");
   EXPECT_EQ(Str("TimeUUIDType", u), "5b608090-e03d-11eb-b4c1-d335f841c590");
   EXPECT_TRUE(IsCorrupt("UUIDType", H("5b608090")));
+  // TimeUUID keeps only the timestamp and lsb and re-adds version bit
+  // 0x1000: a version-6 value prints as version 7 in JSON, and getString
+  // (which validates the version) fails.
+  std::string v6 = H("6456f215285665725 9fda82fb40c1c8f");
+  EXPECT_EQ(Json("TimeUUIDType", v6), "\"6456f215-2856-7572-59fd-a82fb40c1c8f\"");
+  EXPECT_FALSE(ValueToString(*T("TimeUUIDType"), v6).ok());
 }
 
 TEST(ValueFormatTest, EmptyValues) {
@@ -250,7 +270,13 @@ TEST(ValueFormatTest, EmptyValues) {
   EXPECT_EQ(Json("EmptyType", ""), "\"\"");
   EXPECT_EQ(Json("BooleanType", ""), "\"\"");
   EXPECT_EQ(Str("Int32Type", ""), "");
-  EXPECT_EQ(Str("TimeType", ""), "null");
+  EXPECT_EQ(Str("BytesType", ""), "");
+  // getString validates first, and these serializers reject empty values.
+  EXPECT_FALSE(ValueToString(*T("TimeType"), "").ok());
+  EXPECT_FALSE(ValueToString(*T("ShortType"), "").ok());
+  EXPECT_FALSE(ValueToString(*T("ByteType"), "").ok());
+  EXPECT_FALSE(ValueToString(*T("SimpleDateType"), "").ok());
+  EXPECT_FALSE(ValueToString(*T("DurationType"), "").ok());
   EXPECT_EQ(Str("EmptyType", ""), "");
 }
 
