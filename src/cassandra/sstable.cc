@@ -117,6 +117,15 @@ Result<std::unique_ptr<SSTable>> SSTable::Open(FileSystem& fs, const SSTableLoca
       return Status::NotFound(StrCat(path, ": missing; an SSTable needs its ", required));
     }
   }
+  // A component the TOC lists and a scan depends on must be there: without
+  // CompressionInfo.db a compressed Data.db would be misread as raw bytes.
+  for (const std::string& component : sstable->components_) {
+    if ((component == "CompressionInfo.db" || component == "CRC.db") &&
+        !fs.Exists(location.ComponentPath(component))) {
+      return Status::NotFound(StrCat(location.ComponentPath(component), ": missing, but listed in ",
+                                     location.ComponentPath("TOC.txt")));
+    }
+  }
   ASSIGN_OR_RETURN(sstable->statistics_,
                    ReadStatistics(fs, location.ComponentPath("Statistics.db"), location.name.version));
   if (!sstable->statistics_.header) {

@@ -33,11 +33,12 @@ int RunDump(const DumpOptions& options) {
       status = (*sstable)->Scan(writer);
       if (status.ok()) writer.End();
     }
-    std::cout.flush();
     if (!status.ok()) {
-      std::cerr << "\ncqlite dump: " << status.ToString() << "\n";
+      std::cout << std::endl;  // end the partial output before the error
+      std::cerr << "cqlite dump: " << status.ToString() << "\n";
       return 1;
     }
+    std::cout.flush();
   }
   return 0;
 }
