@@ -385,9 +385,19 @@ bool ColumnOrder(const ColumnLayout& a, const ColumnLayout& b) {
       [](char x, char y) { return static_cast<uint8_t>(x) < static_cast<uint8_t>(y); });
 }
 
-std::vector<ColumnLayout> SortedColumns(const std::vector<HeaderColumn>& columns) {
+std::vector<ColumnLayout> SortedColumns(const std::vector<HeaderColumn>& columns, const TableSchema* schema) {
   std::vector<ColumnLayout> out;
-  for (const auto& c : columns) out.push_back({c.name, c.type, c.type->IsMultiCell()});
+  for (const auto& c : columns) {
+    CqlTypePtr type = c.type;
+    const ColumnSchema* column = schema ? schema->FindColumn(c.name) : nullptr;
+    if (column && type->kind == CqlKind::kUdt && type->IsMultiCell() && column->type->kind == CqlKind::kUdt &&
+        !column->type->IsMultiCell()) {
+      auto frozen = std::make_shared<CqlType>(*type);
+      frozen->frozen = true;
+      type = frozen;
+    }
+    out.push_back({c.name, type, type->IsMultiCell()});
+  }
   std::stable_sort(out.begin(), out.end(), ColumnOrder);
   return out;
 }
@@ -404,13 +414,14 @@ void Row::Clear() {
   columns.clear();
 }
 
-DataLayout DataLayout::FromHeader(const SerializationHeader& header, const SSTableVersion& version) {
+DataLayout DataLayout::FromHeader(const SerializationHeader& header, const SSTableVersion& version,
+                                  const TableSchema* schema) {
   DataLayout layout;
   layout.version = version;
   layout.stats = header.stats;
   layout.clustering_types = header.clustering_types;
-  layout.static_columns = SortedColumns(header.static_columns);
-  layout.regular_columns = SortedColumns(header.regular_columns);
+  layout.static_columns = SortedColumns(header.static_columns, schema);
+  layout.regular_columns = SortedColumns(header.regular_columns, schema);
   return layout;
 }
 

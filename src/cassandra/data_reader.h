@@ -12,6 +12,7 @@
 
 #include "cassandra/envelope.h"
 #include "cassandra/statistics.h"
+#include "cassandra/table_schema.h"
 #include "io/data_input.h"
 
 namespace cqlite {
@@ -33,7 +34,11 @@ struct DataLayout {
   std::vector<ColumnLayout> static_columns;
   std::vector<ColumnLayout> regular_columns;
 
-  static DataLayout FromHeader(const SerializationHeader& header, const SSTableVersion& version);
+  // With a `schema`, a column the header lists as a non-frozen user type but
+  // the schema has frozen is read frozen: Cassandra 3.0 wrote frozen UDTs
+  // into headers unmarked (CASSANDRA-15035).
+  static DataLayout FromHeader(const SerializationHeader& header, const SSTableVersion& version,
+                               const TableSchema* schema = nullptr);
   const std::vector<ColumnLayout>& columns(bool is_static) const {
     return is_static ? static_columns : regular_columns;
   }

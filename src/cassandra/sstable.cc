@@ -138,6 +138,10 @@ Result<std::unique_ptr<SSTable>> SSTable::Open(FileSystem& fs, const SSTableLoca
   return sstable;
 }
 
+void SSTable::UseSchema(const TableSchema& schema) {
+  layout_ = DataLayout::FromHeader(*statistics_.header, location_.name.version, &schema);
+}
+
 Status SSTable::Scan(EnvelopeConsumer& consumer) const {
   ASSIGN_OR_RETURN(auto source, OpenDataFile(fs_, JoinPath(location_.directory, location_.name.prefix),
                                              location_.name.version));

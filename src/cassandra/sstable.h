@@ -51,6 +51,9 @@ class SSTable {
   // Size in bytes of Data.db on disk.
   uint64_t data_size() const { return data_size_; }
 
+  // Decodes with the table's schema from now on (see DataLayout::FromHeader).
+  void UseSchema(const TableSchema& schema);
+
   // Reads Data.db from start to end, one envelope record per fact.
   Status Scan(EnvelopeConsumer& consumer) const;
 

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cassandra/schema_source.h"
 #include "cassandra/sstable.h"
 #include "cassandra/sstable_dump.h"
 #include "cli/commands.h"
@@ -13,6 +14,7 @@ namespace {
 
 struct DumpOptions {
   std::string path;
+  std::string schema_file;
 };
 
 int RunDump(const DumpOptions& options) {
@@ -26,6 +28,11 @@ int RunDump(const DumpOptions& options) {
   for (const SSTableLocation& location : *locations) {
     auto sstable = SSTable::Open(LocalFileSystem(), location);
     Status status = sstable.status();
+    if (status.ok()) {
+      auto schema = ResolveSchema(LocalFileSystem(), location, (*sstable)->header(), options.schema_file);
+      status = schema.status();
+      if (status.ok()) (*sstable)->UseSchema(schema->table);
+    }
     if (status.ok()) {
       SSTableDumpWriter writer(std::cout, (*sstable)->layout(), (*sstable)->header().partition_key_type,
                                now_seconds);
@@ -53,6 +60,11 @@ CommandRunner AddDumpCommand(CLI::App& app) {
                   "An SSTable component file (e.g. nb-1-big-Data.db) or a directory; each SSTable found is "
                   "printed as one JSON array, in generation order")
       ->required();
+  cmd->add_option("--schema", options->schema_file,
+                  "A CQL file with the table's CREATE TABLE (and CREATE TYPE) statements. Without it the "
+                  "schema comes from a snapshot's schema.cql, else the data directory's system_schema "
+                  "tables, else the SSTable's own serialization header")
+      ->check(CLI::ExistingFile);
   return [options] { return RunDump(*options); };
 }
 

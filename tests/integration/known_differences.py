@@ -15,6 +15,8 @@ SSTABLEDUMP_FAILS = {
     "write_compact_table/": "sstabledump throws NullPointerException on a row with a null clustering value",
     "write_empty_static_row/": "sstabledump cannot read Statistics.db whose sections are not in offset order",
     "write_interleaved_atomic_and_collection_columns/": "sstabledump cannot read Statistics.db whose sections are not in offset order",
+    "sina_test/songs-": "Cassandra 3.0 wrote a frozen UDT column into the header unmarked (CASSANDRA-15035); "
+                        "sstabledump reads it as non-frozen, cqlite takes frozen-ness from system_schema",
     "sstable-tools-3.x/resources/mb-1-": "sstabledump throws NullPointerException rendering this system.batches key",
 }
 

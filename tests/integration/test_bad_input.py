@@ -104,3 +104,20 @@ def test_not_an_sstable(cqlite, tmp_path):
 
 def test_empty_directory(cqlite, tmp_path):
     expect_error(cqlite, tmp_path, str(tmp_path))
+
+
+def test_schema_that_contradicts_the_header(cqlite, sstable, tmp_path):
+    schema = tmp_path / "wrong.cql"
+    schema.write_text("CREATE TABLE shop.orders (customer text, placed_at timestamp, order_id uuid, "
+                      "status int, total decimal, PRIMARY KEY (customer, placed_at, order_id));")
+    proc = cqlite("dump", "--schema", schema, component(sstable, "Data.db"), check=False)
+    assert proc.returncode != 0
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "Statistics.db" in lines[0] and "contradicts" in lines[0], lines[0]
+
+
+def test_schema_that_agrees_is_used(cqlite, sstable):
+    proc = cqlite("dump", "--schema", REPO / "examples" / "data" / "shop" / "schema.cql",
+                  component(sstable, "Data.db"))
+    assert proc.returncode == 0

@@ -1,0 +1,441 @@
+#include "cassandra/schema_source.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "cassandra/cql_schema.h"
+#include "util/strings.h"
+
+namespace cqlite {
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// system_schema: the latest state of a few small tables.
+//
+// Schema tables are tiny and change rarely, so their generations are folded
+// in memory with last-write-wins per cell and partition, range and row
+// deletions (no TTLs: schema tables do not use them). Only simple columns
+// are kept; the non-frozen maps of system_schema.tables are not needed.
+
+struct LatestCell {
+  int64_t timestamp = kNoTimestamp;
+  bool tombstone = false;
+  std::string value;
+};
+
+struct LatestRow {
+  int64_t liveness = kNoTimestamp;
+  int64_t deleted_at = kNoTimestamp;
+  std::map<std::string, LatestCell> cells;
+};
+
+struct RangeDeletion {
+  std::vector<std::string> start, end;  // prefixes; inclusive both ends (schema deletes whole prefixes)
+  int64_t deleted_at;
+};
+
+struct LatestPartition {
+  int64_t deleted_at = kNoTimestamp;
+  std::map<std::vector<std::string>, LatestRow> rows;
+  std::vector<RangeDeletion> ranges;
+};
+
+// Rows of one system_schema table, by partition key (keyspace name).
+class LatestState : public EnvelopeConsumer {
+ public:
+  explicit LatestState(const DataLayout* layout) : layout_(layout) {}
+  void set_layout(const DataLayout* layout) { layout_ = layout; }
+
+  Status OnPartitionStart(const PartitionHeader& p) override {
+    current_ = &partitions_[p.key];
+    if (!p.deletion.IsLive()) current_->deleted_at = std::max(current_->deleted_at, p.deletion.marked_for_delete_at);
+    return Status::OK();
+  }
+  Status OnRow(const Row& row) override {
+    if (row.is_static) return Status::OK();
+    LatestRow& latest = current_->rows[row.clustering.values];
+    if (!row.liveness.IsEmpty()) latest.liveness = std::max(latest.liveness, row.liveness.timestamp);
+    if (!row.deletion.IsLive()) latest.deleted_at = std::max(latest.deleted_at, row.deletion.marked_for_delete_at);
+    for (const ColumnData& data : row.columns) {
+      if (data.is_complex) continue;
+      const Cell& cell = data.cells[0];
+      LatestCell& slot = latest.cells[layout_->regular_columns[data.column].name];
+      // Last write wins; on a tie a tombstone wins, then the larger value.
+      bool newer = cell.timestamp > slot.timestamp ||
+                   (cell.timestamp == slot.timestamp &&
+                    ((cell.is_tombstone && !slot.tombstone) ||
+                     (cell.is_tombstone == slot.tombstone && cell.value > slot.value)));
+      if (newer) slot = LatestCell{cell.timestamp, cell.is_tombstone, cell.value};
+    }
+    return Status::OK();
+  }
+  Status OnRangeTombstoneMarker(const RangeTombstoneMarker& m) override {
+    // Schema changes delete whole clustering prefixes: pair each start with its end.
+    bool is_start = m.kind == ClusteringKind::kInclStartBound || m.kind == ClusteringKind::kExclStartBound;
+    if (is_start || m.IsBoundary()) {
+      open_ = m.bound.values;
+      open_at_ = m.IsBoundary() ? m.start_deletion.marked_for_delete_at : m.deletion.marked_for_delete_at;
+    }
+    if (!is_start) {
+      int64_t at = m.IsBoundary() ? m.end_deletion.marked_for_delete_at : m.deletion.marked_for_delete_at;
+      current_->ranges.push_back({open_, m.bound.values, at});
+    }
+    return Status::OK();
+  }
+  Status OnPartitionEnd() override { return Status::OK(); }
+
+  // Live rows of a partition: clustering -> column -> value.
+  std::vector<std::pair<std::vector<std::string>, std::map<std::string, std::string>>> LiveRows(
+      const std::string& partition_key) const {
+    std::vector<std::pair<std::vector<std::string>, std::map<std::string, std::string>>> out;
+    auto it = partitions_.find(partition_key);
+    if (it == partitions_.end()) return out;
+    const LatestPartition& p = it->second;
+    for (const auto& [clustering, row] : p.rows) {
+      int64_t deleted_at = std::max(p.deleted_at, row.deleted_at);
+      for (const RangeDeletion& range : p.ranges) {
+        if (Covers(range, clustering)) deleted_at = std::max(deleted_at, range.deleted_at);
+      }
+      std::map<std::string, std::string> values;
+      for (const auto& [name, cell] : row.cells) {
+        if (!cell.tombstone && cell.timestamp > deleted_at) values[name] = cell.value;
+      }
+      if (values.empty() && row.liveness <= deleted_at) continue;
+      out.emplace_back(clustering, std::move(values));
+    }
+    return out;
+  }
+
+ private:
+  static bool PrefixLessOrEqual(const std::vector<std::string>& prefix, const std::vector<std::string>& key,
+                                bool as_end) {
+    size_t n = std::min(prefix.size(), key.size());
+    for (size_t i = 0; i < n; ++i) {
+      if (prefix[i] != key[i]) return as_end ? key[i] < prefix[i] : prefix[i] < key[i];
+    }
+    return true;
+  }
+  static bool Covers(const RangeDeletion& range, const std::vector<std::string>& key) {
+    return PrefixLessOrEqual(range.start, key, false) && PrefixLessOrEqual(range.end, key, true);
+  }
+
+  const DataLayout* layout_;
+  std::map<std::string, LatestPartition> partitions_;
+  LatestPartition* current_ = nullptr;
+  std::vector<std::string> open_;
+  int64_t open_at_ = kNoTimestamp;
+};
+
+Result<std::unique_ptr<LatestState>> ReadSystemTable(FileSystem& fs, const std::string& dir) {
+  ASSIGN_OR_RETURN(auto locations, FindSSTables(fs, dir));
+  auto state = std::make_unique<LatestState>(nullptr);
+  for (const SSTableLocation& location : locations) {
+    if (location.directory != dir) continue;  // not snapshots or backups below it
+    ASSIGN_OR_RETURN(auto sstable, SSTable::Open(fs, location));
+    state->set_layout(&sstable->layout());
+    RETURN_IF_ERROR(sstable->Scan(*state));
+  }
+  return state;
+}
+
+// `<root>/system_schema/<name>-<id>` if present.
+std::optional<std::string> SystemTableDir(FileSystem& fs, const std::string& root, const std::string& name) {
+  std::string dir = JoinPath(root, "system_schema");
+  auto entries = fs.ListDirectory(dir);
+  if (!entries.ok()) return std::nullopt;
+  for (const auto& entry : *entries) {
+    if (entry.is_directory && StartsWith(entry.name, name + "-") && entry.name.size() == name.size() + 33) {
+      return JoinPath(dir, entry.name);
+    }
+  }
+  return std::nullopt;
+}
+
+// The data directory above `<keyspace>/<table>-<id>/...`.
+std::optional<std::string> DataRoot(const SSTableLocation& location) {
+  if (location.table_id.empty()) return std::nullopt;
+  std::string dir = location.directory;
+  std::string table_dir = location.table + "-" + location.table_id;
+  while (!dir.empty() && dir != "/" && dir != ".") {
+    if (BaseName(dir) == table_dir) return DirName(DirName(dir));
+    dir = DirName(dir);
+  }
+  return std::nullopt;
+}
+
+// Decodes a serialized frozen<list<text>>.
+std::vector<std::string> TextList(const std::string& bytes) {
+  std::vector<std::string> out;
+  auto be32 = [&](size_t at) -> int64_t {
+    if (at + 4 > bytes.size()) return -1;
+    return (static_cast<uint8_t>(bytes[at]) << 24) | (static_cast<uint8_t>(bytes[at + 1]) << 16) |
+           (static_cast<uint8_t>(bytes[at + 2]) << 8) | static_cast<uint8_t>(bytes[at + 3]);
+  };
+  int64_t count = be32(0);
+  size_t at = 4;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t length = be32(at);
+    if (length < 0 || at + 4 + length > bytes.size()) break;
+    out.push_back(bytes.substr(at + 4, length));
+    at += 4 + length;
+  }
+  return out;
+}
+
+int32_t Int32Value(const std::string& bytes) {
+  if (bytes.size() != 4) return -1;
+  return static_cast<int32_t>((static_cast<uint8_t>(bytes[0]) << 24) | (static_cast<uint8_t>(bytes[1]) << 16) |
+                              (static_cast<uint8_t>(bytes[2]) << 8) | static_cast<uint8_t>(bytes[3]));
+}
+
+int64_t Int64Value(const std::string& bytes) {
+  int64_t v = 0;
+  for (char c : bytes) v = (v << 8) | static_cast<uint8_t>(c);
+  return v;
+}
+
+Result<std::optional<TableSchema>> SchemaFromSystemTables(FileSystem& fs, const std::string& root,
+                                                          const std::string& keyspace, const std::string& table) {
+  auto columns_dir = SystemTableDir(fs, root, "columns");
+  if (!columns_dir) return std::optional<TableSchema>();
+  std::string what = StrCat("system_schema in ", root);
+  ASSIGN_OR_RETURN(auto columns, ReadSystemTable(fs, *columns_dir));
+
+  // User types of the keyspace: name -> (field names, field type texts). Types
+  // may refer to each other, so they are resolved in rounds.
+  UserTypes user_types;
+  if (auto types_dir = SystemTableDir(fs, root, "types")) {
+    ASSIGN_OR_RETURN(auto types, ReadSystemTable(fs, *types_dir));
+    auto pending = types->LiveRows(keyspace);
+    for (size_t round = 0; round <= pending.size() && !pending.empty(); ++round) {
+      for (auto it = pending.begin(); it != pending.end();) {
+        auto names = TextList(it->second["field_names"]);
+        auto type_texts = TextList(it->second["field_types"]);
+        auto udt = std::make_shared<CqlType>();
+        udt->kind = CqlKind::kUdt;
+        udt->udt_keyspace = keyspace;
+        udt->udt_name = it->first.empty() ? "" : it->first[0];
+        bool resolved = names.size() == type_texts.size();
+        for (size_t i = 0; resolved && i < names.size(); ++i) {
+          auto field = ParseCqlType(type_texts[i], user_types);
+          if (!field.ok()) {
+            resolved = false;
+            break;
+          }
+          udt->field_names.push_back(names[i]);
+          udt->params.push_back(*field);
+        }
+        if (resolved) {
+          user_types[udt->udt_name] = udt;
+          it = pending.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+  }
+
+  TableSchema schema;
+  schema.keyspace = keyspace;
+  schema.table = table;
+  for (auto& [clustering, values] : columns->LiveRows(keyspace)) {
+    if (clustering.size() != 2 || clustering[0] != table) continue;
+    ColumnSchema column;
+    column.name = clustering[1];
+    auto type = ParseCqlType(values["type"], user_types);
+    if (!type.ok()) return type.status().WithContext(StrCat(what, ": column ", table, ".", column.name));
+    column.type = *type;
+    const std::string& kind = values["kind"];
+    column.kind = kind == "partition_key" ? ColumnKind::kPartitionKey
+                  : kind == "clustering"  ? ColumnKind::kClustering
+                  : kind == "static"      ? ColumnKind::kStatic
+                                          : ColumnKind::kRegular;
+    column.position = Int32Value(values["position"]);
+    column.reversed = values["clustering_order"] == "desc";
+    schema.columns.push_back(std::move(column));
+  }
+  if (schema.columns.empty()) return std::optional<TableSchema>();
+  auto rank = [](ColumnKind k) { return static_cast<int>(k); };
+  std::stable_sort(schema.columns.begin(), schema.columns.end(), [&](const ColumnSchema& a, const ColumnSchema& b) {
+    if (rank(a.kind) != rank(b.kind)) return rank(a.kind) < rank(b.kind);
+    return a.position < b.position;
+  });
+
+  if (auto dropped_dir = SystemTableDir(fs, root, "dropped_columns")) {
+    ASSIGN_OR_RETURN(auto dropped, ReadSystemTable(fs, *dropped_dir));
+    for (auto& [clustering, values] : dropped->LiveRows(keyspace)) {
+      if (clustering.size() != 2 || clustering[0] != table) continue;
+      DroppedColumnSchema column;
+      column.name = clustering[1];
+      auto type = ParseCqlType(values["type"], user_types);
+      column.type = type.ok() ? *type : nullptr;
+      column.is_static = values["kind"] == "static";
+      column.drop_time_micros = Int64Value(values["dropped_time"]) * 1000;  // a timestamp, in milliseconds
+      schema.dropped_columns.push_back(std::move(column));
+    }
+  }
+  return std::optional<TableSchema>(std::move(schema));
+}
+
+// Structural type equality as far as decoding cares: frozen-ness may differ
+// only for the 3.0 headers that left UDTs unmarked (CASSANDRA-15035).
+bool Compatible(const CqlType& header, const CqlType& schema) {
+  if (header.kind == CqlKind::kCustom || schema.kind == CqlKind::kCustom) return true;
+  bool text_like = (header.kind == CqlKind::kAscii || header.kind == CqlKind::kText) &&
+                   (schema.kind == CqlKind::kAscii || schema.kind == CqlKind::kText);
+  if (header.kind != schema.kind && !text_like) return false;
+  if (header.frozen != schema.frozen && header.kind != CqlKind::kUdt) return false;
+  if (header.kind == CqlKind::kVector && header.vector_dimension != schema.vector_dimension) return false;
+  // A UDT may have gained fields since the file was written.
+  if (header.kind == CqlKind::kUdt || header.kind == CqlKind::kTuple) {
+    if (header.params.size() > schema.params.size()) return false;
+  } else if (header.params.size() != schema.params.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < header.params.size(); ++i) {
+    if (!Compatible(*header.params[i], *schema.params[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string ResolvedSchema::Describe() const {
+  switch (origin) {
+    case SchemaOrigin::kSchemaFile: return StrCat("schema file ", origin_path);
+    case SchemaOrigin::kSnapshotSchema: return StrCat("snapshot schema ", origin_path);
+    case SchemaOrigin::kSystemSchema: return StrCat("system_schema tables in ", origin_path);
+    case SchemaOrigin::kSerializationHeader: return StrCat("serialization header of ", origin_path);
+  }
+  return "";
+}
+
+TableSchema SchemaFromHeader(const SerializationHeader& header, const std::string& keyspace,
+                             const std::string& table) {
+  TableSchema schema;
+  schema.keyspace = keyspace;
+  schema.table = table;
+  std::vector<CqlTypePtr> keys;
+  if (header.partition_key_type && header.partition_key_type->kind == CqlKind::kComposite) {
+    keys = header.partition_key_type->params;
+  } else if (header.partition_key_type) {
+    keys = {header.partition_key_type};
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    schema.columns.push_back({i == 0 ? "key" : StrCat("key", i + 1), keys[i], ColumnKind::kPartitionKey,
+                              static_cast<int>(i), false});
+  }
+  for (size_t i = 0; i < header.clustering_types.size(); ++i) {
+    auto plain = std::make_shared<CqlType>(*header.clustering_types[i]);
+    plain->reversed = false;
+    schema.columns.push_back({StrCat("column", i + 1), plain, ColumnKind::kClustering, static_cast<int>(i),
+                              header.clustering_types[i]->reversed});
+  }
+  for (const auto& c : header.static_columns) schema.columns.push_back({c.name, c.type, ColumnKind::kStatic, -1, false});
+  for (const auto& c : header.regular_columns) schema.columns.push_back({c.name, c.type, ColumnKind::kRegular, -1, false});
+  return schema;
+}
+
+Status CheckSchemaAgainstHeader(const TableSchema& schema, const SerializationHeader& header,
+                                const std::string& statistics_path) {
+  auto contradiction = [&](const std::string& what) {
+    return Status::InvalidArgument(StrCat(statistics_path, ": the schema of ", schema.keyspace, ".", schema.table,
+                                          " contradicts the serialization header: ", what));
+  };
+  auto keys = schema.PartitionKeyColumns();
+  CqlTypePtr key_type = schema.PartitionKeyType();
+  if (header.partition_key_type && key_type && !Compatible(*header.partition_key_type, *key_type)) {
+    return contradiction(StrCat("partition key is ", key_type->ToCql(), " in the schema, ",
+                                header.partition_key_type->ToCql(), " in the file"));
+  }
+  auto clustering = schema.ClusteringColumns();
+  if (clustering.size() != header.clustering_types.size()) {
+    return contradiction(StrCat(clustering.size(), " clustering columns in the schema, ",
+                                header.clustering_types.size(), " in the file"));
+  }
+  for (size_t i = 0; i < clustering.size(); ++i) {
+    const CqlType& in_file = *header.clustering_types[i];
+    if (!Compatible(in_file, *clustering[i]->type) || in_file.reversed != clustering[i]->reversed) {
+      return contradiction(StrCat("clustering column ", clustering[i]->name, " is ", clustering[i]->type->ToCql(),
+                                  clustering[i]->reversed ? " DESC" : "", " in the schema, ", in_file.ToCql(),
+                                  in_file.reversed ? " DESC" : "", " in the file"));
+    }
+  }
+  auto check_columns = [&](const std::vector<HeaderColumn>& columns, bool is_static) -> Status {
+    for (const HeaderColumn& c : columns) {
+      const ColumnSchema* column = schema.FindColumn(c.name);
+      if (column && (column->kind == ColumnKind::kStatic) == is_static &&
+          (column->kind == ColumnKind::kStatic || column->kind == ColumnKind::kRegular)) {
+        if (!Compatible(*c.type, *column->type)) {
+          return contradiction(StrCat("column ", c.name, " is ", column->type->ToCql(), " in the schema, ",
+                                      c.type->ToCql(), " in the file"));
+        }
+        continue;
+      }
+      bool dropped = std::any_of(schema.dropped_columns.begin(), schema.dropped_columns.end(),
+                                 [&](const DroppedColumnSchema& d) { return d.name == c.name; });
+      if (!dropped) {
+        return contradiction(StrCat(is_static ? "static" : "regular", " column ", c.name,
+                                    " is in the file but neither in the schema nor dropped from it"));
+      }
+    }
+    return Status::OK();
+  };
+  RETURN_IF_ERROR(check_columns(header.static_columns, true));
+  return check_columns(header.regular_columns, false);
+}
+
+Result<ResolvedSchema> ResolveSchema(FileSystem& fs, const SSTableLocation& location,
+                                     const SerializationHeader& header, const std::string& schema_file) {
+  auto pick = [&](std::vector<TableSchema> tables, const std::string& path) -> Result<std::optional<TableSchema>> {
+    std::vector<TableSchema> matching;
+    for (auto& t : tables) {
+      bool keyspace_ok = t.keyspace.empty() || location.keyspace.empty() || t.keyspace == location.keyspace;
+      if (t.table == location.table && keyspace_ok) matching.push_back(std::move(t));
+    }
+    if (matching.empty() && tables.size() == 1) matching.push_back(std::move(tables[0]));
+    if (matching.size() != 1) {
+      return Status::NotFound(StrCat(path, ": no CREATE TABLE for ", location.keyspace, ".", location.table));
+    }
+    return std::optional<TableSchema>(std::move(matching[0]));
+  };
+
+  ResolvedSchema resolved;
+  std::string statistics = location.ComponentPath("Statistics.db");
+  auto finish = [&](TableSchema table, SchemaOrigin origin, const std::string& path) -> Result<ResolvedSchema> {
+    RETURN_IF_ERROR(CheckSchemaAgainstHeader(table, header, statistics).WithContext(
+        StrCat("using the ", ResolvedSchema{table, origin, path}.Describe())));
+    return ResolvedSchema{std::move(table), origin, path};
+  };
+
+  if (!schema_file.empty()) {
+    ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(schema_file));
+    auto tables = ParseCqlSchema(text);
+    if (!tables.ok()) return tables.status().WithContext(schema_file);
+    ASSIGN_OR_RETURN(auto table, pick(std::move(*tables), schema_file));
+    return finish(std::move(*table), SchemaOrigin::kSchemaFile, schema_file);
+  }
+  // nodetool snapshot writes schema.cql beside the SSTables; a keyspace-level
+  // one (as DESCRIBE KEYSPACE prints) also serves.
+  std::string snapshot_schema = JoinPath(location.directory, "schema.cql");
+  if (!fs.Exists(snapshot_schema) && !location.table_id.empty()) {
+    snapshot_schema = JoinPath(DirName(location.directory), "schema.cql");
+  }
+  if (fs.Exists(snapshot_schema)) {
+    ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(snapshot_schema));
+    auto tables = ParseCqlSchema(text);
+    if (!tables.ok()) return tables.status().WithContext(snapshot_schema);
+    ASSIGN_OR_RETURN(auto table, pick(std::move(*tables), snapshot_schema));
+    return finish(std::move(*table), SchemaOrigin::kSnapshotSchema, snapshot_schema);
+  }
+  if (auto root = DataRoot(location)) {
+    ASSIGN_OR_RETURN(auto table, SchemaFromSystemTables(fs, *root, location.keyspace, location.table));
+    if (table) return finish(std::move(*table), SchemaOrigin::kSystemSchema, *root);
+  }
+  return ResolvedSchema{SchemaFromHeader(header, location.keyspace, location.table),
+                        SchemaOrigin::kSerializationHeader, statistics};
+}
+
+}  // namespace cqlite
