@@ -58,6 +58,7 @@ class PartitionDecoder {
     partition_.deletion = ReadPartitionDeletion();
     partition_.body_position = in_.position();
     if (!in_.ok()) return in_.status();
+    RETURN_IF_ERROR(CheckPartitionOrder());
     RETURN_IF_ERROR(consumer_.OnPartitionStart(partition_));
 
     if (!layout_.static_columns.empty()) {
@@ -89,6 +90,22 @@ class PartitionDecoder {
       }
     }
     return consumer_.OnPartitionEnd();
+  }
+
+  // Partitions are written in partitioner order (token, then key bytes); a
+  // file out of order is corrupt, and would break every merge downstream.
+  Status CheckPartitionOrder() {
+    if (!layout_.partitioner) return Status::OK();
+    if (*layout_.partitioner == Partitioner::kMurmur3) partition_.token = Murmur3Token(partition_.key);
+    if (has_previous_key_ &&
+        ComparePartitionKeys(*layout_.partitioner, previous_key_, partition_.key) != std::strong_ordering::less) {
+      in_.Fail(StrCat("partition at byte offset ", partition_.position,
+                      " is not after the previous one in token order"));
+      return in_.status();
+    }
+    previous_key_ = partition_.key;
+    has_previous_key_ = true;
+    return Status::OK();
   }
 
   DeletionTime ReadPartitionDeletion() {
@@ -375,6 +392,8 @@ class PartitionDecoder {
   Row row_;
   RangeTombstoneMarker marker_;
   std::vector<int> present_;
+  std::string previous_key_;
+  bool has_previous_key_ = false;
 };
 
 bool ColumnOrder(const ColumnLayout& a, const ColumnLayout& b) {

@@ -7,12 +7,14 @@
 // nothing: memory is bounded by the largest single row, not the file.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cassandra/envelope.h"
 #include "cassandra/statistics.h"
 #include "cassandra/table_schema.h"
+#include "cassandra/token.h"
 #include "io/data_input.h"
 
 namespace cqlite {
@@ -33,6 +35,9 @@ struct DataLayout {
   std::vector<CqlTypePtr> clustering_types;
   std::vector<ColumnLayout> static_columns;
   std::vector<ColumnLayout> regular_columns;
+  // The partitioner the file was written with, when it is one whose order
+  // CQLite checks (Murmur3 or Random); partitions must come in its order.
+  std::optional<Partitioner> partitioner;
 
   // With a `schema`, a column the header lists as a non-frozen user type but
   // the schema has frozen is read frozen: Cassandra 3.0 wrote frozen UDTs

@@ -143,6 +143,7 @@ struct PartitionHeader {
   uint64_t position = 0;       // uncompressed Data.db offset of the partition
   uint64_t body_position = 0;  // offset after the key and partition deletion
   std::string key;             // serialized partition key
+  int64_t token = 0;           // Murmur3Partitioner token; 0 under other partitioners
   DeletionTime deletion;       // partition-level deletion
 };
 

@@ -133,6 +133,7 @@ Result<std::unique_ptr<SSTable>> SSTable::Open(FileSystem& fs, const SSTableLoca
         StrCat(location.ComponentPath("Statistics.db"), ": has no serialization header section"));
   }
   sstable->layout_ = DataLayout::FromHeader(*sstable->statistics_.header, location.name.version);
+  sstable->layout_.partitioner = sstable->Partitioner();
   ASSIGN_OR_RETURN(auto data, fs.OpenForRead(location.DataPath()));
   sstable->data_size_ = data->Size();
   return sstable;
@@ -140,6 +141,15 @@ Result<std::unique_ptr<SSTable>> SSTable::Open(FileSystem& fs, const SSTableLoca
 
 void SSTable::UseSchema(const TableSchema& schema) {
   layout_ = DataLayout::FromHeader(*statistics_.header, location_.name.version, &schema);
+  layout_.partitioner = Partitioner();
+}
+
+std::optional<cqlite::Partitioner> SSTable::Partitioner() const {
+  if (!statistics_.validation) return std::nullopt;
+  const std::string& name = statistics_.validation->partitioner;
+  if (name == "org.apache.cassandra.dht.Murmur3Partitioner") return cqlite::Partitioner::kMurmur3;
+  if (name == "org.apache.cassandra.dht.RandomPartitioner") return cqlite::Partitioner::kRandom;
+  return std::nullopt;
 }
 
 Status SSTable::Scan(EnvelopeConsumer& consumer) const {
