@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 namespace cqlite {
@@ -332,6 +333,23 @@ TEST(CqlSchemaTest, SnapshotSchemaFixture) {
   EXPECT_EQ(TypeOf(*table, "station_id"), "uuid");
   EXPECT_FALSE(table->compact_storage);
   EXPECT_TRUE(table->dropped_columns.empty());
+}
+
+// Truncated and mutated schema files: an error or a schema, never a crash.
+TEST(CqlSchemaTest, MutatedInputNeverCrashes) {
+  std::string base = ReadTestData("schema_udt_wide.cql");
+  ASSERT_FALSE(base.empty());
+  std::mt19937 rng(99);
+  const char kAlphabet[] = "()<>,;.=\"'{}-/*abcPRIMARYKEY 0123456789\n";
+  for (int i = 0; i < 3000; ++i) {
+    std::string text = base.substr(0, rng() % (base.size() + 1));
+    int edits = static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits && !text.empty(); ++e) {
+      text[rng() % text.size()] = kAlphabet[rng() % (sizeof(kAlphabet) - 1)];
+    }
+    (void)ParseCqlSchema(text);
+    (void)ParseCqlType(text.substr(0, rng() % 40));
+  }
 }
 
 }  // namespace

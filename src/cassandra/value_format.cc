@@ -985,7 +985,7 @@ void SmallDigits(uint64_t fract_bits, int b5, int b2, int s5, int s2, int m5, in
     }
     digits->push_back(static_cast<char>('0' + q));
   }
-  *low_digit_difference = static_cast<int64_t>(Wrap<S>(static_cast<U>(b) << 1) - tens);
+  *low_digit_difference = static_cast<int64_t>(Wrap<S>(static_cast<U>(static_cast<U>(b) << 1) - static_cast<U>(tens)));
 }
 
 // FloatingDecimal's dtoa: fract_bits has its leading one at bit 52.
