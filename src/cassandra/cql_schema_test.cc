@@ -48,8 +48,8 @@ TEST(CqlTypeTextTest, NativeAndCollections) {
 }
 
 TEST(CqlTypeTextTest, Errors) {
-  for (const char* bad : {"lst<int>", "list<int", "map<int>", "vector<float>", "vector<float, 0>", "list<int>>",
-                          "frozen<>", ""}) {
+  for (const char* bad : {"lst<int>", "list<int", "map<int>", "vector<float>", "vector<float, 0>",
+                          "list<int>>", "frozen<>", ""}) {
     auto type = ParseCqlType(bad);
     EXPECT_FALSE(type.ok()) << bad;
     if (!type.ok()) {
@@ -62,8 +62,9 @@ TEST(CqlTypeTextTest, Errors) {
 }
 
 TEST(CqlSchemaTest, InlinePrimaryKey) {
-  auto table = ParseCqlTableSchema("CREATE TABLE blog.users (user_name varchar PRIMARY KEY, password varchar, "
-                                   "birth_year bigint)");
+  auto table = ParseCqlTableSchema(
+      "CREATE TABLE blog.users (user_name varchar PRIMARY KEY, password varchar, "
+      "birth_year bigint)");
   ASSERT_TRUE(table.ok()) << table.status().ToString();
   EXPECT_EQ(table->keyspace, "blog");
   EXPECT_EQ(table->table, "users");
@@ -305,9 +306,10 @@ TEST(CqlSchemaTest, CassandraWrittenCountersAndMasked) {
 }
 
 TEST(CqlSchemaTest, SnapshotSchemaFixture) {
-  std::filesystem::path path = std::filesystem::path(SharedDir()) /
-                               "cassandra-fixtures/sstable-to-arrow/baselines/iot-5b608090e03d11ebb4c1d335f841c590/"
-                               "snapshots/truncated-1625783969724-iot/schema.cql";
+  std::filesystem::path path =
+      std::filesystem::path(SharedDir()) /
+      "cassandra-fixtures/sstable-to-arrow/baselines/iot-5b608090e03d11ebb4c1d335f841c590/"
+      "snapshots/truncated-1625783969724-iot/schema.cql";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared fixtures not found at " << path;
   std::ifstream in(path);
   std::stringstream text;

@@ -45,7 +45,10 @@ TEST(TokenTest, Murmur3Text) {
 }
 
 TEST(TokenTest, Md5Vectors) {
-  auto hex = [](std::string_view s) { auto d = Md5(s); return ToHex(std::span<const uint8_t>(d.data(), d.size())); };
+  auto hex = [](std::string_view s) {
+    auto d = Md5(s);
+    return ToHex(std::span<const uint8_t>(d.data(), d.size()));
+  };
   EXPECT_EQ(hex(""), "d41d8cd98f00b204e9800998ecf8427e");
   EXPECT_EQ(hex("a"), "0cc175b9c0f1b6a831c399e269772661");
   EXPECT_EQ(hex("abc"), "900150983cd24fb0d6963f7d28e17f72");

@@ -3,8 +3,6 @@
 // formatting rules, not taken from this code's output.
 #include "cassandra/value_format.h"
 
-#include "util/strings.h"
-
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -12,6 +10,8 @@
 #include <fstream>
 #include <random>
 #include <string>
+
+#include "util/strings.h"
 
 namespace cqlite {
 namespace {
@@ -28,9 +28,12 @@ std::string H(std::string_view hex) {
   int nibble = -1;
   for (char c : hex) {
     int v;
-    if (c >= '0' && c <= '9') v = c - '0';
-    else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
-    else continue;
+    if (c >= '0' && c <= '9')
+      v = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      v = c - 'a' + 10;
+    else
+      continue;
     if (nibble < 0) {
       nibble = v;
     } else {
@@ -287,7 +290,8 @@ TEST(ValueFormatTest, FrozenCollections) {
   EXPECT_EQ(Json("ListType(Int32Type)", H("00000002 00000004 00000001 00000004 00000002")), "[1, 2]");
   EXPECT_EQ(Json("ListType(Int32Type)", H("00000000")), "[]");
   EXPECT_EQ(Json("SetType(UTF8Type)", H("00000001 00000001 61")), "[\"a\"]");
-  EXPECT_EQ(Json("MapType(Int32Type,UTF8Type)", H("00000001 00000004 00000001 00000001 78")), "{\"1\": \"x\"}");
+  EXPECT_EQ(Json("MapType(Int32Type,UTF8Type)", H("00000001 00000004 00000001 00000001 78")),
+            "{\"1\": \"x\"}");
   EXPECT_EQ(Json("MapType(UTF8Type,Int32Type)", H("00000001 00000001 6b 00000004 00000001")), "{\"k\": 1}");
   EXPECT_EQ(Json("MapType(Int32Type,Int32Type)", H("00000000")), "{}");
   // getString of a collection is its bytes in hex.
@@ -388,7 +392,8 @@ TEST(ValueFormatTest, CounterContexts) {
 
 std::string Unhex(const std::string& hex) {
   std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  for (size_t i = 0; i + 1 < hex.size(); i += 2)
+    out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
   return out;
 }
 
@@ -430,14 +435,35 @@ TEST(ValueFormatTest, MatchesCassandraRenderings) {
 
 // Random bytes against every type: an error or a rendering, never a crash.
 TEST(ValueFormatTest, RandomBytesNeverCrash) {
-  const char* types[] = {
-      "AsciiType", "LongType", "BytesType", "BooleanType", "CounterColumnType", "SimpleDateType",
-      "DecimalType", "DoubleType", "DurationType", "FloatType", "InetAddressType", "Int32Type",
-      "ShortType", "UTF8Type", "TimeType", "TimestampType", "TimeUUIDType", "ByteType", "UUIDType",
-      "IntegerType", "EmptyType", "ListType(Int32Type)", "SetType(UTF8Type)",
-      "MapType(UTF8Type,ListType(DurationType))", "TupleType(Int32Type,UTF8Type,DecimalType)",
-      "UserType(ks,61,62:UTF8Type,63:TupleType(Int32Type))", "VectorType(UTF8Type,3)",
-      "VectorType(FloatType,2)", "CompositeType(Int32Type,UTF8Type)"};
+  const char* types[] = {"AsciiType",
+                         "LongType",
+                         "BytesType",
+                         "BooleanType",
+                         "CounterColumnType",
+                         "SimpleDateType",
+                         "DecimalType",
+                         "DoubleType",
+                         "DurationType",
+                         "FloatType",
+                         "InetAddressType",
+                         "Int32Type",
+                         "ShortType",
+                         "UTF8Type",
+                         "TimeType",
+                         "TimestampType",
+                         "TimeUUIDType",
+                         "ByteType",
+                         "UUIDType",
+                         "IntegerType",
+                         "EmptyType",
+                         "ListType(Int32Type)",
+                         "SetType(UTF8Type)",
+                         "MapType(UTF8Type,ListType(DurationType))",
+                         "TupleType(Int32Type,UTF8Type,DecimalType)",
+                         "UserType(ks,61,62:UTF8Type,63:TupleType(Int32Type))",
+                         "VectorType(UTF8Type,3)",
+                         "VectorType(FloatType,2)",
+                         "CompositeType(Int32Type,UTF8Type)"};
   std::mt19937 rng(12345);
   for (const char* name : types) {
     auto type = T(name);
