@@ -230,6 +230,9 @@ class Parser {
     return tables_;
   }
 
+  // The CREATE TYPE definitions seen so far.
+  const UserTypes& user_types() const { return user_types_; }
+
  private:
   // --- token helpers
 
@@ -681,9 +684,12 @@ Result<CqlTypePtr> ParseCqlType(std::string_view text, const UserTypes& user_typ
   return Parser(std::move(tokens), user_types).ParseTypeOnly();
 }
 
-Result<std::vector<TableSchema>> ParseCqlSchema(std::string_view text) {
+Result<std::vector<TableSchema>> ParseCqlSchema(std::string_view text, UserTypes* user_types) {
   ASSIGN_OR_RETURN(auto tokens, Lexer(text).Tokenize());
-  return Parser(std::move(tokens), {}).ParseFile();
+  Parser parser(std::move(tokens), {});
+  ASSIGN_OR_RETURN(auto tables, parser.ParseFile());
+  if (user_types) *user_types = parser.user_types();
+  return tables;
 }
 
 Result<TableSchema> ParseCqlTableSchema(std::string_view text) {

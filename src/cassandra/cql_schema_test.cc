@@ -106,6 +106,7 @@ TEST(CqlSchemaTest, CompositePartitionKeyAndClustering) {
 }
 
 TEST(CqlSchemaTest, QuotedNamesStaticAndTypes) {
+  UserTypes types;
   auto tables = ParseCqlSchema(R"(
     CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': '1'};
     /* user types first */
@@ -130,9 +131,12 @@ TEST(CqlSchemaTest, QuotedNamesStaticAndTypes) {
         AND crc_check_chance = 1.0
         AND extensions = {};
     CREATE INDEX IF NOT EXISTS idx ON "KS"."MyTable" (s);
-  )");
+  )",
+                               &types);
   ASSERT_TRUE(tables.ok()) << tables.status().ToString();
   ASSERT_EQ(tables->size(), 1u);
+  EXPECT_EQ(types.size(), 2u);
+  EXPECT_EQ(types.count("person"), 1u);
   const TableSchema& table = (*tables)[0];
   EXPECT_EQ(table.keyspace, "KS");
   EXPECT_EQ(table.table, "MyTable");
