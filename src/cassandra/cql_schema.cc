@@ -64,9 +64,9 @@ class Lexer {
                                 (IsDigit(text_[pos_ + 1]) || text_[pos_ + 1] == '.'))) {
         size_t start = pos_;
         Advance(1);
-        while (pos_ < text_.size() &&
-               (IsWordChar(text_[pos_]) || text_[pos_] == '.' ||
-                ((text_[pos_] == '-' || text_[pos_] == '+') && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E')))) {
+        while (pos_ < text_.size() && (IsWordChar(text_[pos_]) || text_[pos_] == '.' ||
+                                       ((text_[pos_] == '-' || text_[pos_] == '+') &&
+                                        (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E')))) {
           Advance(1);
         }
         token.kind = TokenKind::kNumber;
@@ -173,13 +173,13 @@ struct NativeName {
 };
 
 constexpr NativeName kNativeTypes[] = {
-    {"ascii", CqlKind::kAscii},       {"bigint", CqlKind::kBigint},     {"blob", CqlKind::kBlob},
-    {"boolean", CqlKind::kBoolean},   {"counter", CqlKind::kCounter},   {"date", CqlKind::kDate},
-    {"decimal", CqlKind::kDecimal},   {"double", CqlKind::kDouble},     {"duration", CqlKind::kDuration},
-    {"float", CqlKind::kFloat},       {"inet", CqlKind::kInet},         {"int", CqlKind::kInt},
-    {"smallint", CqlKind::kSmallint}, {"text", CqlKind::kText},         {"varchar", CqlKind::kText},
+    {"ascii", CqlKind::kAscii},       {"bigint", CqlKind::kBigint},       {"blob", CqlKind::kBlob},
+    {"boolean", CqlKind::kBoolean},   {"counter", CqlKind::kCounter},     {"date", CqlKind::kDate},
+    {"decimal", CqlKind::kDecimal},   {"double", CqlKind::kDouble},       {"duration", CqlKind::kDuration},
+    {"float", CqlKind::kFloat},       {"inet", CqlKind::kInet},           {"int", CqlKind::kInt},
+    {"smallint", CqlKind::kSmallint}, {"text", CqlKind::kText},           {"varchar", CqlKind::kText},
     {"time", CqlKind::kTime},         {"timestamp", CqlKind::kTimestamp}, {"timeuuid", CqlKind::kTimeuuid},
-    {"tinyint", CqlKind::kTinyint},   {"uuid", CqlKind::kUuid},         {"varint", CqlKind::kVarint},
+    {"tinyint", CqlKind::kTinyint},   {"uuid", CqlKind::kUuid},           {"varint", CqlKind::kVarint},
 };
 
 CqlTypePtr Frozen(const CqlTypePtr& type) {
@@ -229,6 +229,9 @@ class Parser {
     }
     return tables_;
   }
+
+  // The CREATE TYPE definitions seen so far.
+  const UserTypes& user_types() const { return user_types_; }
 
  private:
   // --- token helpers
@@ -326,7 +329,8 @@ class Parser {
     int value = 0;
     if (t.kind != TokenKind::kNumber) return Error("expected a number");
     auto res = std::from_chars(t.text.data(), t.text.data() + t.text.size(), value);
-    if (res.ec != std::errc() || res.ptr != t.text.data() + t.text.size()) return Error("expected an integer");
+    if (res.ec != std::errc() || res.ptr != t.text.data() + t.text.size())
+      return Error("expected an integer");
     Next();
     return value;
   }
@@ -566,7 +570,8 @@ class Parser {
                              [&](const ColumnSchema& c) { return c.name == name; });
       if (it == table->columns.end()) return Lexer::Error(at, StrCat("unknown key column '", name, "'"));
       if (!used.insert(name).second) return Lexer::Error(at, StrCat("key column '", name, "' is repeated"));
-      if (it->kind == ColumnKind::kStatic) return Lexer::Error(at, StrCat("key column '", name, "' is static"));
+      if (it->kind == ColumnKind::kStatic)
+        return Lexer::Error(at, StrCat("key column '", name, "' is static"));
       ColumnSchema column = *it;
       column.kind = kind;
       column.position = position;
@@ -589,7 +594,8 @@ class Parser {
     for (auto& column : table->columns) {
       if (!used.count(column.name)) {
         if (column.kind == ColumnKind::kStatic && clustering.empty() && !table->compact_storage) {
-          return Lexer::Error(at, StrCat("static column '", column.name, "' in a table without clustering columns"));
+          return Lexer::Error(
+              at, StrCat("static column '", column.name, "' in a table without clustering columns"));
         }
         others.push_back(std::move(column));
       }
@@ -601,7 +607,8 @@ class Parser {
 
   Result<TableSchema*> FindTable(const Token& at, const std::string& keyspace, const std::string& name) {
     for (auto it = tables_.rbegin(); it != tables_.rend(); ++it) {
-      if (it->table == name && (keyspace.empty() || it->keyspace.empty() || it->keyspace == keyspace)) return &*it;
+      if (it->table == name && (keyspace.empty() || it->keyspace.empty() || it->keyspace == keyspace))
+        return &*it;
     }
     return Lexer::Error(at, StrCat("ALTER TABLE of unknown table '", name, "'"));
   }
@@ -625,7 +632,8 @@ class Parser {
         RETURN_IF_ERROR(ExpectKeyword("TIMESTAMP"));
         const Token& t = Peek();
         auto res = std::from_chars(t.text.data(), t.text.data() + t.text.size(), timestamp);
-        if (t.kind != TokenKind::kNumber || res.ec != std::errc() || res.ptr != t.text.data() + t.text.size()) {
+        if (t.kind != TokenKind::kNumber || res.ec != std::errc() ||
+            res.ptr != t.text.data() + t.text.size()) {
           return Error("expected a timestamp");
         }
         Next();
@@ -633,7 +641,8 @@ class Parser {
       for (auto& [column_at, column] : names) {
         auto it = std::find_if(table->columns.begin(), table->columns.end(),
                                [&](const ColumnSchema& c) { return c.name == column; });
-        if (it == table->columns.end()) return Lexer::Error(column_at, StrCat("DROP of unknown column '", column, "'"));
+        if (it == table->columns.end())
+          return Lexer::Error(column_at, StrCat("DROP of unknown column '", column, "'"));
         if (it->kind == ColumnKind::kPartitionKey || it->kind == ColumnKind::kClustering) {
           return Lexer::Error(column_at, StrCat("cannot drop key column '", column, "'"));
         }
@@ -675,9 +684,12 @@ Result<CqlTypePtr> ParseCqlType(std::string_view text, const UserTypes& user_typ
   return Parser(std::move(tokens), user_types).ParseTypeOnly();
 }
 
-Result<std::vector<TableSchema>> ParseCqlSchema(std::string_view text) {
+Result<std::vector<TableSchema>> ParseCqlSchema(std::string_view text, UserTypes* user_types) {
   ASSIGN_OR_RETURN(auto tokens, Lexer(text).Tokenize());
-  return Parser(std::move(tokens), {}).ParseFile();
+  Parser parser(std::move(tokens), {});
+  ASSIGN_OR_RETURN(auto tables, parser.ParseFile());
+  if (user_types) *user_types = parser.user_types();
+  return tables;
 }
 
 Result<TableSchema> ParseCqlTableSchema(std::string_view text) {

@@ -36,8 +36,9 @@ using UserTypes = std::map<std::string, CqlTypePtr, std::less<>>;
 Result<CqlTypePtr> ParseCqlType(std::string_view text, const UserTypes& user_types = {});
 
 // Every table a schema file creates, in file order, with ALTER TABLE
-// statements applied.
-Result<std::vector<TableSchema>> ParseCqlSchema(std::string_view text);
+// statements applied. When `user_types` is given it receives the file's
+// CREATE TYPE definitions.
+Result<std::vector<TableSchema>> ParseCqlSchema(std::string_view text, UserTypes* user_types = nullptr);
 
 // The one table of a schema.cql file; InvalidArgument unless there is
 // exactly one.

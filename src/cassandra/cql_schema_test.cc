@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 namespace cqlite {
@@ -47,8 +48,8 @@ TEST(CqlTypeTextTest, NativeAndCollections) {
 }
 
 TEST(CqlTypeTextTest, Errors) {
-  for (const char* bad : {"lst<int>", "list<int", "map<int>", "vector<float>", "vector<float, 0>", "list<int>>",
-                          "frozen<>", ""}) {
+  for (const char* bad : {"lst<int>", "list<int", "map<int>", "vector<float>", "vector<float, 0>",
+                          "list<int>>", "frozen<>", ""}) {
     auto type = ParseCqlType(bad);
     EXPECT_FALSE(type.ok()) << bad;
     if (!type.ok()) {
@@ -61,8 +62,9 @@ TEST(CqlTypeTextTest, Errors) {
 }
 
 TEST(CqlSchemaTest, InlinePrimaryKey) {
-  auto table = ParseCqlTableSchema("CREATE TABLE blog.users (user_name varchar PRIMARY KEY, password varchar, "
-                                   "birth_year bigint)");
+  auto table = ParseCqlTableSchema(
+      "CREATE TABLE blog.users (user_name varchar PRIMARY KEY, password varchar, "
+      "birth_year bigint)");
   ASSERT_TRUE(table.ok()) << table.status().ToString();
   EXPECT_EQ(table->keyspace, "blog");
   EXPECT_EQ(table->table, "users");
@@ -104,6 +106,7 @@ TEST(CqlSchemaTest, CompositePartitionKeyAndClustering) {
 }
 
 TEST(CqlSchemaTest, QuotedNamesStaticAndTypes) {
+  UserTypes types;
   auto tables = ParseCqlSchema(R"(
     CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': '1'};
     /* user types first */
@@ -128,9 +131,12 @@ TEST(CqlSchemaTest, QuotedNamesStaticAndTypes) {
         AND crc_check_chance = 1.0
         AND extensions = {};
     CREATE INDEX IF NOT EXISTS idx ON "KS"."MyTable" (s);
-  )");
+  )",
+                               &types);
   ASSERT_TRUE(tables.ok()) << tables.status().ToString();
   ASSERT_EQ(tables->size(), 1u);
+  EXPECT_EQ(types.size(), 2u);
+  EXPECT_EQ(types.count("person"), 1u);
   const TableSchema& table = (*tables)[0];
   EXPECT_EQ(table.keyspace, "KS");
   EXPECT_EQ(table.table, "MyTable");
@@ -304,9 +310,10 @@ TEST(CqlSchemaTest, CassandraWrittenCountersAndMasked) {
 }
 
 TEST(CqlSchemaTest, SnapshotSchemaFixture) {
-  std::filesystem::path path = std::filesystem::path(SharedDir()) /
-                               "cassandra-fixtures/sstable-to-arrow/baselines/iot-5b608090e03d11ebb4c1d335f841c590/"
-                               "snapshots/truncated-1625783969724-iot/schema.cql";
+  std::filesystem::path path =
+      std::filesystem::path(SharedDir()) /
+      "cassandra-fixtures/sstable-to-arrow/baselines/iot-5b608090e03d11ebb4c1d335f841c590/"
+      "snapshots/truncated-1625783969724-iot/schema.cql";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared fixtures not found at " << path;
   std::ifstream in(path);
   std::stringstream text;
@@ -332,6 +339,23 @@ TEST(CqlSchemaTest, SnapshotSchemaFixture) {
   EXPECT_EQ(TypeOf(*table, "station_id"), "uuid");
   EXPECT_FALSE(table->compact_storage);
   EXPECT_TRUE(table->dropped_columns.empty());
+}
+
+// Truncated and mutated schema files: an error or a schema, never a crash.
+TEST(CqlSchemaTest, MutatedInputNeverCrashes) {
+  std::string base = ReadTestData("schema_udt_wide.cql");
+  ASSERT_FALSE(base.empty());
+  std::mt19937 rng(99);
+  const char kAlphabet[] = "()<>,;.=\"'{}-/*abcPRIMARYKEY 0123456789\n";
+  for (int i = 0; i < 3000; ++i) {
+    std::string text = base.substr(0, rng() % (base.size() + 1));
+    int edits = static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits && !text.empty(); ++e) {
+      text[rng() % text.size()] = kAlphabet[rng() % (sizeof(kAlphabet) - 1)];
+    }
+    (void)ParseCqlSchema(text);
+    (void)ParseCqlType(text.substr(0, rng() % 40));
+  }
 }
 
 }  // namespace

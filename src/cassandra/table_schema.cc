@@ -4,10 +4,14 @@ namespace cqlite {
 
 const char* ColumnKindName(ColumnKind kind) {
   switch (kind) {
-    case ColumnKind::kPartitionKey: return "partition_key";
-    case ColumnKind::kClustering: return "clustering";
-    case ColumnKind::kStatic: return "static";
-    case ColumnKind::kRegular: return "regular";
+    case ColumnKind::kPartitionKey:
+      return "partition_key";
+    case ColumnKind::kClustering:
+      return "clustering";
+    case ColumnKind::kStatic:
+      return "static";
+    case ColumnKind::kRegular:
+      return "regular";
   }
   return "unknown";
 }

@@ -27,7 +27,9 @@ uint64_t LittleEndian64(const uint8_t* p) {
 }
 
 // A tail byte as Java's `(long) key.get(i)`: sign-extended.
-uint64_t SignExtended(uint8_t b) { return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int8_t>(b))); }
+uint64_t SignExtended(uint8_t b) {
+  return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int8_t>(b)));
+}
 
 }  // namespace
 
@@ -43,10 +45,20 @@ std::array<int64_t, 2> CassandraMurmur3Hash(std::string_view key, int64_t seed) 
   for (size_t i = 0; i < nblocks; ++i) {
     uint64_t k1 = LittleEndian64(data + i * 16);
     uint64_t k2 = LittleEndian64(data + i * 16 + 8);
-    k1 *= c1; k1 = Rotl64(k1, 31); k1 *= c2; h1 ^= k1;
-    h1 = Rotl64(h1, 27); h1 += h2; h1 = h1 * 5 + 0x52dce729;
-    k2 *= c2; k2 = Rotl64(k2, 33); k2 *= c1; h2 ^= k2;
-    h2 = Rotl64(h2, 31); h2 += h1; h2 = h2 * 5 + 0x38495ab5;
+    k1 *= c1;
+    k1 = Rotl64(k1, 31);
+    k1 *= c2;
+    h1 ^= k1;
+    h1 = Rotl64(h1, 27);
+    h1 += h2;
+    h1 = h1 * 5 + 0x52dce729;
+    k2 *= c2;
+    k2 = Rotl64(k2, 33);
+    k2 *= c1;
+    h2 ^= k2;
+    h2 = Rotl64(h2, 31);
+    h2 += h1;
+    h2 = h2 * 5 + 0x38495ab5;
   }
 
   const uint8_t* tail = data + nblocks * 16;
@@ -55,11 +67,17 @@ std::array<int64_t, 2> CassandraMurmur3Hash(std::string_view key, int64_t seed) 
   uint64_t k2 = 0;
   for (size_t i = rest; i > 8; --i) k2 ^= SignExtended(tail[i - 1]) << (8 * (i - 9));
   if (rest > 8) {
-    k2 *= c2; k2 = Rotl64(k2, 33); k2 *= c1; h2 ^= k2;
+    k2 *= c2;
+    k2 = Rotl64(k2, 33);
+    k2 *= c1;
+    h2 ^= k2;
   }
   for (size_t i = rest < 8 ? rest : 8; i > 0; --i) k1 ^= SignExtended(tail[i - 1]) << (8 * (i - 1));
   if (rest > 0) {
-    k1 *= c1; k1 = Rotl64(k1, 31); k1 *= c2; h1 ^= k1;
+    k1 *= c1;
+    k1 = Rotl64(k1, 31);
+    k1 *= c2;
+    h1 ^= k1;
   }
 
   h1 ^= length;

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -44,7 +45,10 @@ TEST(TokenTest, Murmur3Text) {
 }
 
 TEST(TokenTest, Md5Vectors) {
-  auto hex = [](std::string_view s) { auto d = Md5(s); return ToHex(std::span<const uint8_t>(d.data(), d.size())); };
+  auto hex = [](std::string_view s) {
+    auto d = Md5(s);
+    return ToHex(std::span<const uint8_t>(d.data(), d.size()));
+  };
   EXPECT_EQ(hex(""), "d41d8cd98f00b204e9800998ecf8427e");
   EXPECT_EQ(hex("a"), "0cc175b9c0f1b6a831c399e269772661");
   EXPECT_EQ(hex("abc"), "900150983cd24fb0d6963f7d28e17f72");
@@ -73,6 +77,27 @@ TEST(TokenTest, PartitionOrder) {
   EXPECT_EQ(ComparePartitionKeys(Partitioner::kRandom, "key1", "abc"), std::strong_ordering::less);
   EXPECT_EQ(ComparePartitionKeys(Partitioner::kRandom, "", "abc"), std::strong_ordering::less);
   EXPECT_EQ(ComparePartitionKeys(Partitioner::kRandom, "abc", "abc"), std::strong_ordering::equal);
+}
+
+// Tokens computed by Cassandra 5.0.6 itself (testdata/cassandra_tokens.tsv).
+TEST(TokenTest, MatchesCassandraTokens) {
+  std::ifstream in(std::string(CQLITE_SOURCE_DIR) + "/src/cassandra/testdata/cassandra_tokens.tsv");
+  ASSERT_TRUE(in) << "missing testdata/cassandra_tokens.tsv";
+  std::string line;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto fields = Split(line, '\t');
+    ASSERT_EQ(fields.size(), 3u) << line;
+    std::string key;
+    for (size_t i = 0; i + 1 < fields[1].size(); i += 2) {
+      key.push_back(static_cast<char>(std::stoi(fields[1].substr(i, 2), nullptr, 16)));
+    }
+    Partitioner partitioner = fields[0] == "murmur" ? Partitioner::kMurmur3 : Partitioner::kRandom;
+    EXPECT_EQ(TokenString(partitioner, key), fields[2]) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 400);
 }
 
 }  // namespace

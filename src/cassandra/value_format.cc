@@ -24,8 +24,7 @@ uint64_t BigEndian(std::string_view bytes, size_t offset, int width) {
 }
 
 Status WrongLength(const CqlType& type, size_t want, size_t got) {
-  return Status::Corruption(
-      StrCat("a ", type.ToCql(), " value must be ", want, " bytes, got ", got));
+  return Status::Corruption(StrCat("a ", type.ToCql(), " value must be ", want, " bytes, got ", got));
 }
 
 // Cassandra's unsigned vint (VIntCoding): the count of leading one bits of
@@ -207,7 +206,9 @@ std::string FormatDuration(int64_t months, int64_t days, int64_t nanos) {
     out += unit;
     return dividend % divisor;
   };
-  auto abs64 = [](int64_t v) { return v < 0 ? uint64_t{0} - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); };
+  auto abs64 = [](int64_t v) {
+    return v < 0 ? uint64_t{0} - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  };
   uint64_t rest = append(abs64(months), 12, "y");
   append(rest, 1, "mo");
   append(abs64(days), 1, "d");
@@ -370,7 +371,8 @@ Result<std::vector<Field>> SplitCollection(std::string_view bytes, size_t per_en
   std::vector<Field> elements;
   size_t pos = 4;
   for (uint64_t i = 0; i < static_cast<uint64_t>(count) * per_entry; ++i) {
-    if (bytes.size() - pos < 4) return Status::Corruption(StrCat("a collection element ", i, " is truncated"));
+    if (bytes.size() - pos < 4)
+      return Status::Corruption(StrCat("a collection element ", i, " is truncated"));
     int32_t size = static_cast<int32_t>(BigEndian(bytes, pos, 4));
     pos += 4;
     if (size < 0) {
@@ -399,7 +401,8 @@ Result<std::vector<std::string_view>> SplitVector(const CqlType& type, std::stri
       size = *fixed;
     } else {
       uint64_t n;
-      if (!ReadUnsignedVInt(bytes, &pos, &n)) return Status::Corruption(StrCat("vector element ", i, " is truncated"));
+      if (!ReadUnsignedVInt(bytes, &pos, &n))
+        return Status::Corruption(StrCat("vector element ", i, " is truncated"));
       size = n;
     }
     if (bytes.size() - pos < size) return Status::Corruption(StrCat("vector element ", i, " is truncated"));
@@ -687,7 +690,8 @@ Result<std::string> ToText(const CqlType& type, std::string_view bytes, int dept
         size_t size = BigEndian(bytes, pos, 2);
         pos += 2;
         if (bytes.size() - pos < size + 1) return Status::Corruption("a composite component is truncated");
-        if (i >= type.params.size()) return Status::Corruption("a composite value has more components than its type");
+        if (i >= type.params.size())
+          return Status::Corruption("a composite value has more components than its type");
         ASSIGN_OR_RETURN(std::string v, ToText(*type.params[i], bytes.substr(pos, size), depth + 1));
         pos += size;
         // AbstractCompositeType.escape.
@@ -722,16 +726,21 @@ Result<std::string> ToText(const CqlType& type, std::string_view bytes, int dept
 
 }  // namespace
 
-Result<std::string> ValueToJson(const CqlType& type, std::string_view bytes) { return ToJson(type, bytes, 0); }
+Result<std::string> ValueToJson(const CqlType& type, std::string_view bytes) {
+  return ToJson(type, bytes, 0);
+}
 
-Result<std::string> ValueToString(const CqlType& type, std::string_view bytes) { return ToText(type, bytes, 0); }
+Result<std::string> ValueToString(const CqlType& type, std::string_view bytes) {
+  return ToText(type, bytes, 0);
+}
 
 Result<std::vector<std::string>> SplitCompositeKey(const CqlType& composite, std::string_view key) {
   std::vector<std::string> parts;
   size_t pos = 0;
   if (key.size() >= 2 && BigEndian(key, 0, 2) == 0xffff) pos = 2;
   while (pos < key.size() && parts.size() < composite.params.size()) {
-    if (key.size() - pos < 2) return Status::Corruption(StrCat("composite key component ", parts.size(), " length is truncated"));
+    if (key.size() - pos < 2)
+      return Status::Corruption(StrCat("composite key component ", parts.size(), " length is truncated"));
     size_t size = BigEndian(key, pos, 2);
     pos += 2;
     if (key.size() - pos < size + 1) {
@@ -771,7 +780,8 @@ Result<std::vector<CounterShard>> ParseCounterContext(std::string_view context) 
   if (context.size() < header_size) return Status::Corruption("a counter context's header is truncated");
   size_t body = context.size() - header_size;
   if (body % kCounterShardSize != 0) {
-    return Status::Corruption(StrCat("a counter context's shards take ", body, " bytes, not a multiple of 32"));
+    return Status::Corruption(
+        StrCat("a counter context's shards take ", body, " bytes, not a multiple of 32"));
   }
   size_t shard_count = body / kCounterShardSize;
   std::vector<CounterShard> shards(shard_count);
@@ -780,7 +790,8 @@ Result<std::vector<CounterShard>> ParseCounterContext(std::string_view context) 
     bool global = elt < 0;
     size_t index = global ? static_cast<size_t>(elt - std::numeric_limits<int16_t>::min()) : elt;
     if (index >= shard_count) {
-      return Status::Corruption(StrCat("a counter context's header names shard ", index, " of ", shard_count));
+      return Status::Corruption(
+          StrCat("a counter context's header names shard ", index, " of ", shard_count));
     }
     shards[index].kind = global ? CounterShard::Kind::kGlobal : CounterShard::Kind::kLocal;
   }
@@ -796,7 +807,8 @@ Result<std::vector<CounterShard>> ParseCounterContext(std::string_view context) 
 int64_t CounterTotal(std::string_view context) {
   if (context.size() < 2) return 0;
   int16_t raw_count = static_cast<int16_t>(BigEndian(context, 0, 2));
-  size_t header_size = 2 + 2 * static_cast<size_t>(raw_count < 0 ? -static_cast<int32_t>(raw_count) : raw_count);
+  size_t header_size =
+      2 + 2 * static_cast<size_t>(raw_count < 0 ? -static_cast<int32_t>(raw_count) : raw_count);
   uint64_t total = 0;  // wraps like Java's long arithmetic
   for (size_t at = header_size; at + kCounterShardSize <= context.size(); at += kCounterShardSize) {
     total += BigEndian(context, at + 24, 8);
@@ -954,8 +966,8 @@ int EstimateDecExp(uint64_t fract_bits, int bin_exp) {
 
 // The int (S = int32_t) and long (S = int64_t) digit loops.
 template <typename S>
-void SmallDigits(uint64_t fract_bits, int b5, int b2, int s5, int s2, int m5, int m2, int* dec_exp,
-                 bool* low, bool* high, int64_t* low_digit_difference, std::string* digits) {
+void SmallDigits(uint64_t fract_bits, int b5, int b2, int s5, int s2, int m5, int m2, int* dec_exp, bool* low,
+                 bool* high, int64_t* low_digit_difference, std::string* digits) {
   using U = std::make_unsigned_t<S>;
   S b = Wrap<S>(static_cast<U>(static_cast<U>(fract_bits) * static_cast<U>(Pow5(b5))) << b2);
   S s = Wrap<S>(static_cast<U>(Pow5(s5)) << s2);
@@ -985,7 +997,8 @@ void SmallDigits(uint64_t fract_bits, int b5, int b2, int s5, int s2, int m5, in
     }
     digits->push_back(static_cast<char>('0' + q));
   }
-  *low_digit_difference = static_cast<int64_t>(Wrap<S>(static_cast<U>(b) << 1) - tens);
+  *low_digit_difference =
+      static_cast<int64_t>(Wrap<S>(static_cast<U>(static_cast<U>(b) << 1) - static_cast<U>(tens)));
 }
 
 // FloatingDecimal's dtoa: fract_bits has its leading one at bit 52.
@@ -1004,7 +1017,8 @@ JavaDecimal Dtoa(int bin_exp, uint64_t fract_bits, int n_significant_bits) {
         insignificant = kInsignificantDigitsForPow2[p2];
       }
     }
-    uint64_t value = bin_exp >= kExpShift ? fract_bits << (bin_exp - kExpShift) : fract_bits >> (kExpShift - bin_exp);
+    uint64_t value =
+        bin_exp >= kExpShift ? fract_bits << (bin_exp - kExpShift) : fract_bits >> (kExpShift - bin_exp);
     LongDigits(&out, value, insignificant);
     return out;
   }
@@ -1176,7 +1190,9 @@ std::string JavaFloatBitsToString(uint32_t bits) {
 
 }  // namespace
 
-std::string JavaDoubleToString(double value) { return JavaDoubleBitsToString(std::bit_cast<uint64_t>(value)); }
+std::string JavaDoubleToString(double value) {
+  return JavaDoubleBitsToString(std::bit_cast<uint64_t>(value));
+}
 
 std::string JavaFloatToString(float value) { return JavaFloatBitsToString(std::bit_cast<uint32_t>(value)); }
 
@@ -1187,13 +1203,27 @@ std::string QuoteAsJsonString(std::string_view text) {
   for (char c : text) {
     uint8_t u = static_cast<uint8_t>(c);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\t': out += "\\t"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (u < 0x20) {
           out += "\\u00";
