@@ -168,20 +168,18 @@ class PartitionDecoder {
     return kInvalidDeletionTime;
   }
 
-  void ReadValue(const CqlType& type, std::string* out) {
-    out->clear();
-    if (auto fixed = type.FixedValueLength()) {
-      in_.ReadBytes(*fixed, out);
-    } else {
-      in_.ReadBytes(in_.ReadUnsignedVInt32(), out);
-    }
+  // A value of a type whose values are `fixed_length` bytes long (written
+  // raw), or of variable length (-1: written with a vint length).
+  void ReadValue(int fixed_length, std::string* out) {
+    in_.ReadString(fixed_length >= 0 ? static_cast<uint64_t>(fixed_length) : in_.ReadUnsignedVInt32(), out);
   }
 
   // ClusteringPrefix.Serializer.deserializeValuesWithoutSize: a header of two
   // bits per value (null, empty) every 32 values, then the non-empty values.
   void ReadClusteringValues(size_t size, Clustering* clustering) {
     clustering->values.resize(size);
-    clustering->present.assign(size, true);
+    if (clustering->present.size() != size) clustering->present.resize(size);
+    std::fill(clustering->present.begin(), clustering->present.end(), true);
     uint64_t header = 0;
     for (size_t i = 0; i < size; ++i) {
       if (i % 32 == 0) header = in_.ReadUnsignedVInt();
@@ -191,7 +189,7 @@ class PartitionDecoder {
       if (header & (1ULL << (shift + 1))) {
         clustering->present[i] = false;
       } else if (!(header & (1ULL << shift))) {
-        ReadValue(*layout_.clustering_types[i], &value);
+        ReadValue(layout_.clustering_fixed_lengths[i], &value);
       }
     }
   }
@@ -244,9 +242,11 @@ class PartitionDecoder {
     Row& row = row_;
     row.position = position;
     row.is_static = is_static;
-    row.clustering.Clear();
     if (!is_static && !layout_.clustering_types.empty()) {
+      // Resizing (not clearing) keeps the value strings' buffers across rows.
       ReadClusteringValues(layout_.clustering_types.size(), &row.clustering);
+    } else {
+      row.clustering.Clear();
     }
     uint64_t row_size = in_.ReadUnsignedVInt();
     uint64_t body_start = in_.position();
@@ -268,7 +268,8 @@ class PartitionDecoder {
     const std::vector<ColumnLayout>& columns = layout_.columns(is_static);
     present_.clear();
     if (flags & kHasAllColumns) {
-      for (size_t i = 0; i < columns.size(); ++i) present_.push_back(static_cast<int>(i));
+      present_.resize(columns.size());
+      for (size_t i = 0; i < columns.size(); ++i) present_[i] = static_cast<int>(i);
     } else {
       ReadColumnSubset(columns.size());
     }
@@ -368,17 +369,17 @@ class PartitionDecoder {
     int64_t ldt = use_row_ttl ? liveness.local_expiration_time
                               : (is_deleted || is_expiring ? ReadLocalDeletionTime() : kNoDeletionTime);
     cell->ttl = use_row_ttl ? liveness.ttl : (is_expiring ? ReadTtl() : kNoTtl);
-    cell->path.clear();
-    if (has_path) in_.ReadBytes(in_.ReadUnsignedVInt32(), &cell->path);
-    cell->value.clear();
-    if (has_value) {
-      if (column.is_complex) {
-        in_.ReadBytes(in_.ReadUnsignedVInt32(), &cell->value);
-      } else {
-        ReadValue(*column.type, &cell->value);
-      }
+    if (has_path) {
+      in_.ReadString(in_.ReadUnsignedVInt32(), &cell->path);
+    } else {
+      cell->path.clear();
     }
-    if (cell->ttl < 0) in_.Fail(StrCat("cell of column ", column.name, " has a negative TTL"));
+    if (!has_value) cell->value.clear();
+    if (has_value) {
+      // Element values of complex columns always carry their length.
+      ReadValue(column.is_complex ? -1 : column.fixed_length, &cell->value);
+    }
+    if (cell->ttl < 0) [[unlikely]] in_.Fail(StrCat("cell of column ", column.name, " has a negative TTL"));
     cell->local_deletion_time = DecodeLocalDeletionTime(ldt, cell->ttl);
     // Like Cassandra's cells, what a cell is follows from its TTL and deletion time.
     cell->is_expiring = cell->ttl != kNoTtl;
@@ -415,7 +416,7 @@ std::vector<ColumnLayout> SortedColumns(const std::vector<HeaderColumn>& columns
       frozen->frozen = true;
       type = frozen;
     }
-    out.push_back({c.name, type, type->IsMultiCell()});
+    out.push_back({c.name, type, type->IsMultiCell(), type->FixedValueLength().value_or(-1)});
   }
   std::stable_sort(out.begin(), out.end(), ColumnOrder);
   return out;
@@ -439,6 +440,9 @@ DataLayout DataLayout::FromHeader(const SerializationHeader& header, const SSTab
   layout.version = version;
   layout.stats = header.stats;
   layout.clustering_types = header.clustering_types;
+  for (const auto& type : layout.clustering_types) {
+    layout.clustering_fixed_lengths.push_back(type->FixedValueLength().value_or(-1));
+  }
   layout.static_columns = SortedColumns(header.static_columns, schema);
   layout.regular_columns = SortedColumns(header.regular_columns, schema);
   return layout;

@@ -24,6 +24,7 @@ struct ColumnLayout {
   std::string name;
   CqlTypePtr type;
   bool is_complex = false;  // non-frozen collection or UDT: one cell per element
+  int fixed_length = -1;    // the type's fixed value length, -1 if variable
 };
 
 // What decoding a Data.db needs: the serialization header's types with its
@@ -33,6 +34,7 @@ struct DataLayout {
   SSTableVersion version;
   EncodingStats stats;
   std::vector<CqlTypePtr> clustering_types;
+  std::vector<int> clustering_fixed_lengths;  // per clustering type, -1 if variable
   std::vector<ColumnLayout> static_columns;
   std::vector<ColumnLayout> regular_columns;
   // The partitioner the file was written with, when it is one whose order

@@ -76,7 +76,7 @@ void DataInput::ReadSlow(uint8_t* out, size_t n) {
   }
 }
 
-uint64_t DataInput::ReadUnsignedVInt() {
+uint64_t DataInput::ReadUnsignedVIntSlow() {
   uint8_t first = ReadU8();
   if (first < 0x80) return first;
   // The number of leading one bits is the number of bytes that follow.
@@ -86,17 +86,12 @@ uint64_t DataInput::ReadUnsignedVInt() {
   return value;
 }
 
-uint32_t DataInput::ReadUnsignedVInt32() {
-  uint64_t start = position();
-  uint64_t v = ReadUnsignedVInt();
-  if (v > UINT32_MAX && ok()) {
-    Fail(StrCat("variable-length integer at byte offset ", start, " does not fit in 32 bits: ", v));
-    return 0;
-  }
-  return static_cast<uint32_t>(v);
+uint32_t DataInput::FailVInt32(uint64_t value) {
+  Fail(StrCat("variable-length integer does not fit in 32 bits: ", value));
+  return 0;
 }
 
-void DataInput::ReadBytes(uint64_t n, std::string* out) {
+void DataInput::ReadBytesSlow(uint64_t n, std::string* out) {
   if (!status_.ok()) return;
   uint64_t total = source_->TotalLength();
   if (total != UINT64_MAX && n > total - std::min(total, position())) {

@@ -62,16 +62,52 @@ class DataInput {
   int32_t ReadI32() { return static_cast<int32_t>(ReadU32()); }
   int64_t ReadI64() { return static_cast<int64_t>(ReadU64()); }
 
-  uint64_t ReadUnsignedVInt();
+  uint64_t ReadUnsignedVInt() {
+    // Fast paths: a one-byte value, or a whole value inside the current chunk.
+    if (pos_ < chunk_.size()) {
+      uint8_t first = chunk_[pos_];
+      if (first < 0x80) {
+        ++pos_;
+        return first;
+      }
+      int extra = first == 0xff ? 8 : __builtin_clz(static_cast<uint32_t>(static_cast<uint8_t>(~first)) << 24);
+      if (chunk_.size() - pos_ > 8 && extra < 8) {
+        // Load the eight bytes after the first at once and keep `extra` of them.
+        uint64_t raw;
+        std::memcpy(&raw, chunk_.data() + pos_ + 1, 8);
+        raw = __builtin_bswap64(raw) >> (64 - 8 * extra);
+        pos_ += 1 + extra;
+        return (static_cast<uint64_t>(first & (0xffu >> extra)) << (8 * extra)) | raw;
+      }
+    }
+    return ReadUnsignedVIntSlow();
+  }
   int64_t ReadVInt() {
     uint64_t n = ReadUnsignedVInt();
     return static_cast<int64_t>(n >> 1) ^ -static_cast<int64_t>(n & 1);
   }
   // An unsigned vint that must fit in 32 bits (Cassandra's readUnsignedVInt32).
-  uint32_t ReadUnsignedVInt32();
+  uint32_t ReadUnsignedVInt32() {
+    uint64_t v = ReadUnsignedVInt();
+    if (v > UINT32_MAX) return FailVInt32(v);
+    return static_cast<uint32_t>(v);
+  }
+
+  // Replaces *out with the next n bytes.
+  void ReadString(uint64_t n, std::string* out) {
+    out->clear();
+    ReadBytes(n, out);
+  }
 
   // Appends n bytes to *out.
-  void ReadBytes(uint64_t n, std::string* out);
+  void ReadBytes(uint64_t n, std::string* out) {
+    if (chunk_.size() - pos_ >= n) {
+      out->append(reinterpret_cast<const char*>(chunk_.data() + pos_), n);
+      pos_ += n;
+      return;
+    }
+    ReadBytesSlow(n, out);
+  }
   void Skip(uint64_t n);
 
   // Latches a Corruption error at the current position (first error wins).
@@ -96,6 +132,9 @@ class DataInput {
   // Copies n bytes, crossing chunk boundaries; zero-fills and latches an error
   // past the end.
   void ReadSlow(uint8_t* out, size_t n);
+  uint64_t ReadUnsignedVIntSlow();
+  void ReadBytesSlow(uint64_t n, std::string* out);
+  uint32_t FailVInt32(uint64_t value);
   bool Refill();
 
   std::unique_ptr<ChunkSource> source_;
