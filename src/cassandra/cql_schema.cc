@@ -638,7 +638,11 @@ class Parser {
         }
         Next();
       }
-      for (auto& [column_at, column] : names) {
+      for (auto& name : names) {
+        // Named references, not a structured binding: lambdas may not capture
+        // bindings before C++20 compilers implement P1091 (clang < 16).
+        const auto& column_at = name.first;
+        const std::string& column = name.second;
         auto it = std::find_if(table->columns.begin(), table->columns.end(),
                                [&](const ColumnSchema& c) { return c.name == column; });
         if (it == table->columns.end())

@@ -43,9 +43,7 @@ std::string ReadUtf(DataInput& in) {
 class CompressedSource final : public ChunkSource {
  public:
   CompressedSource(std::unique_ptr<RandomAccessFile> file, CompressionInfo info)
-      : file_(std::move(file)), info_(std::move(info)), codec_(GetCodec(info_.codec)) {
-    uncompressed_.resize(info_.chunk_length);
-  }
+      : file_(std::move(file)), info_(std::move(info)), codec_(GetCodec(info_.codec)) {}
 
   Result<std::span<const uint8_t>> NextChunk() override {
     while (next_ < info_.chunk_offsets.size()) {
@@ -93,6 +91,13 @@ class CompressedSource final : public ChunkSource {
     }
     uint64_t remaining = info_.data_length - std::min(info_.data_length, position_);
     size_t expected = static_cast<size_t>(std::min<uint64_t>(info_.chunk_length, remaining));
+    // Sized by what this chunk must hold, not by the declared chunk length
+    // (up to 1 GiB), so a small file with a corrupt header stays small. The
+    // codec sees exactly `expected` bytes of room: more output is corrupt.
+    if (uncompressed_.size() < expected) {
+      uncompressed_.clear();
+      uncompressed_.resize(expected);
+    }
     if (stored >= info_.max_compressed_length) {
       // Compression did not pay: the chunk holds the data itself, zero-padded
       // up to maxCompressedLength when it is the last, short one.
@@ -102,7 +107,7 @@ class CompressedSource final : public ChunkSource {
       std::copy_n(body.begin(), expected, uncompressed_.begin());
       return expected;
     }
-    auto n = codec_.Decompress(body, uncompressed_);
+    auto n = codec_.Decompress(body, std::span<uint8_t>(uncompressed_.data(), expected));
     if (!n.ok()) return ChunkError(index, offset, n.status().message());
     if (*n != expected) {
       return ChunkError(index, offset,

@@ -284,6 +284,36 @@ TEST(DataFileTest, ChunksStoredUncompressedFromNaOn) {
   }
 }
 
+TEST(DataFileTest, HugeChunkLengthWithLittleDataDecodes) {
+  // Found by fuzz_compressed_data (a timeout): the source allocated and
+  // zeroed a buffer of the declared chunk length (here 1 GiB) even though
+  // the file holds 10 uncompressed bytes; the buffer now follows the bytes
+  // the chunks can hold.
+  const std::string plain = "ten bytes!";
+  const Codec& lz4 = GetCodec(CodecKind::kLz4);
+  std::vector<uint8_t> out(lz4.MaxCompressedLength(plain.size()));
+  size_t n = lz4.Compress(Bytes(plain), out).value();
+  std::string data(reinterpret_cast<const char*>(out.data()), n);
+  PutInt(&data, Crc32(Bytes(data)));
+  std::string info;
+  PutUtf(&info, "org.apache.cassandra.io.compress.LZ4Compressor");
+  PutInt(&info, 0);
+  PutInt(&info, 1 << 30);  // chunk length
+  PutInt(&info, 1 << 30);  // maxCompressedLength
+  PutLong(&info, plain.size());
+  PutInt(&info, 1);
+  PutLong(&info, 0);
+  MemoryFileSystem mem;
+  mem.AddFile("t/nb-1-big-Data.db", data);
+  mem.AddFile("t/nb-1-big-CompressionInfo.db", info);
+  auto source = OpenDataFile(mem, "t/nb-1-big-", SSTableVersion{"nb", SSTableFormat::kBig});
+  ASSERT_TRUE(source.ok()) << source.status().ToString();
+  std::string decoded;
+  auto total = Drain(**source, 1u << 30, &decoded);
+  ASSERT_TRUE(total.ok()) << total.status().ToString();
+  EXPECT_EQ(decoded, plain);
+}
+
 TEST(DataFileTest, UncompressedWithCrcDb) {
   std::string plain;
   for (int i = 0; i < 300; ++i) plain += StrCat("row ", i, ";");

@@ -299,10 +299,15 @@ class PartitionDecoder {
         in_.Fail(StrCat("column ", column.name, " at byte offset ", position, " claims ", count, " cells"));
         return in_.status();
       }
-      data.cells.resize(count);
-      for (uint32_t c = 0; c < count && in_.ok(); ++c) {
-        ReadCell(column, row.liveness, /*has_path=*/true, &data.cells[c]);
+      // The row size is as untrusted as the count: grow the cells as they
+      // are read (each takes at least a byte), reusing earlier rows' cells,
+      // so a corrupt count costs no more memory than the bytes present.
+      uint32_t read = 0;
+      for (; read < count && in_.ok(); ++read) {
+        if (read == data.cells.size()) data.cells.emplace_back();
+        ReadCell(column, row.liveness, /*has_path=*/true, &data.cells[read]);
       }
+      data.cells.resize(read);
     }
     RETURN_IF_ERROR(CheckSize(is_static ? "static row" : "row", position, body_start, row_size));
     row.end_position = in_.position();

@@ -238,5 +238,27 @@ TEST(DataReaderTest, RowSizeMismatchIsCorruption) {
   EXPECT_NE(status.message().find("declares 9 bytes"), std::string::npos) << status.message();
 }
 
+TEST(DataReaderTest, HugeCellCountIsCorruptionNotAnAllocation) {
+  // Found by fuzz_data_reader: a complex column claiming 2^32 - 16 cells in a
+  // row claiming as many bytes made the reader allocate them all up front.
+  DataLayout layout = TestLayout("nb");
+  Bytes data;
+  data.U16(4).Raw(Int32(7)).U32(0x7fffffff).U64(1ULL << 63);
+  data.U8(0x80 | 0x20).U8(0x01);
+  {
+    Bytes body;
+    body.U8(0x00).VInt(5).Raw(Int32(5));
+    AppendRow(data, body);
+  }
+  data.U8(0x20).VInt(0).Raw(Int32(1));  // row, all columns, ck = 1
+  data.VInt(0xfffffff0).VInt(0);         // row size, previous row size
+  data.U8(0x08 | 0x04);                  // v: row timestamp, empty value
+  data.VInt(0xfffffff0);                 // tags: cell count
+  data.U8(0x08 | 0x04).VInt(4).Raw(Int32(4));
+  Recorder out;
+  Status status = Decode(data.str(), layout, &out);
+  EXPECT_EQ(status.kind(), StatusKind::kCorruption) << status.ToString();
+}
+
 }  // namespace
 }  // namespace cqlite

@@ -24,7 +24,10 @@ class DeflateCodec final : public Codec {
     if (inflateInit(&stream) != Z_OK) return Status::Corruption("Deflate: cannot initialise zlib");
     stream.next_in = const_cast<Bytef*>(input.data());
     stream.avail_in = static_cast<uInt>(input.size());
-    stream.next_out = output.data();
+    // zlib rejects a null output pointer (what an empty span may hold) even
+    // when there is nothing to write: point it at a byte it may not use.
+    uint8_t no_output = 0;
+    stream.next_out = output.empty() ? &no_output : output.data();
     stream.avail_out = static_cast<uInt>(output.size());
     int rc = inflate(&stream, Z_FINISH);
     size_t written = stream.total_out;

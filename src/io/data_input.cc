@@ -99,9 +99,18 @@ void DataInput::ReadBytesSlow(uint64_t n, std::string* out) {
                 " bytes left)"));
     return;
   }
-  size_t old = out->size();
-  out->resize(old + n);
-  ReadSlow(reinterpret_cast<uint8_t*>(out->data() + old), n);
+  // The announced total may itself be corrupt (a CompressionInfo.db data
+  // length): append chunk by chunk, so memory follows the bytes present.
+  while (n > 0) {
+    if (pos_ == chunk_.size() && !Refill()) {
+      if (status_.ok()) Fail(StrCat("unexpected end of data: needed ", n, " more bytes"));
+      return;
+    }
+    size_t take = static_cast<size_t>(std::min<uint64_t>(n, chunk_.size() - pos_));
+    out->append(reinterpret_cast<const char*>(chunk_.data() + pos_), take);
+    pos_ += take;
+    n -= take;
+  }
 }
 
 void DataInput::Skip(uint64_t n) {

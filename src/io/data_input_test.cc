@@ -25,6 +25,26 @@ class SplitSource : public ChunkSource {
   size_t offset_ = 0, next_ = 0;
 };
 
+// A source that promises far more bytes than it has, as a CompressionInfo.db
+// with a corrupt data length does.
+class OverpromisingSource : public SplitSource {
+ public:
+  using SplitSource::SplitSource;
+  uint64_t TotalLength() const override { return uint64_t{1} << 50; }
+};
+
+TEST(DataInputTest, LengthBeyondTheBytesPresentIsCorruptionNotAnAllocation) {
+  // ReadBytes sized its buffer by the requested length
+  // whenever the source's announced total allowed it.
+  DataInput in(std::make_unique<OverpromisingSource>(std::vector<uint8_t>{1, 2, 3, 4}, std::vector<size_t>{2, 2}),
+               "test");
+  std::string out;
+  in.ReadBytes(uint64_t{1} << 40, &out);
+  EXPECT_FALSE(in.ok());
+  EXPECT_EQ(in.status().kind(), StatusKind::kCorruption);
+  EXPECT_LE(out.size(), 4u);
+}
+
 TEST(DataInputTest, ReadsBigEndianAcrossChunks) {
   std::vector<uint8_t> bytes = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0xff};
   DataInput in(std::make_unique<SplitSource>(bytes, std::vector<size_t>{3, 2, 4}), "test");
