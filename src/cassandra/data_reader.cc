@@ -139,11 +139,15 @@ class PartitionDecoder {
   int64_t ReadInt32Delta() {
     uint64_t raw = in_.ReadUnsignedVInt();
     int64_t value = static_cast<int64_t>(raw);
-    if (value < std::numeric_limits<int32_t>::min() || value > std::numeric_limits<int32_t>::max()) {
-      in_.Fail(StrCat("delta-encoded 32-bit value out of range: ", raw));
-      return 0;
+    if (value < std::numeric_limits<int32_t>::min() || value > std::numeric_limits<int32_t>::max()) [[unlikely]] {
+      return FailInt32Delta(raw);
     }
     return value;
+  }
+
+  [[gnu::noinline]] int64_t FailInt32Delta(uint64_t raw) {
+    in_.Fail(StrCat("delta-encoded 32-bit value out of range: ", raw));
+    return 0;
   }
 
   int64_t ReadLocalDeletionTime() { return ReadInt32Delta() + layout_.stats.min_local_deletion_time; }
@@ -318,6 +322,20 @@ class PartitionDecoder {
   // 64 columns or more, the count missing followed by indexes.
   void ReadColumnSubset(size_t superset) {
     uint64_t encoded = in_.ReadUnsignedVInt();
+    // Consecutive rows usually miss the same columns: reuse the last decoding.
+    if (superset < 64 && encoded == last_subset_ && superset == last_superset_ && encoded != 0) {
+      present_ = last_present_;
+      return;
+    }
+    DecodeColumnSubset(superset, encoded);
+    if (superset < 64 && in_.ok()) {
+      last_subset_ = encoded;
+      last_superset_ = superset;
+      last_present_ = present_;
+    }
+  }
+
+  void DecodeColumnSubset(size_t superset, uint64_t encoded) {
     if (encoded == 0) {
       for (size_t i = 0; i < superset; ++i) present_.push_back(static_cast<int>(i));
       return;
@@ -400,6 +418,10 @@ class PartitionDecoder {
   std::vector<int> present_;
   std::string previous_key_;
   bool has_previous_key_ = false;
+  // The last column subset decoded (see ReadColumnSubset).
+  uint64_t last_subset_ = 0;
+  size_t last_superset_ = 0;
+  std::vector<int> last_present_;
 };
 
 bool ColumnOrder(const ColumnLayout& a, const ColumnLayout& b) {
