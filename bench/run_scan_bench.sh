@@ -9,6 +9,7 @@
 #   --small           use the example table in examples/data (seconds, for a smoke test)
 #   --reps N          repetitions of each scan_bench benchmark (default 1)
 #   --no-sstabledump  skip sstabledump (its part of the report is left empty)
+#   --report-only     rewrite the report from the last run's build-bench/scan_bench_out/
 #
 # Builds scan_bench in Release in build-bench/, reads every SSTable file once
 # so all three are timed with a warm page cache, runs
@@ -26,6 +27,7 @@ DATA=""
 SMALL=0
 REPS=1
 SSTABLEDUMP=1
+REPORT_ONLY=0
 
 die() { echo "run_scan_bench.sh: $*" >&2; exit 2; }
 
@@ -35,6 +37,7 @@ while [[ $# -gt 0 ]]; do
         --small) SMALL=1; shift ;;
         --reps) REPS="$2"; shift 2 ;;
         --no-sstabledump) SSTABLEDUMP=0; shift ;;
+        --report-only) REPORT_ONLY=1; shift ;;
         *) die "unknown argument: $1" ;;
     esac
 done
@@ -53,17 +56,18 @@ elif [[ -z "$DATA" ]]; then
 fi
 [[ -d "$DATA" ]] || die "no such directory: $DATA"
 
+OUT="$BUILD/scan_bench_out"
+mapfile -t DATA_FILES < <(find "$DATA" -name '*-Data.db' | LC_ALL=C sort)
+[[ ${#DATA_FILES[@]} -gt 0 ]] || die "no Data.db under $DATA"
+
+if [[ $REPORT_ONLY == 0 ]]; then
 echo "run_scan_bench.sh: building scan_bench (Release) in $BUILD" >&2
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$BUILD.cmake.log" 2>&1 || { cat "$BUILD.cmake.log" >&2; die "cmake failed"; }
 cmake --build "$BUILD" --target scan_bench -j2 >"$BUILD/scan_bench.build.log" 2>&1 ||
     { tail -50 "$BUILD/scan_bench.build.log" >&2; die "build failed"; }
 BIN="$BUILD/bench/scan_bench"
-OUT="$BUILD/scan_bench_out"
 rm -rf "$OUT"
 mkdir -p "$OUT"
-
-mapfile -t DATA_FILES < <(find "$DATA" -name '*-Data.db' | LC_ALL=C sort)
-[[ ${#DATA_FILES[@]} -gt 0 ]] || die "no Data.db under $DATA"
 
 # Warm page cache for everyone: read every component once.
 find "$DATA" -type f -name '*.db' -exec cat {} + >/dev/null
@@ -112,8 +116,10 @@ if [[ $SSTABLEDUMP == 1 ]]; then
 fi
 snapshot_load after
 phase done
+kill "$SAMPLER" 2>/dev/null || true
+fi  # REPORT_ONLY
 
-python3 - "$OUT" "$DATA" "$GEN_INFO" "$BUILD/scan_report.md" "${DATA_FILES[@]}" <<'PY'
+ORACLE_JAVA_OPTS_USED="${ORACLE_JAVA_OPTS:--XX:TieredStopAtLevel=4}" python3 - "$OUT" "$DATA" "$GEN_INFO" "$BUILD/scan_report.md" "${DATA_FILES[@]}" <<'PY'
 import json, os, statistics, sys
 
 out, data, gen_info, report_path, files = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
@@ -181,6 +187,7 @@ L.append("# CQLite scan benchmark\n")
 L.append("## Dataset\n")
 L.append(f"- directory: `{data}`")
 L.append(f"- SSTables: {len(files)} (`{os.path.basename(files[0])}` ...)")
+L.append(f"- Data.db bytes: {compressed:.0f} compressed, {data_bytes:.0f} uncompressed")
 L.append(f"- Data.db: {compressed/MB:.1f} MB compressed ({compressed/2**30:.3f} GiB), "
          f"{data_bytes/MB:.1f} MB uncompressed ({data_bytes/2**30:.3f} GiB), ratio {data_bytes/compressed:.2f}")
 L.append(f"- all SSTable components on disk: {on_disk/MB:.1f} MB ({on_disk/2**30:.3f} GiB)")
@@ -213,8 +220,12 @@ if dump:
     L.append(f"- sstabledump: {dump_wall:.1f} s wall, {dump_cpu:.1f} s CPU in total, peak RSS of one JVM {dump_rss/1024:.0f} MiB")
 L.append(f"- scan_bench: {len(scan)} repetition(s); times: BM_Scan real {secs(s0,'real_time'):.2f} s, cpu {secs(s0,'cpu_time'):.2f} s")
 L.append(f"\n## Machine\n")
-L.append(f"- {context.get('num_cpus')} CPUs at {context.get('mhz_per_cpu')} MHz, library build {context.get('library_build_type')}, "
-         f"load average at start {context.get('load_avg')}")
+L.append(f"- {context.get('num_cpus')} CPUs at {context.get('mhz_per_cpu')} MHz; scan_bench built Release (-O3); "
+         f"the Google Benchmark library itself reports build type '{context.get('library_build_type')}' (Debian package, timing loop only)")
+L.append(f"- load average when scan_bench started: {', '.join(f'{x:.1f}' for x in context.get('load_avg', []))} "
+         "(the 1-minute figures below include the benchmark's own runnable thread)")
+L.append(f"- sstabledump: `tools/oracle/oracle.sh sstabledump <Data.db> > /dev/null`, one JVM per file, "
+         f"ORACLE_JAVA_OPTS={os.environ.get('ORACLE_JAVA_OPTS_USED', '')!r}")
 for phase in ("cqlite", "sstabledump"):
     if samples.get(phase):
         v = samples[phase]
