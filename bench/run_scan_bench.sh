@@ -62,7 +62,9 @@ mapfile -t DATA_FILES < <(find "$DATA" -name '*-Data.db' | LC_ALL=C sort)
 
 if [[ $REPORT_ONLY == 0 ]]; then
 echo "run_scan_bench.sh: building scan_bench (Release) in $BUILD" >&2
-cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$BUILD.cmake.log" 2>&1 || { cat "$BUILD.cmake.log" >&2; die "cmake failed"; }
+mkdir -p "$BUILD"
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$BUILD/scan_bench.cmake.log" 2>&1 ||
+    { cat "$BUILD/scan_bench.cmake.log" >&2; die "cmake failed"; }
 cmake --build "$BUILD" --target scan_bench -j2 >"$BUILD/scan_bench.build.log" 2>&1 ||
     { tail -50 "$BUILD/scan_bench.build.log" >&2; die "build failed"; }
 BIN="$BUILD/bench/scan_bench"
