@@ -37,37 +37,63 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Open(FileSystem& fs, const
   return writer;
 }
 
-Status ParquetWriter::Validate(const SchemaNode& node, const Value& value, const std::string& path) const {
+namespace {
+
+std::string JoinPath(const std::vector<std::string_view>& path) {
+  std::string out;
+  for (std::string_view p : path) {
+    if (!out.empty() && p != "[]") out += '.';
+    out += p;
+  }
+  return out;
+}
+
+}  // namespace
+
+// `path` is the field path so far; messages are built only on error, since
+// this runs for every value written.
+Status ParquetWriter::Validate(const SchemaNode& node, const Value& value,
+                               std::vector<std::string_view>* path) const {
   const Field& f = *node.field;
   if (value.is_null()) {
     if (f.optional()) return Status::OK();
-    return Status::InvalidArgument(StrCat(path_, ": field ", path, " is required but the row has null"));
+    return Status::InvalidArgument(StrCat(path_, ": field ", JoinPath(*path), " is required but the row has null"));
   }
   auto wrong_kind = [&](const char* want) {
-    return Status::InvalidArgument(StrCat(path_, ": field ", path, " needs a ", want, ", not ", value.ToString()));
+    return Status::InvalidArgument(
+        StrCat(path_, ": field ", JoinPath(*path), " needs a ", want, ", not ", value.ToString()));
+  };
+  auto child = [&](const SchemaNode& n, const Value& v, std::string_view name) {
+    path->push_back(name);
+    Status st = Validate(n, v, path);
+    path->pop_back();
+    return st;
   };
   switch (f.kind) {
-    case Field::Kind::kPrimitive:
-      return CheckValueKind(f, value).WithContext(StrCat(path_, ": field ", path));
+    case Field::Kind::kPrimitive: {
+      Status st = CheckValueKind(f, value);
+      if (!st.ok()) return st.WithContext(StrCat(path_, ": field ", JoinPath(*path)));
+      return Status::OK();
+    }
     case Field::Kind::kStruct:
       if (value.kind() != Value::Kind::kStruct) return wrong_kind("struct");
       if (value.fields().size() != node.children.size()) {
-        return Status::InvalidArgument(StrCat(path_, ": struct ", path, " has ", node.children.size(),
+        return Status::InvalidArgument(StrCat(path_, ": struct ", JoinPath(*path), " has ", node.children.size(),
                                               " fields, the value ", value.fields().size()));
       }
       for (size_t i = 0; i < node.children.size(); ++i) {
-        RETURN_IF_ERROR(Validate(node.children[i], value.fields()[i], StrCat(path, ".", f.children[i].name)));
+        RETURN_IF_ERROR(child(node.children[i], value.fields()[i], f.children[i].name));
       }
       return Status::OK();
     case Field::Kind::kList:
       if (value.kind() != Value::Kind::kList) return wrong_kind("list");
-      for (const Value& e : value.elements()) RETURN_IF_ERROR(Validate(node.children[0], e, StrCat(path, "[]")));
+      for (const Value& e : value.elements()) RETURN_IF_ERROR(child(node.children[0], e, "[]"));
       return Status::OK();
     case Field::Kind::kMap:
       if (value.kind() != Value::Kind::kMap) return wrong_kind("map");
       for (size_t i = 0; i < value.map_size(); ++i) {
-        RETURN_IF_ERROR(Validate(node.children[0], value.map_key(i), StrCat(path, ".key")));
-        RETURN_IF_ERROR(Validate(node.children[1], value.map_value(i), StrCat(path, ".value")));
+        RETURN_IF_ERROR(child(node.children[0], value.map_key(i), "key"));
+        RETURN_IF_ERROR(child(node.children[1], value.map_value(i), "value"));
       }
       return Status::OK();
   }
@@ -122,8 +148,10 @@ Status ParquetWriter::WriteRow(const Value& row) {
     return Status::InvalidArgument(
         StrCat(path_, ": a row is a struct of ", plan_.roots.size(), " values, not ", row.ToString()));
   }
+  std::vector<std::string_view> path;
   for (size_t i = 0; i < plan_.roots.size(); ++i) {
-    RETURN_IF_ERROR(Validate(plan_.roots[i], row.fields()[i], schema_.fields[i].name));
+    path.assign(1, schema_.fields[i].name);
+    RETURN_IF_ERROR(Validate(plan_.roots[i], row.fields()[i], &path));
   }
   for (size_t i = 0; i < plan_.roots.size(); ++i) Shred(plan_.roots[i], row.fields()[i], 0);
   size_t buffered = 0;

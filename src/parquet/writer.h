@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -88,7 +89,7 @@ class ParquetWriter {
 
  private:
   ParquetWriter(std::string path, Schema schema, WriterOptions options, std::unique_ptr<WritableFile> file);
-  Status Validate(const SchemaNode& node, const Value& value, const std::string& path) const;
+  Status Validate(const SchemaNode& node, const Value& value, std::vector<std::string_view>* path) const;
   void Shred(const SchemaNode& node, const Value& value, int rep_level);
   void AddAbsent(const SchemaNode& node, int rep_level, int def_level);
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 
 #include "parquet/reader.h"
 
@@ -318,6 +319,74 @@ TEST(ParquetWriterTest, RejectsRowsThatDoNotFitTheSchema) {
   EXPECT_EQ(ParquetWriter::Open(fs, "u.parquet", bad).status().kind(), StatusKind::kInvalidArgument);
 }
 
+// A random value that fits `field` (null at most 1 time in 4 where allowed).
+Value RandomValue(const Field& field, std::mt19937& rng, int depth) {
+  if (field.optional() && rng() % 4 == 0) return Value::Null();
+  switch (field.kind) {
+    case Field::Kind::kPrimitive:
+      switch (field.physical_type) {
+        case PhysicalType::kBoolean: return Value::Bool(rng() % 2);
+        case PhysicalType::kInt32: return I32(static_cast<int32_t>(rng() % 50) - 25);
+        case PhysicalType::kInt64: return I64(static_cast<int64_t>(rng()) << (rng() % 32));
+        case PhysicalType::kDouble: return Value::Double(static_cast<double>(rng() % 1000) / 8);
+        case PhysicalType::kFloat: return Value::Float(static_cast<float>(rng() % 100) / 4);
+        default: return Str(std::string(rng() % 6, static_cast<char>('a' + rng() % 3)));
+      }
+    case Field::Kind::kStruct: {
+      std::vector<Value> fields;
+      for (const Field& c : field.children) fields.push_back(RandomValue(c, rng, depth + 1));
+      return Value::Struct(std::move(fields));
+    }
+    case Field::Kind::kList: {
+      std::vector<Value> elements(rng() % (depth > 2 ? 2 : 5));
+      for (Value& e : elements) e = RandomValue(field.children[0], rng, depth + 1);
+      return Value::List(std::move(elements));
+    }
+    case Field::Kind::kMap: {
+      std::vector<std::pair<Value, Value>> entries(rng() % 4);
+      for (auto& [k, v] : entries) {
+        k = RandomValue(field.children[0], rng, depth + 1);
+        v = RandomValue(field.children[1], rng, depth + 1);
+      }
+      return Value::Map(std::move(entries));
+    }
+  }
+  return Value::Null();
+}
+
+TEST(ParquetWriterTest, RandomNestedRowsRoundTrip) {
+  Schema s;
+  s.fields = {
+      Field::Int64("k", kReq, 1),
+      Field::List("a", kOpt, 2, Field::List("element", kReq, 3, Field::String("element", kOpt, 4))),
+      Field::Struct("st", kOpt, 5,
+                    {Field::Boolean("flag", kOpt, 6),
+                     Field::Map("m", kReq, 7, Field::Int32("key", kReq, 8),
+                                Field::Struct("value", kOpt, 9,
+                                              {Field::Float("f", kOpt, 10),
+                                               Field::List("l", kOpt, 11, Field::Double("element", kOpt, 12))}))}),
+      Field::List("ls", kReq, 13, Field::Struct("element", kOpt, 14, {Field::String("x", kReq, 15)})),
+  };
+  std::mt19937 rng(42);
+  for (CompressionCodec codec : {CompressionCodec::kUncompressed, CompressionCodec::kSnappy, CompressionCodec::kZstd}) {
+    std::vector<Value> rows;
+    for (int i = 0; i < 3000; ++i) {
+      std::vector<Value> fields;
+      for (const Field& f : s.fields) fields.push_back(RandomValue(f, rng, 0));
+      rows.push_back(Row(std::move(fields)));
+    }
+    MemoryFileSystem fs;
+    WriterOptions options;
+    options.compression = codec;
+    options.page_size = 512;
+    options.row_group_rows = 700;
+    options.dictionary_page_size_limit = 64;
+    Written w = RoundTrip(fs, s, rows, options);
+    ASSERT_NE(w.reader, nullptr);
+    EXPECT_EQ(w.reader->num_row_groups(), 5);
+  }
+}
+
 TEST(ParquetReaderTest, TruncatedAndCorruptFilesAreCleanErrors) {
   MemoryFileSystem fs;
   WriterOptions options;
@@ -330,7 +399,9 @@ TEST(ParquetReaderTest, TruncatedAndCorruptFilesAreCleanErrors) {
     fs.AddFile("cut.parquet", good.substr(0, n));
     auto reader = ParquetReader::Open(fs, "cut.parquet");
     EXPECT_FALSE(reader.ok()) << n;
-    if (!reader.ok()) EXPECT_EQ(reader.status().kind(), StatusKind::kCorruption) << reader.status().ToString();
+    if (!reader.ok()) {
+      EXPECT_EQ(reader.status().kind(), StatusKind::kCorruption) << reader.status().ToString();
+    }
   }
   // Flipped bytes anywhere: an error or (rarely) different values, never a crash.
   uint32_t footer_size;
@@ -342,7 +413,9 @@ TEST(ParquetReaderTest, TruncatedAndCorruptFilesAreCleanErrors) {
     auto reader = ParquetReader::Open(fs, "bad.parquet");
     if (!reader.ok()) continue;
     auto rows = (*reader)->ReadAll();
-    if (!rows.ok()) EXPECT_NE(rows.status().kind(), StatusKind::kOk);
+    if (!rows.ok()) {
+      EXPECT_NE(rows.status().kind(), StatusKind::kOk);
+    }
   }
   // A footer length pointing before the start.
   std::string bad = good;
