@@ -14,9 +14,12 @@ namespace {
 
 CodecKind CodecKindFor(CompressionCodec codec) {
   switch (codec) {
-    case CompressionCodec::kSnappy: return CodecKind::kSnappy;
-    case CompressionCodec::kZstd: return CodecKind::kZstd;
-    default: return CodecKind::kNone;
+    case CompressionCodec::kSnappy:
+      return CodecKind::kSnappy;
+    case CompressionCodec::kZstd:
+      return CodecKind::kZstd;
+    default:
+      return CodecKind::kNone;
   }
 }
 
@@ -59,7 +62,8 @@ LeafColumnWriter::LeafColumnWriter(const ColumnDescriptor& column, const WriterO
       field_(*column.field),
       options_(options),
       codec_(&GetCodec(CodecKindFor(options.compression))),
-      is_float_(field_.physical_type == PhysicalType::kFloat || field_.physical_type == PhysicalType::kDouble),
+      is_float_(field_.physical_type == PhysicalType::kFloat ||
+                field_.physical_type == PhysicalType::kDouble),
       use_dictionary_(options.enable_dictionary && field_.physical_type != PhysicalType::kBoolean) {
   metrics_.field_id = field_.field_id;
   metrics_.path = column.path;
@@ -85,7 +89,8 @@ void LeafColumnWriter::Add(int rep_level, int def_level, const Value* value) {
   if (field_.physical_type == PhysicalType::kBoolean) {
     bool_values_.push_back(value->bool_value());
   } else if (use_dictionary_) {
-    auto [it, inserted] = dictionary_.try_emplace(std::move(bytes), static_cast<uint32_t>(dictionary_.size()));
+    auto [it, inserted] =
+        dictionary_.try_emplace(std::move(bytes), static_cast<uint32_t>(dictionary_.size()));
     if (inserted) AppendPlain(field_, *value, &dictionary_plain_);
     indices_.push_back(it->second);
   } else {
@@ -180,10 +185,10 @@ Status LeafColumnWriter::AddPage(PageType type, std::string body, int32_t num_va
     compressed = body;
   } else {
     compressed.resize(codec_->MaxCompressedLength(body.size()));
-    ASSIGN_OR_RETURN(size_t n, codec_->Compress(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()),
-                                                                         body.size()),
-                                                std::span<uint8_t>(reinterpret_cast<uint8_t*>(compressed.data()),
-                                                                   compressed.size())));
+    ASSIGN_OR_RETURN(
+        size_t n, codec_->Compress(
+                      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()), body.size()),
+                      std::span<uint8_t>(reinterpret_cast<uint8_t*>(compressed.data()), compressed.size())));
     compressed.resize(n);
   }
   PageHeader header;
@@ -213,8 +218,8 @@ Status LeafColumnWriter::FlushChunk(WritableFile& file, int64_t* offset, ColumnC
   RETURN_IF_ERROR(FinishPage());
   bool has_dictionary = dictionary_pages_written_;
   if (has_dictionary) {
-    RETURN_IF_ERROR(AddPage(PageType::kDictionaryPage, dictionary_plain_, static_cast<int32_t>(dictionary_.size()),
-                            Encoding::kPlain, true));
+    RETURN_IF_ERROR(AddPage(PageType::kDictionaryPage, dictionary_plain_,
+                            static_cast<int32_t>(dictionary_.size()), Encoding::kPlain, true));
   }
   ColumnMetaData m;
   m.type = field_.physical_type;
@@ -255,7 +260,8 @@ Status LeafColumnWriter::FlushChunk(WritableFile& file, int64_t* offset, ColumnC
   if (has_plain_data) m.encoding_stats.push_back({PageType::kDataPage, Encoding::kPlain, plain_data_pages});
   Statistics stats;
   stats.null_count = chunk_null_count_;
-  if (chunk_has_bounds_) {
+  if (chunk_has_bounds_ && chunk_min_.size() <= options_.max_statistics_size &&
+      chunk_max_.size() <= options_.max_statistics_size) {
     NormalizeZero(field_, true, &chunk_min_);
     NormalizeZero(field_, false, &chunk_max_);
     stats.min_value = chunk_min_;

@@ -41,7 +41,7 @@ class LeafColumnWriter {
 
  private:
   struct Page {
-    std::string bytes;  // header + compressed body
+    std::string bytes;              // header + compressed body
     int64_t uncompressed_size = 0;  // header + uncompressed body
     Encoding encoding = Encoding::kPlain;
   };

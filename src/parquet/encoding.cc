@@ -1,5 +1,6 @@
 #include "parquet/encoding.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -85,7 +86,9 @@ void EncodeRleHybrid(std::span<const uint32_t> values, int bit_width, std::strin
 }
 
 Status RleHybridDecoder::Decode(size_t count, std::vector<uint32_t>* out) {
-  auto error = [&](const char* msg) { return Status::Corruption(StrCat("RLE/bit-packed data: ", msg, " at byte ", pos_)); };
+  auto error = [&](const char* msg) {
+    return Status::Corruption(StrCat("RLE/bit-packed data: ", msg, " at byte ", pos_));
+  };
   if (bit_width_ < 0 || bit_width_ > 32) return error("bad bit width");
   size_t value_bytes = (bit_width_ + 7) / 8;
   out->reserve(out->size() + count);
@@ -137,17 +140,28 @@ Status RleHybridDecoder::Decode(size_t count, std::vector<uint32_t>* out) {
 
 void AppendPlain(const Field& column, const Value& value, std::string* out) {
   switch (column.physical_type) {
-    case PhysicalType::kInt32: AppendLittleEndian(value.int32_value(), out); break;
-    case PhysicalType::kInt64: AppendLittleEndian(value.int64_value(), out); break;
-    case PhysicalType::kFloat: AppendLittleEndian(value.float_value(), out); break;
-    case PhysicalType::kDouble: AppendLittleEndian(value.double_value(), out); break;
+    case PhysicalType::kInt32:
+      AppendLittleEndian(value.int32_value(), out);
+      break;
+    case PhysicalType::kInt64:
+      AppendLittleEndian(value.int64_value(), out);
+      break;
+    case PhysicalType::kFloat:
+      AppendLittleEndian(value.float_value(), out);
+      break;
+    case PhysicalType::kDouble:
+      AppendLittleEndian(value.double_value(), out);
+      break;
     case PhysicalType::kByteArray:
       AppendLittleEndian(static_cast<uint32_t>(value.bytes().size()), out);
       out->append(value.bytes());
       break;
-    case PhysicalType::kFixedLenByteArray: out->append(value.bytes()); break;
+    case PhysicalType::kFixedLenByteArray:
+      out->append(value.bytes());
+      break;
     case PhysicalType::kBoolean:
-    case PhysicalType::kInt96: break;  // not reached: booleans are bit-packed, INT96 is refused
+    case PhysicalType::kInt96:
+      break;  // not reached: booleans are bit-packed, INT96 is refused
   }
 }
 
@@ -166,10 +180,16 @@ void AppendPlainBooleans(const std::vector<bool>& values, std::string* out) {
 std::string StatisticsBytes(const Field& column, const Value& value) {
   std::string out;
   switch (column.physical_type) {
-    case PhysicalType::kBoolean: out.push_back(value.bool_value() ? 1 : 0); break;
+    case PhysicalType::kBoolean:
+      out.push_back(value.bool_value() ? 1 : 0);
+      break;
     case PhysicalType::kByteArray:
-    case PhysicalType::kFixedLenByteArray: out = value.bytes(); break;
-    default: AppendPlain(column, value, &out); break;
+    case PhysicalType::kFixedLenByteArray:
+      out = value.bytes();
+      break;
+    default:
+      AppendPlain(column, value, &out);
+      break;
   }
   return out;
 }
@@ -207,21 +227,26 @@ int CompareSignedBigEndian(std::string_view a, std::string_view b) {
 int CompareStatistics(const Field& column, std::string_view a, std::string_view b) {
   bool is_unsigned = column.logical_type.kind == LogicalType::kInteger && !column.logical_type.is_signed;
   switch (column.physical_type) {
-    case PhysicalType::kBoolean: return Compare3(a[0], b[0]);
+    case PhysicalType::kBoolean:
+      return Compare3(a[0], b[0]);
     case PhysicalType::kInt32:
-      if (is_unsigned) return Compare3(LoadLittleEndian<uint32_t>(a.data()), LoadLittleEndian<uint32_t>(b.data()));
+      if (is_unsigned)
+        return Compare3(LoadLittleEndian<uint32_t>(a.data()), LoadLittleEndian<uint32_t>(b.data()));
       return Compare3(LoadLittleEndian<int32_t>(a.data()), LoadLittleEndian<int32_t>(b.data()));
     case PhysicalType::kInt64:
-      if (is_unsigned) return Compare3(LoadLittleEndian<uint64_t>(a.data()), LoadLittleEndian<uint64_t>(b.data()));
+      if (is_unsigned)
+        return Compare3(LoadLittleEndian<uint64_t>(a.data()), LoadLittleEndian<uint64_t>(b.data()));
       return Compare3(LoadLittleEndian<int64_t>(a.data()), LoadLittleEndian<int64_t>(b.data()));
-    case PhysicalType::kFloat: return Compare3(LoadLittleEndian<float>(a.data()), LoadLittleEndian<float>(b.data()));
+    case PhysicalType::kFloat:
+      return Compare3(LoadLittleEndian<float>(a.data()), LoadLittleEndian<float>(b.data()));
     case PhysicalType::kDouble:
       return Compare3(LoadLittleEndian<double>(a.data()), LoadLittleEndian<double>(b.data()));
     case PhysicalType::kByteArray:
     case PhysicalType::kFixedLenByteArray:
       if (column.logical_type.kind == LogicalType::kDecimal) return CompareSignedBigEndian(a, b);
       return CompareUnsignedBytes(a, b);
-    case PhysicalType::kInt96: return 0;
+    case PhysicalType::kInt96:
+      return 0;
   }
   return 0;
 }
@@ -229,18 +254,32 @@ int CompareStatistics(const Field& column, std::string_view a, std::string_view 
 Status CheckValueKind(const Field& column, const Value& value) {
   Value::Kind want = Value::Kind::kNull;
   switch (column.physical_type) {
-    case PhysicalType::kBoolean: want = Value::Kind::kBool; break;
-    case PhysicalType::kInt32: want = Value::Kind::kInt32; break;
-    case PhysicalType::kInt64: want = Value::Kind::kInt64; break;
-    case PhysicalType::kFloat: want = Value::Kind::kFloat; break;
-    case PhysicalType::kDouble: want = Value::Kind::kDouble; break;
+    case PhysicalType::kBoolean:
+      want = Value::Kind::kBool;
+      break;
+    case PhysicalType::kInt32:
+      want = Value::Kind::kInt32;
+      break;
+    case PhysicalType::kInt64:
+      want = Value::Kind::kInt64;
+      break;
+    case PhysicalType::kFloat:
+      want = Value::Kind::kFloat;
+      break;
+    case PhysicalType::kDouble:
+      want = Value::Kind::kDouble;
+      break;
     case PhysicalType::kByteArray:
-    case PhysicalType::kFixedLenByteArray: want = Value::Kind::kBytes; break;
-    case PhysicalType::kInt96: break;
+    case PhysicalType::kFixedLenByteArray:
+      want = Value::Kind::kBytes;
+      break;
+    case PhysicalType::kInt96:
+      break;
   }
   if (value.kind() != want) {
-    return Status::InvalidArgument(StrCat("column ", column.name, " (", PhysicalTypeName(column.physical_type),
-                                          ") cannot hold ", value.ToString()));
+    return Status::InvalidArgument(StrCat("column ", column.name, " (",
+                                          PhysicalTypeName(column.physical_type), ") cannot hold ",
+                                          value.ToString()));
   }
   if (column.physical_type == PhysicalType::kFixedLenByteArray &&
       value.bytes().size() != static_cast<size_t>(column.type_length)) {
@@ -262,7 +301,8 @@ Status DecodePlain(const Field& column, std::span<const uint8_t> data, size_t* p
     return Status::OK();
   };
   const uint8_t* p = data.data();
-  out->reserve(out->size() + count);
+  // Every value takes at least a bit, which bounds the reservation.
+  out->reserve(out->size() + std::min(count, (data.size() - *pos) * 8 + 1));
   for (size_t i = 0; i < count; ++i) {
     switch (column.physical_type) {
       case PhysicalType::kBoolean: {

@@ -124,8 +124,9 @@ TEST(ParquetFormatTest, FileMetaDataRoundTrips) {
   EXPECT_EQ(p.key_value_metadata, m.key_value_metadata);
   EXPECT_EQ(p.column_orders, std::vector<bool>{true});
 
-  for (LogicalType lt : {LogicalType::String(), LogicalType::Date(), LogicalType::TimeMicros(),
-                         LogicalType::TimestampMicros(true), LogicalType::Uuid(), LogicalType::Integer(16, false)}) {
+  for (LogicalType lt :
+       {LogicalType::String(), LogicalType::Date(), LogicalType::TimeMicros(),
+        LogicalType::TimestampMicros(true), LogicalType::Uuid(), LogicalType::Integer(16, false)}) {
     m.schema[1].logical_type = lt;
     auto again = ParseFileMetaData(Bytes(SerializeFileMetaData(m)), "footer");
     ASSERT_TRUE(again.ok());
@@ -177,18 +178,26 @@ TEST(RleHybridTest, TruncatedInputIsCorruption) {
 
 TEST(StatisticsOrderTest, FollowsTheSortOrderOfEachType) {
   Field i32 = Field::Int32("a", Repetition::kOptional, 1);
-  EXPECT_LT(CompareStatistics(i32, StatisticsBytes(i32, Value::Int32(-1)), StatisticsBytes(i32, Value::Int32(1))), 0);
-  Field u32 = Field::Primitive("u", PhysicalType::kInt32, Repetition::kOptional, 2, LogicalType::Integer(32, false));
-  EXPECT_GT(CompareStatistics(u32, StatisticsBytes(u32, Value::Int32(-1)), StatisticsBytes(u32, Value::Int32(1))), 0);
+  EXPECT_LT(
+      CompareStatistics(i32, StatisticsBytes(i32, Value::Int32(-1)), StatisticsBytes(i32, Value::Int32(1))),
+      0);
+  Field u32 =
+      Field::Primitive("u", PhysicalType::kInt32, Repetition::kOptional, 2, LogicalType::Integer(32, false));
+  EXPECT_GT(
+      CompareStatistics(u32, StatisticsBytes(u32, Value::Int32(-1)), StatisticsBytes(u32, Value::Int32(1))),
+      0);
   Field f = Field::Double("d", Repetition::kOptional, 3);
-  EXPECT_LT(CompareStatistics(f, StatisticsBytes(f, Value::Double(-2.5)), StatisticsBytes(f, Value::Double(1e-9))), 0);
+  EXPECT_LT(
+      CompareStatistics(f, StatisticsBytes(f, Value::Double(-2.5)), StatisticsBytes(f, Value::Double(1e-9))),
+      0);
   Field s = Field::String("s", Repetition::kOptional, 4);
   // Unsigned bytewise: "\xc3\xa9" (é) sorts after "z"; a prefix sorts first.
   EXPECT_GT(CompareStatistics(s, "\xc3\xa9", "z"), 0);
   EXPECT_LT(CompareStatistics(s, "ab", "abc"), 0);
   Field dec = Field::Primitive("m", PhysicalType::kFixedLenByteArray, Repetition::kOptional, 5,
                                LogicalType::Decimal(9, 2), 4);
-  EXPECT_LT(CompareStatistics(dec, std::string("\xff\xff\xff\xfe", 4), std::string("\x00\x00\x00\x01", 4)), 0);
+  EXPECT_LT(CompareStatistics(dec, std::string("\xff\xff\xff\xfe", 4), std::string("\x00\x00\x00\x01", 4)),
+            0);
 }
 
 }  // namespace

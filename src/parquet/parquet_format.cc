@@ -7,14 +7,22 @@ namespace cqlite::parquet {
 
 const char* PhysicalTypeName(PhysicalType type) {
   switch (type) {
-    case PhysicalType::kBoolean: return "BOOLEAN";
-    case PhysicalType::kInt32: return "INT32";
-    case PhysicalType::kInt64: return "INT64";
-    case PhysicalType::kInt96: return "INT96";
-    case PhysicalType::kFloat: return "FLOAT";
-    case PhysicalType::kDouble: return "DOUBLE";
-    case PhysicalType::kByteArray: return "BYTE_ARRAY";
-    case PhysicalType::kFixedLenByteArray: return "FIXED_LEN_BYTE_ARRAY";
+    case PhysicalType::kBoolean:
+      return "BOOLEAN";
+    case PhysicalType::kInt32:
+      return "INT32";
+    case PhysicalType::kInt64:
+      return "INT64";
+    case PhysicalType::kInt96:
+      return "INT96";
+    case PhysicalType::kFloat:
+      return "FLOAT";
+    case PhysicalType::kDouble:
+      return "DOUBLE";
+    case PhysicalType::kByteArray:
+      return "BYTE_ARRAY";
+    case PhysicalType::kFixedLenByteArray:
+      return "FIXED_LEN_BYTE_ARRAY";
   }
   return "?";
 }
@@ -123,7 +131,8 @@ void WriteColumnMetaData(CompactWriter& w, const ColumnMetaData& m) {
 // ---------------------------------------------------------------- reading
 
 Status WrongType(const CompactReader& r, const std::string& what, const char* name) {
-  return Status::Corruption(StrCat(what, ": field ", name, " has the wrong Thrift type at byte ", r.position()));
+  return Status::Corruption(
+      StrCat(what, ": field ", name, " has the wrong Thrift type at byte ", r.position()));
 }
 
 // Calls on_field(type, id) for each field of a struct; on_field skips what it does not know.
@@ -157,8 +166,7 @@ struct Parser {
   const std::string& what;
 
   Status I32(CompactType t, const char* name, int32_t* out) {
-    if (t != CompactType::kI32 && t != CompactType::kI16 && t != CompactType::kByte) return WrongType(r, what, name);
-    if (t == CompactType::kByte) return Status::Corruption(StrCat(what, ": unexpected byte field ", name));
+    if (t != CompactType::kI32 && t != CompactType::kI16) return WrongType(r, what, name);
     ASSIGN_OR_RETURN(*out, r.ReadI32());
     return Status::OK();
   }
@@ -214,11 +222,16 @@ struct Parser {
   Status ParseStatistics(Statistics* s) {
     return ReadStruct(r, [&](CompactType t, int16_t id) -> Status {
       switch (id) {
-        case kStatisticsNullCount: return OptI64(t, "null_count", &s->null_count);
-        case kStatisticsDistinctCount: return OptI64(t, "distinct_count", &s->distinct_count);
-        case kStatisticsMaxValue: return OptBinary(t, "max_value", &s->max_value);
-        case kStatisticsMinValue: return OptBinary(t, "min_value", &s->min_value);
-        default: return r.Skip(t);
+        case kStatisticsNullCount:
+          return OptI64(t, "null_count", &s->null_count);
+        case kStatisticsDistinctCount:
+          return OptI64(t, "distinct_count", &s->distinct_count);
+        case kStatisticsMaxValue:
+          return OptBinary(t, "max_value", &s->max_value);
+        case kStatisticsMinValue:
+          return OptBinary(t, "min_value", &s->min_value);
+        default:
+          return r.Skip(t);
       }
     });
   }
@@ -267,21 +280,32 @@ struct Parser {
     bool has_name = false;
     RETURN_IF_ERROR(ReadStruct(r, [&](CompactType t, int16_t id) -> Status {
       switch (id) {
-        case kSchemaType: return OptI32(t, "type", &e->type);
-        case kSchemaTypeLength: return OptI32(t, "type_length", &e->type_length);
-        case kSchemaRepetitionType: return OptI32(t, "repetition_type", &e->repetition_type);
-        case kSchemaName: has_name = true; return Binary(t, "name", &e->name);
-        case kSchemaNumChildren: return OptI32(t, "num_children", &e->num_children);
-        case kSchemaConvertedType: return OptI32(t, "converted_type", &e->converted_type);
-        case kSchemaScale: return OptI32(t, "scale", &e->scale);
-        case kSchemaPrecision: return OptI32(t, "precision", &e->precision);
-        case kSchemaFieldId: return OptI32(t, "field_id", &e->field_id);
+        case kSchemaType:
+          return OptI32(t, "type", &e->type);
+        case kSchemaTypeLength:
+          return OptI32(t, "type_length", &e->type_length);
+        case kSchemaRepetitionType:
+          return OptI32(t, "repetition_type", &e->repetition_type);
+        case kSchemaName:
+          has_name = true;
+          return Binary(t, "name", &e->name);
+        case kSchemaNumChildren:
+          return OptI32(t, "num_children", &e->num_children);
+        case kSchemaConvertedType:
+          return OptI32(t, "converted_type", &e->converted_type);
+        case kSchemaScale:
+          return OptI32(t, "scale", &e->scale);
+        case kSchemaPrecision:
+          return OptI32(t, "precision", &e->precision);
+        case kSchemaFieldId:
+          return OptI32(t, "field_id", &e->field_id);
         case kSchemaLogicalType: {
           RETURN_IF_ERROR(Struct(t, "logicalType"));
           e->logical_type.emplace();
           return ParseLogicalType(&*e->logical_type);
         }
-        default: return r.Skip(t);
+        default:
+          return r.Skip(t);
       }
     }));
     if (!has_name) return Status::Corruption(StrCat(what, ": schema element without a name"));
@@ -299,7 +323,8 @@ struct Parser {
   Status ParseColumnMetaData(ColumnMetaData* m) {
     return ReadStruct(r, [&](CompactType t, int16_t id) -> Status {
       switch (id) {
-        case kColumnMetaDataType: return Enum(t, "type", &m->type);
+        case kColumnMetaDataType:
+          return Enum(t, "type", &m->type);
         case kColumnMetaDataEncodings:
           return ReadList(r, t, CompactType::kI32, what, "encodings", [&]() -> Status {
             ASSIGN_OR_RETURN(int32_t e, r.ReadI32());
@@ -312,12 +337,16 @@ struct Parser {
             m->path_in_schema.push_back(std::move(p));
             return Status::OK();
           });
-        case kColumnMetaDataCodec: return Enum(t, "codec", &m->codec);
-        case kColumnMetaDataNumValues: return I64(t, "num_values", &m->num_values);
+        case kColumnMetaDataCodec:
+          return Enum(t, "codec", &m->codec);
+        case kColumnMetaDataNumValues:
+          return I64(t, "num_values", &m->num_values);
         case kColumnMetaDataTotalUncompressedSize:
           return I64(t, "total_uncompressed_size", &m->total_uncompressed_size);
-        case kColumnMetaDataTotalCompressedSize: return I64(t, "total_compressed_size", &m->total_compressed_size);
-        case kColumnMetaDataDataPageOffset: return I64(t, "data_page_offset", &m->data_page_offset);
+        case kColumnMetaDataTotalCompressedSize:
+          return I64(t, "total_compressed_size", &m->total_compressed_size);
+        case kColumnMetaDataDataPageOffset:
+          return I64(t, "data_page_offset", &m->data_page_offset);
         case kColumnMetaDataDictionaryPageOffset:
           return OptI64(t, "dictionary_page_offset", &m->dictionary_page_offset);
         case kColumnMetaDataStatistics:
@@ -336,7 +365,8 @@ struct Parser {
             m->encoding_stats.push_back(s);
             return Status::OK();
           });
-        default: return r.Skip(t);
+        default:
+          return r.Skip(t);
       }
     });
   }
@@ -359,11 +389,16 @@ struct Parser {
             g->columns.push_back(std::move(c));
             return Status::OK();
           });
-        case kRowGroupTotalByteSize: return I64(t, "total_byte_size", &g->total_byte_size);
-        case kRowGroupNumRows: return I64(t, "num_rows", &g->num_rows);
-        case kRowGroupFileOffset: return OptI64(t, "file_offset", &g->file_offset);
-        case kRowGroupTotalCompressedSize: return OptI64(t, "total_compressed_size", &g->total_compressed_size);
-        default: return r.Skip(t);
+        case kRowGroupTotalByteSize:
+          return I64(t, "total_byte_size", &g->total_byte_size);
+        case kRowGroupNumRows:
+          return I64(t, "num_rows", &g->num_rows);
+        case kRowGroupFileOffset:
+          return OptI64(t, "file_offset", &g->file_offset);
+        case kRowGroupTotalCompressedSize:
+          return OptI64(t, "total_compressed_size", &g->total_compressed_size);
+        default:
+          return r.Skip(t);
       }
     });
   }
@@ -446,14 +481,16 @@ Result<FileMetaData> ParseFileMetaData(std::span<const uint8_t> data, const std:
   bool has_schema = false;
   RETURN_IF_ERROR(ReadStruct(r, [&](CompactType t, int16_t id) -> Status {
     switch (id) {
-      case kFileMetaDataVersion: return p.I32(t, "version", &m.version);
+      case kFileMetaDataVersion:
+        return p.I32(t, "version", &m.version);
       case kFileMetaDataSchema:
         has_schema = true;
         return ReadList(r, t, CompactType::kStruct, what, "schema", [&]() -> Status {
           m.schema.emplace_back();
           return p.ParseSchemaElement(&m.schema.back());
         });
-      case kFileMetaDataNumRows: return p.I64(t, "num_rows", &m.num_rows);
+      case kFileMetaDataNumRows:
+        return p.I64(t, "num_rows", &m.num_rows);
       case kFileMetaDataRowGroups:
         return ReadList(r, t, CompactType::kStruct, what, "row_groups", [&]() -> Status {
           m.row_groups.emplace_back();
@@ -464,7 +501,8 @@ Result<FileMetaData> ParseFileMetaData(std::span<const uint8_t> data, const std:
           m.key_value_metadata.emplace_back();
           return p.ParseKeyValue(&m.key_value_metadata.back());
         });
-      case kFileMetaDataCreatedBy: return p.OptBinary(t, "created_by", &m.created_by);
+      case kFileMetaDataCreatedBy:
+        return p.OptBinary(t, "created_by", &m.created_by);
       case kFileMetaDataColumnOrders:
         return ReadList(r, t, CompactType::kStruct, what, "column_orders", [&]() -> Status {
           bool type_defined = false;
@@ -475,7 +513,8 @@ Result<FileMetaData> ParseFileMetaData(std::span<const uint8_t> data, const std:
           m.column_orders.push_back(type_defined);
           return Status::OK();
         });
-      default: return r.Skip(t);
+      default:
+        return r.Skip(t);
     }
   }));
   if (!has_schema || m.schema.empty()) return Status::Corruption(StrCat(what, ": footer has no schema"));
@@ -488,21 +527,27 @@ Result<PageHeader> ParsePageHeader(std::span<const uint8_t> data, const std::str
   PageHeader h;
   RETURN_IF_ERROR(ReadStruct(r, [&](CompactType t, int16_t id) -> Status {
     switch (id) {
-      case kPageHeaderType: return p.Enum(t, "type", &h.type);
-      case kPageHeaderUncompressedPageSize: return p.I32(t, "uncompressed_page_size", &h.uncompressed_page_size);
-      case kPageHeaderCompressedPageSize: return p.I32(t, "compressed_page_size", &h.compressed_page_size);
+      case kPageHeaderType:
+        return p.Enum(t, "type", &h.type);
+      case kPageHeaderUncompressedPageSize:
+        return p.I32(t, "uncompressed_page_size", &h.uncompressed_page_size);
+      case kPageHeaderCompressedPageSize:
+        return p.I32(t, "compressed_page_size", &h.compressed_page_size);
       case kPageHeaderDataPageHeader: {
         RETURN_IF_ERROR(p.Struct(t, "data_page_header"));
         DataPageHeader& d = h.data_page_header.emplace();
         return ReadStruct(r, [&](CompactType t2, int16_t id2) -> Status {
           switch (id2) {
-            case kDataPageNumValues: return p.I32(t2, "num_values", &d.num_values);
-            case kDataPageEncoding: return p.Enum(t2, "encoding", &d.encoding);
+            case kDataPageNumValues:
+              return p.I32(t2, "num_values", &d.num_values);
+            case kDataPageEncoding:
+              return p.Enum(t2, "encoding", &d.encoding);
             case kDataPageDefinitionLevelEncoding:
               return p.Enum(t2, "definition_level_encoding", &d.definition_level_encoding);
             case kDataPageRepetitionLevelEncoding:
               return p.Enum(t2, "repetition_level_encoding", &d.repetition_level_encoding);
-            default: return r.Skip(t2);
+            default:
+              return r.Skip(t2);
           }
         });
       }
@@ -511,19 +556,23 @@ Result<PageHeader> ParsePageHeader(std::span<const uint8_t> data, const std::str
         DictionaryPageHeader& d = h.dictionary_page_header.emplace();
         return ReadStruct(r, [&](CompactType t2, int16_t id2) -> Status {
           switch (id2) {
-            case kDictionaryPageNumValues: return p.I32(t2, "num_values", &d.num_values);
-            case kDictionaryPageEncoding: return p.Enum(t2, "encoding", &d.encoding);
+            case kDictionaryPageNumValues:
+              return p.I32(t2, "num_values", &d.num_values);
+            case kDictionaryPageEncoding:
+              return p.Enum(t2, "encoding", &d.encoding);
             case kDictionaryPageIsSorted: {
               bool sorted;
               RETURN_IF_ERROR(p.Bool(t2, "is_sorted", &sorted));
               d.is_sorted = sorted;
               return Status::OK();
             }
-            default: return r.Skip(t2);
+            default:
+              return r.Skip(t2);
           }
         });
       }
-      default: return r.Skip(t);
+      default:
+        return r.Skip(t);
     }
   }));
   *size = r.position();

@@ -114,12 +114,12 @@ struct LogicalType {
     kUuid = 14,
   };
   Kind kind = kNone;
-  int32_t scale = 0;          // kDecimal: DecimalType.scale (1)
-  int32_t precision = 0;      // kDecimal: DecimalType.precision (2)
-  bool utc_adjusted = false;  // kTime/kTimestamp: isAdjustedToUTC (1)
+  int32_t scale = 0;                  // kDecimal: DecimalType.scale (1)
+  int32_t precision = 0;              // kDecimal: DecimalType.precision (2)
+  bool utc_adjusted = false;          // kTime/kTimestamp: isAdjustedToUTC (1)
   TimeUnit unit = TimeUnit::kMicros;  // kTime/kTimestamp: unit (2)
-  int8_t bit_width = 0;       // kInteger: IntType.bitWidth (1)
-  bool is_signed = true;      // kInteger: IntType.isSigned (2)
+  int8_t bit_width = 0;               // kInteger: IntType.bitWidth (1)
+  bool is_signed = true;              // kInteger: IntType.isSigned (2)
 
   static LogicalType String() { return {kString}; }
   static LogicalType Decimal(int32_t precision, int32_t scale) {

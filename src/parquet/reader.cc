@@ -11,6 +11,10 @@ namespace cqlite::parquet {
 namespace {
 
 constexpr uint32_t kMaxFooterSize = 256u << 20;
+// Limits that keep a corrupt header from making us allocate without bound.
+// CQLite's pages are far smaller (page_size, default 1 MiB).
+constexpr int32_t kMaxPageSize = 1 << 30;
+constexpr int32_t kMaxPageValues = 1 << 26;
 
 }  // namespace
 
@@ -25,25 +29,28 @@ Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(FileSystem& fs, const
   uint8_t tail[8];
   RETURN_IF_ERROR(file->ReadExactly(size - 8, tail));
   if (std::memcmp(head, kMagic, 4) != 0 || std::memcmp(tail + 4, kMagic, 4) != 0) {
-    return Status::Corruption(StrCat(path, ": no PAR1 magic at the start and end (truncated or not Parquet)"));
+    return Status::Corruption(
+        StrCat(path, ": no PAR1 magic at the start and end (truncated or not Parquet)"));
   }
   uint32_t footer_size;
   std::memcpy(&footer_size, tail, 4);
   if (footer_size > kMaxFooterSize || footer_size > size - 2 * kMagicSize - 4) {
-    return Status::Corruption(StrCat(path, ": footer length ", footer_size, " does not fit a file of ", size, " bytes"));
+    return Status::Corruption(
+        StrCat(path, ": footer length ", footer_size, " does not fit a file of ", size, " bytes"));
   }
   uint64_t footer_offset = size - 8 - footer_size;
   std::vector<uint8_t> footer(footer_size);
   RETURN_IF_ERROR(file->ReadExactly(footer_offset, footer));
   std::unique_ptr<ParquetReader> reader(new ParquetReader(path, std::move(file)));  // private constructor
-  ASSIGN_OR_RETURN(reader->metadata_, ParseFileMetaData(footer, StrCat(path, " footer at byte ", footer_offset)));
+  ASSIGN_OR_RETURN(reader->metadata_,
+                   ParseFileMetaData(footer, StrCat(path, " footer at byte ", footer_offset)));
   ASSIGN_OR_RETURN(reader->schema_, FromSchemaElements(reader->metadata_.schema, path));
   reader->plan_ = BuildLevelPlan(reader->schema_);
   int64_t rows = 0;
   for (const RowGroup& group : reader->metadata_.row_groups) {
     if (group.columns.size() != reader->plan_.columns.size()) {
-      return Status::Corruption(StrCat(path, ": a row group has ", group.columns.size(), " columns, the schema ",
-                                       reader->plan_.columns.size()));
+      return Status::Corruption(StrCat(path, ": a row group has ", group.columns.size(),
+                                       " columns, the schema ", reader->plan_.columns.size()));
     }
     for (const ColumnChunk& c : group.columns) {
       if (!c.meta_data) return Status::NotSupported(StrCat(path, ": column chunk without inline metadata"));
@@ -52,30 +59,38 @@ Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(FileSystem& fs, const
     rows += group.num_rows;
   }
   if (rows != reader->metadata_.num_rows) {
-    return Status::Corruption(StrCat(path, ": row groups hold ", rows, " rows, the footer says ",
-                                     reader->metadata_.num_rows));
+    return Status::Corruption(
+        StrCat(path, ": row groups hold ", rows, " rows, the footer says ", reader->metadata_.num_rows));
   }
   return reader;
 }
 
-Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDescriptor& column, int64_t num_rows,
-                                      DecodedColumn* out) {
+Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDescriptor& column,
+                                      int64_t num_rows, DecodedColumn* out) {
   const ColumnMetaData& m = *chunk.meta_data;
   const Field& field = *column.field;
   std::string what = StrCat(path_, " column ", column.path.back());
-  if (m.type != field.physical_type) return Status::Corruption(StrCat(what, ": chunk type differs from the schema"));
+  if (m.type != field.physical_type)
+    return Status::Corruption(StrCat(what, ": chunk type differs from the schema"));
   const Codec* codec = nullptr;
   switch (m.codec) {
-    case CompressionCodec::kUncompressed: codec = &GetCodec(CodecKind::kNone); break;
-    case CompressionCodec::kSnappy: codec = &GetCodec(CodecKind::kSnappy); break;
-    case CompressionCodec::kZstd: codec = &GetCodec(CodecKind::kZstd); break;
-    default: return Status::NotSupported(StrCat(what, ": compression codec ", static_cast<int>(m.codec)));
+    case CompressionCodec::kUncompressed:
+      codec = &GetCodec(CodecKind::kNone);
+      break;
+    case CompressionCodec::kSnappy:
+      codec = &GetCodec(CodecKind::kSnappy);
+      break;
+    case CompressionCodec::kZstd:
+      codec = &GetCodec(CodecKind::kZstd);
+      break;
+    default:
+      return Status::NotSupported(StrCat(what, ": compression codec ", static_cast<int>(m.codec)));
   }
   int64_t start = m.dictionary_page_offset ? *m.dictionary_page_offset : m.data_page_offset;
   if (start < 0 || m.total_compressed_size < 0 || static_cast<uint64_t>(start) > file_->Size() ||
       static_cast<uint64_t>(m.total_compressed_size) > file_->Size() - start) {
-    return Status::Corruption(StrCat(what, ": chunk at ", start, " size ", m.total_compressed_size,
-                                     " lies outside the file"));
+    return Status::Corruption(
+        StrCat(what, ": chunk at ", start, " size ", m.total_compressed_size, " lies outside the file"));
   }
   std::vector<uint8_t> data(static_cast<size_t>(m.total_compressed_size));
   RETURN_IF_ERROR(file_->ReadExactly(static_cast<uint64_t>(start), data));
@@ -86,21 +101,26 @@ Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDesc
   int64_t values_read = 0;
   std::vector<uint8_t> page;
   while (values_read < m.num_values) {
-    if (pos >= data.size()) return Status::Corruption(StrCat(what, ": chunk ends after ", values_read, " values"));
+    if (pos >= data.size())
+      return Status::Corruption(StrCat(what, ": chunk ends after ", values_read, " values"));
     size_t header_size = 0;
     std::string page_what = StrCat(what, " page at byte ", start + static_cast<int64_t>(pos));
     ASSIGN_OR_RETURN(PageHeader header,
                      ParsePageHeader(std::span<const uint8_t>(data).subspan(pos), page_what, &header_size));
     pos += header_size;
     if (header.compressed_page_size < 0 || header.uncompressed_page_size < 0 ||
-        static_cast<size_t>(header.compressed_page_size) > data.size() - pos) {
+        header.uncompressed_page_size > kMaxPageSize ||
+        static_cast<size_t>(header.compressed_page_size) > data.size() - pos ||
+        (m.codec == CompressionCodec::kUncompressed &&
+         header.compressed_page_size != header.uncompressed_page_size)) {
       return Status::Corruption(StrCat(page_what, ": bad page size"));
     }
     std::span<const uint8_t> compressed(data.data() + pos, static_cast<size_t>(header.compressed_page_size));
     pos += static_cast<size_t>(header.compressed_page_size);
     page.assign(static_cast<size_t>(header.uncompressed_page_size), 0);
     ASSIGN_OR_RETURN(size_t n, codec->Decompress(compressed, page));
-    if (n != page.size()) return Status::Corruption(StrCat(page_what, ": page decompresses to the wrong size"));
+    if (n != page.size())
+      return Status::Corruption(StrCat(page_what, ": page decompresses to the wrong size"));
 
     if (header.type == PageType::kDictionaryPage) {
       if (!header.dictionary_page_header || has_dictionary) {
@@ -108,11 +128,15 @@ Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDesc
       }
       const DictionaryPageHeader& d = *header.dictionary_page_header;
       if (d.encoding != Encoding::kPlain && d.encoding != Encoding::kPlainDictionary) {
-        return Status::NotSupported(StrCat(page_what, ": dictionary encoding ", static_cast<int>(d.encoding)));
+        return Status::NotSupported(
+            StrCat(page_what, ": dictionary encoding ", static_cast<int>(d.encoding)));
       }
-      if (d.num_values < 0) return Status::Corruption(StrCat(page_what, ": negative dictionary size"));
+      if (d.num_values < 0 || static_cast<size_t>(d.num_values) > page.size()) {
+        return Status::Corruption(StrCat(page_what, ": bad dictionary size ", d.num_values));
+      }
       size_t vpos = 0;
-      RETURN_IF_ERROR(DecodePlain(field, page, &vpos, static_cast<size_t>(d.num_values), &dictionary, page_what));
+      RETURN_IF_ERROR(
+          DecodePlain(field, page, &vpos, static_cast<size_t>(d.num_values), &dictionary, page_what));
       has_dictionary = true;
       continue;
     }
@@ -120,7 +144,7 @@ Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDesc
       return Status::NotSupported(StrCat(page_what, ": page type ", static_cast<int>(header.type)));
     }
     const DataPageHeader& d = *header.data_page_header;
-    if (d.num_values < 0 || d.num_values > m.num_values - values_read) {
+    if (d.num_values < 0 || d.num_values > kMaxPageValues || d.num_values > m.num_values - values_read) {
       return Status::Corruption(StrCat(page_what, ": bad value count ", d.num_values));
     }
     size_t count = static_cast<size_t>(d.num_values);
@@ -134,14 +158,16 @@ Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDesc
       uint32_t size;
       std::memcpy(&size, page.data() + ppos, 4);
       ppos += 4;
-      if (size > page.size() - ppos) return Status::Corruption(StrCat(page_what, ": levels run past the page"));
+      if (size > page.size() - ppos)
+        return Status::Corruption(StrCat(page_what, ": levels run past the page"));
       RleHybridDecoder decoder(std::span<const uint8_t>(page.data() + ppos, size),
                                BitWidth(static_cast<uint32_t>(max_level)));
       size_t before = levels->size();
       RETURN_IF_ERROR(decoder.Decode(count, levels).WithContext(page_what));
       for (size_t i = before; i < levels->size(); ++i) {
         if ((*levels)[i] > static_cast<uint32_t>(max_level)) {
-          return Status::Corruption(StrCat(page_what, ": level ", (*levels)[i], " above the maximum ", max_level));
+          return Status::Corruption(
+              StrCat(page_what, ": level ", (*levels)[i], " above the maximum ", max_level));
         }
       }
       ppos += size;
@@ -159,7 +185,8 @@ Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDesc
       size_t vpos = 0;
       RETURN_IF_ERROR(DecodePlain(field, values, &vpos, present, &out->values, page_what));
     } else if (d.encoding == Encoding::kRleDictionary || d.encoding == Encoding::kPlainDictionary) {
-      if (!has_dictionary) return Status::Corruption(StrCat(page_what, ": dictionary-encoded page without a dictionary"));
+      if (!has_dictionary)
+        return Status::Corruption(StrCat(page_what, ": dictionary-encoded page without a dictionary"));
       if (present > 0) {
         if (values.empty()) return Status::Corruption(StrCat(page_what, ": missing index bit width"));
         std::vector<uint32_t> indices;
@@ -196,7 +223,8 @@ Status ParquetReader::Advance(const SchemaNode& node, std::vector<DecodedColumn>
 
 Result<Value> ParquetReader::Assemble(const SchemaNode& node, std::vector<DecodedColumn>& columns) {
   DecodedColumn& first = columns[node.leaf_begin];
-  if (first.level_pos >= first.def_levels.size()) return Status::Corruption(StrCat(path_, ": column ends early"));
+  if (first.level_pos >= first.def_levels.size())
+    return Status::Corruption(StrCat(path_, ": column ends early"));
   int def = static_cast<int>(first.def_levels[first.level_pos]);
   if (def < node.def_level) {
     if (!node.field->optional() || def != node.def_level - 1) {
@@ -207,7 +235,8 @@ Result<Value> ParquetReader::Assemble(const SchemaNode& node, std::vector<Decode
   }
   switch (node.field->kind) {
     case Field::Kind::kPrimitive: {
-      if (first.value_pos >= first.values.size()) return Status::Corruption(StrCat(path_, ": values end early"));
+      if (first.value_pos >= first.values.size())
+        return Status::Corruption(StrCat(path_, ": values end early"));
       ++first.level_pos;
       return std::move(first.values[first.value_pos++]);
     }

@@ -46,7 +46,8 @@ class ParquetReader {
     size_t value_pos = 0;
   };
 
-  ParquetReader(std::string path, std::unique_ptr<RandomAccessFile> file) : path_(std::move(path)), file_(std::move(file)) {}
+  ParquetReader(std::string path, std::unique_ptr<RandomAccessFile> file)
+      : path_(std::move(path)), file_(std::move(file)) {}
   Status ReadColumnChunk(const ColumnChunk& chunk, const ColumnDescriptor& column, int64_t num_rows,
                          DecodedColumn* out);
   Result<Value> Assemble(const SchemaNode& node, std::vector<DecodedColumn>& columns);

@@ -4,8 +4,8 @@
 
 namespace cqlite::parquet {
 
-Field Field::Primitive(std::string name, PhysicalType type, Repetition repetition, std::optional<int32_t> field_id,
-                       LogicalType logical, int32_t type_length) {
+Field Field::Primitive(std::string name, PhysicalType type, Repetition repetition,
+                       std::optional<int32_t> field_id, LogicalType logical, int32_t type_length) {
   Field f;
   f.kind = Kind::kPrimitive;
   f.name = std::move(name);
@@ -58,7 +58,9 @@ Field Field::Map(std::string name, Repetition repetition, std::optional<int32_t>
 namespace {
 
 Status ValidateField(const Field& f, const std::string& path) {
-  auto bad = [&](const std::string& msg) { return Status::InvalidArgument(StrCat("field ", path, ": ", msg)); };
+  auto bad = [&](const std::string& msg) {
+    return Status::InvalidArgument(StrCat("field ", path, ": ", msg));
+  };
   if (f.name.empty()) return bad("empty name");
   if (f.repetition == Repetition::kRepeated) return bad("use a LIST instead of a repeated field");
   switch (f.kind) {
@@ -66,9 +68,11 @@ Status ValidateField(const Field& f, const std::string& path) {
       const LogicalType& lt = f.logical_type;
       PhysicalType t = f.physical_type;
       if (t == PhysicalType::kInt96) return bad("INT96 is not supported");
-      if (t == PhysicalType::kFixedLenByteArray && f.type_length <= 0) return bad("FIXED_LEN_BYTE_ARRAY needs a length");
+      if (t == PhysicalType::kFixedLenByteArray && f.type_length <= 0)
+        return bad("FIXED_LEN_BYTE_ARRAY needs a length");
       switch (lt.kind) {
-        case LogicalType::kNone: break;
+        case LogicalType::kNone:
+          break;
         case LogicalType::kString:
         case LogicalType::kEnum:
         case LogicalType::kJson:
@@ -87,23 +91,27 @@ Status ValidateField(const Field& f, const std::string& path) {
           break;
         }
         case LogicalType::kUuid:
-          if (t != PhysicalType::kFixedLenByteArray || f.type_length != 16) return bad("UUID is FIXED_LEN_BYTE_ARRAY(16)");
+          if (t != PhysicalType::kFixedLenByteArray || f.type_length != 16)
+            return bad("UUID is FIXED_LEN_BYTE_ARRAY(16)");
           break;
         case LogicalType::kInteger:
           if (lt.bit_width != 8 && lt.bit_width != 16 && lt.bit_width != 32 && lt.bit_width != 64) {
             return bad("INTEGER bit width must be 8, 16, 32 or 64");
           }
-          if ((lt.bit_width == 64) != (t == PhysicalType::kInt64) || (t != PhysicalType::kInt32 && t != PhysicalType::kInt64)) {
+          if ((lt.bit_width == 64) != (t == PhysicalType::kInt64) ||
+              (t != PhysicalType::kInt32 && t != PhysicalType::kInt64)) {
             return bad("INTEGER physical type does not match its bit width");
           }
           break;
         case LogicalType::kDecimal:
-          if (lt.precision <= 0 || lt.scale < 0 || lt.scale > lt.precision) return bad("bad DECIMAL precision/scale");
-          if ((t == PhysicalType::kInt32 && lt.precision > 9) || (t == PhysicalType::kInt64 && lt.precision > 18)) {
+          if (lt.precision <= 0 || lt.scale < 0 || lt.scale > lt.precision)
+            return bad("bad DECIMAL precision/scale");
+          if ((t == PhysicalType::kInt32 && lt.precision > 9) ||
+              (t == PhysicalType::kInt64 && lt.precision > 18)) {
             return bad("DECIMAL precision too large for the physical type");
           }
-          if (t != PhysicalType::kInt32 && t != PhysicalType::kInt64 && t != PhysicalType::kFixedLenByteArray &&
-              t != PhysicalType::kByteArray) {
+          if (t != PhysicalType::kInt32 && t != PhysicalType::kInt64 &&
+              t != PhysicalType::kFixedLenByteArray && t != PhysicalType::kByteArray) {
             return bad("DECIMAL annotates INT32, INT64 or byte arrays");
           }
           break;
@@ -129,14 +137,22 @@ Status ValidateField(const Field& f, const std::string& path) {
 
 std::optional<ConvertedType> ConvertedFor(const LogicalType& lt) {
   switch (lt.kind) {
-    case LogicalType::kString: return ConvertedType::kUtf8;
-    case LogicalType::kMap: return ConvertedType::kMap;
-    case LogicalType::kList: return ConvertedType::kList;
-    case LogicalType::kEnum: return ConvertedType::kEnum;
-    case LogicalType::kDecimal: return ConvertedType::kDecimal;
-    case LogicalType::kDate: return ConvertedType::kDate;
-    case LogicalType::kJson: return ConvertedType::kJson;
-    case LogicalType::kBson: return ConvertedType::kBson;
+    case LogicalType::kString:
+      return ConvertedType::kUtf8;
+    case LogicalType::kMap:
+      return ConvertedType::kMap;
+    case LogicalType::kList:
+      return ConvertedType::kList;
+    case LogicalType::kEnum:
+      return ConvertedType::kEnum;
+    case LogicalType::kDecimal:
+      return ConvertedType::kDecimal;
+    case LogicalType::kDate:
+      return ConvertedType::kDate;
+    case LogicalType::kJson:
+      return ConvertedType::kJson;
+    case LogicalType::kBson:
+      return ConvertedType::kBson;
     case LogicalType::kTime:
       if (!lt.utc_adjusted) break;  // TIME_* converted types imply UTC adjustment
       if (lt.unit == TimeUnit::kMillis) return ConvertedType::kTimeMillis;
@@ -148,11 +164,13 @@ std::optional<ConvertedType> ConvertedFor(const LogicalType& lt) {
       if (lt.unit == TimeUnit::kMicros) return ConvertedType::kTimestampMicros;
       break;
     case LogicalType::kInteger: {
-      int base = lt.is_signed ? static_cast<int>(ConvertedType::kInt8) : static_cast<int>(ConvertedType::kUint8);
+      int base =
+          lt.is_signed ? static_cast<int>(ConvertedType::kInt8) : static_cast<int>(ConvertedType::kUint8);
       int step = lt.bit_width == 8 ? 0 : lt.bit_width == 16 ? 1 : lt.bit_width == 32 ? 2 : 3;
       return static_cast<ConvertedType>(base + step);
     }
-    default: break;
+    default:
+      break;
   }
   return std::nullopt;
 }
@@ -215,7 +233,8 @@ struct Unflattener {
     f.field_id = e.field_id;
     if (!e.repetition_type) return Error("no repetition type");
     f.repetition = *e.repetition_type;
-    if (f.repetition == Repetition::kRepeated) return Error(StrCat("repeated field ", e.name, " outside a LIST/MAP"));
+    if (f.repetition == Repetition::kRepeated)
+      return Error(StrCat("repeated field ", e.name, " outside a LIST/MAP"));
     if (e.logical_type) f.logical_type = *e.logical_type;
     if (!e.num_children) {
       if (!e.type) return Status::Corruption(StrCat(what, ": leaf ", e.name, " has no type"));

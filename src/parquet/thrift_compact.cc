@@ -171,7 +171,8 @@ Status CompactReader::ReadListHeader(CompactType* element_type, uint32_t* size) 
     ASSIGN_OR_RETURN(n, ReadVarint());
   }
   // Every element takes at least one byte, which bounds what we allocate.
-  if (n > kMaxListSize || n > data_.size() - pos_) return Error(StrCat("list of ", n, " elements is too long"));
+  if (n > kMaxListSize || n > data_.size() - pos_)
+    return Error(StrCat("list of ", n, " elements is too long"));
   *size = static_cast<uint32_t>(n);
   return Status::OK();
 }

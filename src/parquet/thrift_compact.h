@@ -60,7 +60,9 @@ class CompactWriter {
   std::string Release() { return std::move(out_); }
 
  private:
-  static uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
+  static uint64_t ZigZag(int64_t v) {
+    return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+  }
   void FieldHeader(int16_t id, CompactType type);
   void WriteVarint(uint64_t v);
 

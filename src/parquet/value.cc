@@ -69,16 +69,24 @@ Value Value::Struct(std::vector<Value> fields) {
 bool Value::operator==(const Value& other) const {
   if (kind_ != other.kind_) return false;
   switch (kind_) {
-    case Kind::kNull: return true;
-    case Kind::kBool: return scalar_.b == other.scalar_.b;
-    case Kind::kInt32: return scalar_.i32 == other.scalar_.i32;
-    case Kind::kInt64: return scalar_.i64 == other.scalar_.i64;
-    case Kind::kFloat: return std::memcmp(&scalar_.f, &other.scalar_.f, sizeof(float)) == 0;
-    case Kind::kDouble: return std::memcmp(&scalar_.d, &other.scalar_.d, sizeof(double)) == 0;
-    case Kind::kBytes: return bytes_ == other.bytes_;
+    case Kind::kNull:
+      return true;
+    case Kind::kBool:
+      return scalar_.b == other.scalar_.b;
+    case Kind::kInt32:
+      return scalar_.i32 == other.scalar_.i32;
+    case Kind::kInt64:
+      return scalar_.i64 == other.scalar_.i64;
+    case Kind::kFloat:
+      return std::memcmp(&scalar_.f, &other.scalar_.f, sizeof(float)) == 0;
+    case Kind::kDouble:
+      return std::memcmp(&scalar_.d, &other.scalar_.d, sizeof(double)) == 0;
+    case Kind::kBytes:
+      return bytes_ == other.bytes_;
     case Kind::kList:
     case Kind::kMap:
-    case Kind::kStruct: return children_ == other.children_;
+    case Kind::kStruct:
+      return children_ == other.children_;
   }
   return false;
 }
@@ -86,12 +94,20 @@ bool Value::operator==(const Value& other) const {
 std::string Value::ToString() const {
   std::ostringstream out;
   switch (kind_) {
-    case Kind::kNull: return "null";
-    case Kind::kBool: return scalar_.b ? "true" : "false";
-    case Kind::kInt32: return std::to_string(scalar_.i32);
-    case Kind::kInt64: return StrCat(scalar_.i64, "L");
-    case Kind::kFloat: out << scalar_.f << "f"; return out.str();
-    case Kind::kDouble: out << scalar_.d; return out.str();
+    case Kind::kNull:
+      return "null";
+    case Kind::kBool:
+      return scalar_.b ? "true" : "false";
+    case Kind::kInt32:
+      return std::to_string(scalar_.i32);
+    case Kind::kInt64:
+      return StrCat(scalar_.i64, "L");
+    case Kind::kFloat:
+      out << scalar_.f << "f";
+      return out.str();
+    case Kind::kDouble:
+      out << scalar_.d;
+      return out.str();
     case Kind::kBytes: {
       bool printable = true;
       for (char c : bytes_) printable = printable && c >= 0x20 && c < 0x7f;

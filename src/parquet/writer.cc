@@ -10,7 +10,10 @@ namespace cqlite::parquet {
 
 ParquetWriter::ParquetWriter(std::string path, Schema schema, WriterOptions options,
                              std::unique_ptr<WritableFile> file)
-    : path_(std::move(path)), schema_(std::move(schema)), options_(std::move(options)), file_(std::move(file)) {
+    : path_(std::move(path)),
+      schema_(std::move(schema)),
+      options_(std::move(options)),
+      file_(std::move(file)) {
   // plan_ points into schema_, which never changes after this.
   plan_ = BuildLevelPlan(schema_);
   for (const ColumnDescriptor& column : plan_.columns) {
@@ -20,19 +23,20 @@ ParquetWriter::ParquetWriter(std::string path, Schema schema, WriterOptions opti
 
 ParquetWriter::~ParquetWriter() = default;
 
-Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Open(FileSystem& fs, const std::string& path, Schema schema,
-                                                           WriterOptions options) {
+Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Open(FileSystem& fs, const std::string& path,
+                                                           Schema schema, WriterOptions options) {
   RETURN_IF_ERROR(ValidateSchema(schema));
-  if (options.compression != CompressionCodec::kUncompressed && options.compression != CompressionCodec::kSnappy &&
-      options.compression != CompressionCodec::kZstd) {
-    return Status::NotSupported(StrCat(path, ": Parquet compression codec ", static_cast<int>(options.compression),
+  if (options.compression != CompressionCodec::kUncompressed &&
+      options.compression != CompressionCodec::kSnappy && options.compression != CompressionCodec::kZstd) {
+    return Status::NotSupported(StrCat(path, ": Parquet compression codec ",
+                                       static_cast<int>(options.compression),
                                        " (use UNCOMPRESSED, SNAPPY or ZSTD)"));
   }
   if (options.page_size == 0) options.page_size = 1;
   ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, fs.OpenForWrite(path));
   RETURN_IF_ERROR(file->Append(std::string_view(kMagic, kMagicSize)));
-  std::unique_ptr<ParquetWriter> writer(
-      new ParquetWriter(path, std::move(schema), std::move(options), std::move(file)));  // private constructor
+  std::unique_ptr<ParquetWriter> writer(new ParquetWriter(path, std::move(schema), std::move(options),
+                                                          std::move(file)));  // private constructor
   writer->offset_ = kMagicSize;
   return writer;
 }
@@ -57,7 +61,8 @@ Status ParquetWriter::Validate(const SchemaNode& node, const Value& value,
   const Field& f = *node.field;
   if (value.is_null()) {
     if (f.optional()) return Status::OK();
-    return Status::InvalidArgument(StrCat(path_, ": field ", JoinPath(*path), " is required but the row has null"));
+    return Status::InvalidArgument(
+        StrCat(path_, ": field ", JoinPath(*path), " is required but the row has null"));
   }
   auto wrong_kind = [&](const char* want) {
     return Status::InvalidArgument(
@@ -78,8 +83,9 @@ Status ParquetWriter::Validate(const SchemaNode& node, const Value& value,
     case Field::Kind::kStruct:
       if (value.kind() != Value::Kind::kStruct) return wrong_kind("struct");
       if (value.fields().size() != node.children.size()) {
-        return Status::InvalidArgument(StrCat(path_, ": struct ", JoinPath(*path), " has ", node.children.size(),
-                                              " fields, the value ", value.fields().size()));
+        return Status::InvalidArgument(StrCat(path_, ": struct ", JoinPath(*path), " has ",
+                                              node.children.size(), " fields, the value ",
+                                              value.fields().size()));
       }
       for (size_t i = 0; i < node.children.size(); ++i) {
         RETURN_IF_ERROR(child(node.children[i], value.fields()[i], f.children[i].name));

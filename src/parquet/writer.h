@@ -33,12 +33,15 @@ namespace cqlite::parquet {
 
 struct WriterOptions {
   CompressionCodec compression = CompressionCodec::kZstd;  // kUncompressed, kSnappy or kZstd
-  size_t page_size = 1 << 20;                  // target uncompressed bytes per data page
-  size_t row_group_size = 128 << 20;           // target buffered bytes per row group
-  int64_t row_group_rows = 0;                  // rows per row group; 0 = no limit
+  size_t page_size = 1 << 20;                              // target uncompressed bytes per data page
+  size_t row_group_size = 128 << 20;                       // target buffered bytes per row group
+  int64_t row_group_rows = 0;                              // rows per row group; 0 = no limit
   bool enable_dictionary = true;
-  size_t dictionary_page_size_limit = 1 << 20; // fall back to PLAIN beyond this
-  std::vector<KeyValue> key_value_metadata;    // footer metadata
+  size_t dictionary_page_size_limit = 1 << 20;  // fall back to PLAIN beyond this
+  // Chunk statistics leave out min/max values longer than this (null_count
+  // stays), so huge values do not bloat the footer. ColumnMetrics keep them.
+  size_t max_statistics_size = 4096;
+  std::vector<KeyValue> key_value_metadata;  // footer metadata
   std::string created_by = "cqlite version 0.1.0";
 };
 

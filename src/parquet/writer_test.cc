@@ -57,7 +57,8 @@ Written RoundTrip(MemoryFileSystem& fs, const Schema& schema, const std::vector<
   if (!read.ok()) return w;
   EXPECT_EQ(read->size(), rows.size());
   for (size_t i = 0; i < rows.size() && i < read->size(); ++i) {
-    EXPECT_EQ((*read)[i], rows[i]) << "row " << i << ": " << (*read)[i].ToString() << " vs " << rows[i].ToString();
+    EXPECT_EQ((*read)[i], rows[i]) << "row " << i << ": " << (*read)[i].ToString() << " vs "
+                                   << rows[i].ToString();
   }
   w.rows = std::move(*read);
   w.reader = std::move(*reader);
@@ -89,19 +90,21 @@ std::vector<Value> AllTypesRows(int n) {
   for (int i = 0; i < n; ++i) {
     bool null = i % 5 == 3;
     auto maybe = [&](Value v) { return null ? Value::Null() : std::move(v); };
-    rows.push_back(Row({maybe(Value::Bool(i % 2 == 0)), I32(i * 7 - 50), maybe(I64(int64_t{i} << 33)),
-                        maybe(Value::Float(i * 0.5f)), maybe(Value::Double(-i * 1.25)),
-                        maybe(Str("s" + std::to_string(i % 13))), maybe(Value::Bytes(std::string(i % 4, '\0'))),
-                        maybe(Value::Bytes(std::string(16, static_cast<char>(i)))),
-                        maybe(Value::Bytes(std::string(9, static_cast<char>(i % 3 == 0 ? 0xff : 0x01)))),
-                        maybe(I32(19000 + i)), maybe(I64(1700000000000000 + i)), maybe(I64(i * 1000000LL)),
-                        maybe(I32(i % 100))}));
+    rows.push_back(
+        Row({maybe(Value::Bool(i % 2 == 0)), I32(i * 7 - 50), maybe(I64(int64_t{i} << 33)),
+             maybe(Value::Float(i * 0.5f)), maybe(Value::Double(-i * 1.25)),
+             maybe(Str("s" + std::to_string(i % 13))), maybe(Value::Bytes(std::string(i % 4, '\0'))),
+             maybe(Value::Bytes(std::string(16, static_cast<char>(i)))),
+             maybe(Value::Bytes(std::string(9, static_cast<char>(i % 3 == 0 ? 0xff : 0x01)))),
+             maybe(I32(19000 + i)), maybe(I64(1700000000000000 + i)), maybe(I64(i * 1000000LL)),
+             maybe(I32(i % 100))}));
   }
   return rows;
 }
 
 TEST(ParquetWriterTest, RoundTripsEveryPhysicalTypeWithEveryCodec) {
-  for (CompressionCodec codec : {CompressionCodec::kUncompressed, CompressionCodec::kSnappy, CompressionCodec::kZstd}) {
+  for (CompressionCodec codec :
+       {CompressionCodec::kUncompressed, CompressionCodec::kSnappy, CompressionCodec::kZstd}) {
     for (bool dictionary : {true, false}) {
       MemoryFileSystem fs;
       WriterOptions options;
@@ -114,7 +117,8 @@ TEST(ParquetWriterTest, RoundTripsEveryPhysicalTypeWithEveryCodec) {
       bool has_dict = s.dictionary_page_offset.has_value();
       EXPECT_EQ(has_dict, dictionary);
       // Booleans are never dictionary-encoded.
-      EXPECT_FALSE(w.reader->metadata().row_groups[0].columns[0].meta_data->dictionary_page_offset.has_value());
+      EXPECT_FALSE(
+          w.reader->metadata().row_groups[0].columns[0].meta_data->dictionary_page_offset.has_value());
     }
   }
 }
@@ -130,11 +134,12 @@ TEST(ParquetWriterTest, NestedListsMapsAndStructs) {
                     {Field::Double("x", kReq, 10), Field::Double("y", kOpt, 11),
                      Field::List("labels", kOpt, 12, Field::String("element", kReq, 13))}),
       Field::List("matrix", kOpt, 14, Field::List("element", kOpt, 15, Field::Int32("element", kOpt, 16))),
-      Field::List("people", kOpt, 17,
-                  Field::Struct("element", kOpt, 18,
-                                {Field::String("name", kReq, 19),
-                                 Field::Map("phones", kOpt, 20, Field::String("key", kReq, 21),
-                                            Field::List("value", kOpt, 22, Field::String("element", kOpt, 23)))})),
+      Field::List(
+          "people", kOpt, 17,
+          Field::Struct("element", kOpt, 18,
+                        {Field::String("name", kReq, 19),
+                         Field::Map("phones", kOpt, 20, Field::String("key", kReq, 21),
+                                    Field::List("value", kOpt, 22, Field::String("element", kOpt, 23)))})),
   };
   auto list = [](std::vector<Value> v) { return Value::List(std::move(v)); };
   auto map = [](std::vector<std::pair<Value, Value>> v) { return Value::Map(std::move(v)); };
@@ -143,12 +148,14 @@ TEST(ParquetWriterTest, NestedListsMapsAndStructs) {
       Row({I32(1), list({Str("a"), Str("b")}), list({I64(1)}), map({{Str("k"), I32(1)}, {Str("m"), null}}),
            Row({Value::Double(1), Value::Double(2), list({Str("x")})}),
            list({list({I32(1), I32(2)}), list({}), null, list({null})}),
-           list({Row({Str("ann"), map({{Str("home"), list({Str("1"), null})}, {Str("work"), null}})}), null})}),
+           list({Row({Str("ann"), map({{Str("home"), list({Str("1"), null})}, {Str("work"), null}})}),
+                 null})}),
       // Empty lists and maps, null collections, lists of nulls.
       Row({I32(2), list({}), list({}), map({}), Row({Value::Double(3), null, null}), list({}), list({})}),
       Row({I32(3), null, list({I64(2), I64(3), I64(4)}), null, null, null, null}),
-      Row({I32(4), list({null, null}), list({}), map({{Str("z"), null}}), Row({Value::Double(-0.0), null, list({})}),
-           list({null}), list({Row({Str("bob"), null}), Row({Str("cy"), map({})})})}),
+      Row({I32(4), list({null, null}), list({}), map({{Str("z"), null}}),
+           Row({Value::Double(-0.0), null, list({})}), list({null}),
+           list({Row({Str("bob"), null}), Row({Str("cy"), map({})})})}),
   };
   for (int repeat = 0; repeat < 3; ++repeat) {
     for (int i = 0; i < 4; ++i) rows.push_back(rows[i]);
@@ -191,7 +198,8 @@ TEST(ParquetWriterTest, MultiplePagesAndRowGroups) {
   const ColumnMetaData& text = *w.reader->metadata().row_groups[0].columns[1].meta_data;
   bool dict_pages = false, plain_pages = false;
   for (const PageEncodingStats& e : text.encoding_stats) {
-    if (e.page_type == PageType::kDataPage && e.encoding == Encoding::kRleDictionary) dict_pages = e.count > 0;
+    if (e.page_type == PageType::kDataPage && e.encoding == Encoding::kRleDictionary)
+      dict_pages = e.count > 0;
     if (e.page_type == PageType::kDataPage && e.encoding == Encoding::kPlain) plain_pages = e.count > 1;
   }
   EXPECT_TRUE(dict_pages);
@@ -200,13 +208,16 @@ TEST(ParquetWriterTest, MultiplePagesAndRowGroups) {
 
 TEST(ParquetWriterTest, StatisticsAndMetrics) {
   Schema s;
-  s.fields = {Field::Int32("i", kOpt, 1), Field::Double("d", kOpt, 2), Field::String("s", kOpt, 3),
+  s.fields = {Field::Int32("i", kOpt, 1),
+              Field::Double("d", kOpt, 2),
+              Field::String("s", kOpt, 3),
               Field::Float("f", kOpt, 4),
               Field::Primitive("u8", PhysicalType::kInt32, kOpt, 5, LogicalType::Integer(32, false)),
               Field::List("xs", kOpt, 6, Field::Int64("element", kOpt, 7))};
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<Value> rows = {
-      Row({I32(5), Value::Double(0.0), Str("b"), Value::Float(nan), I32(-1), Value::List({I64(3), Value::Null()})}),
+      Row({I32(5), Value::Double(0.0), Str("b"), Value::Float(nan), I32(-1),
+           Value::List({I64(3), Value::Null()})}),
       Row({I32(-7), Value::Double(-1.5), Str("\xc3\xa9"), Value::Float(2.5f), I32(7), Value::List({})}),
       Row({Value::Null(), Value::Double(8), Str("abc"), Value::Float(nan), I32(0), Value::Null()}),
       Row({I32(100), Value::Null(), Value::Null(), Value::Null(), Value::Null(), Value::List({I64(-9)})}),
@@ -256,6 +267,23 @@ TEST(ParquetWriterTest, ZeroBoundsFollowTheSpec) {
   EXPECT_EQ(st.max_value, Le<double>(0.0));
 }
 
+TEST(ParquetWriterTest, LongValuesStayOutOfChunkStatistics) {
+  Schema s;
+  s.fields = {Field::Binary("b", kOpt, 1)};
+  WriterOptions options;
+  options.max_statistics_size = 8;
+  MemoryFileSystem fs;
+  Written w =
+      RoundTrip(fs, s, {Row({Value::Bytes("short")}), Row({Value::Bytes("much longer value")})}, options);
+  ASSERT_NE(w.reader, nullptr);
+  const Statistics& st = *w.reader->metadata().row_groups[0].columns[0].meta_data->statistics;
+  EXPECT_FALSE(st.min_value.has_value());
+  EXPECT_FALSE(st.max_value.has_value());
+  EXPECT_EQ(st.null_count, 0);
+  EXPECT_EQ(w.result.columns[0].upper_bound, "short");
+  EXPECT_EQ(w.result.columns[0].lower_bound, "much longer value");
+}
+
 TEST(ParquetWriterTest, AllNullColumnHasNoBounds) {
   Schema s;
   s.fields = {Field::String("s", kOpt, 1)};
@@ -301,7 +329,8 @@ TEST(ParquetWriterTest, RejectsRowsThatDoNotFitTheSchema) {
   ASSERT_TRUE(writer.ok());
   EXPECT_EQ((*writer)->WriteRow(Row({Value::Null(), Value::Null()})).kind(), StatusKind::kInvalidArgument);
   EXPECT_EQ((*writer)->WriteRow(Row({I64(1), Value::Null()})).kind(), StatusKind::kInvalidArgument);
-  EXPECT_EQ((*writer)->WriteRow(Row({I32(1), Value::List({Value::Null()})})).kind(), StatusKind::kInvalidArgument);
+  EXPECT_EQ((*writer)->WriteRow(Row({I32(1), Value::List({Value::Null()})})).kind(),
+            StatusKind::kInvalidArgument);
   EXPECT_EQ((*writer)->WriteRow(Row({I32(1)})).kind(), StatusKind::kInvalidArgument);
   EXPECT_EQ((*writer)->WriteRow(I32(1)).kind(), StatusKind::kInvalidArgument);
   ASSERT_TRUE((*writer)->WriteRow(Row({I32(1), Value::List({Str("x")})})).ok());
@@ -325,12 +354,18 @@ Value RandomValue(const Field& field, std::mt19937& rng, int depth) {
   switch (field.kind) {
     case Field::Kind::kPrimitive:
       switch (field.physical_type) {
-        case PhysicalType::kBoolean: return Value::Bool(rng() % 2);
-        case PhysicalType::kInt32: return I32(static_cast<int32_t>(rng() % 50) - 25);
-        case PhysicalType::kInt64: return I64(static_cast<int64_t>(rng()) << (rng() % 32));
-        case PhysicalType::kDouble: return Value::Double(static_cast<double>(rng() % 1000) / 8);
-        case PhysicalType::kFloat: return Value::Float(static_cast<float>(rng() % 100) / 4);
-        default: return Str(std::string(rng() % 6, static_cast<char>('a' + rng() % 3)));
+        case PhysicalType::kBoolean:
+          return Value::Bool(rng() % 2);
+        case PhysicalType::kInt32:
+          return I32(static_cast<int32_t>(rng() % 50) - 25);
+        case PhysicalType::kInt64:
+          return I64(static_cast<int64_t>(rng()) << (rng() % 32));
+        case PhysicalType::kDouble:
+          return Value::Double(static_cast<double>(rng() % 1000) / 8);
+        case PhysicalType::kFloat:
+          return Value::Float(static_cast<float>(rng() % 100) / 4);
+        default:
+          return Str(std::string(rng() % 6, static_cast<char>('a' + rng() % 3)));
       }
     case Field::Kind::kStruct: {
       std::vector<Value> fields;
@@ -359,16 +394,18 @@ TEST(ParquetWriterTest, RandomNestedRowsRoundTrip) {
   s.fields = {
       Field::Int64("k", kReq, 1),
       Field::List("a", kOpt, 2, Field::List("element", kReq, 3, Field::String("element", kOpt, 4))),
-      Field::Struct("st", kOpt, 5,
-                    {Field::Boolean("flag", kOpt, 6),
-                     Field::Map("m", kReq, 7, Field::Int32("key", kReq, 8),
-                                Field::Struct("value", kOpt, 9,
-                                              {Field::Float("f", kOpt, 10),
-                                               Field::List("l", kOpt, 11, Field::Double("element", kOpt, 12))}))}),
+      Field::Struct(
+          "st", kOpt, 5,
+          {Field::Boolean("flag", kOpt, 6),
+           Field::Map("m", kReq, 7, Field::Int32("key", kReq, 8),
+                      Field::Struct("value", kOpt, 9,
+                                    {Field::Float("f", kOpt, 10),
+                                     Field::List("l", kOpt, 11, Field::Double("element", kOpt, 12))}))}),
       Field::List("ls", kReq, 13, Field::Struct("element", kOpt, 14, {Field::String("x", kReq, 15)})),
   };
   std::mt19937 rng(42);
-  for (CompressionCodec codec : {CompressionCodec::kUncompressed, CompressionCodec::kSnappy, CompressionCodec::kZstd}) {
+  for (CompressionCodec codec :
+       {CompressionCodec::kUncompressed, CompressionCodec::kSnappy, CompressionCodec::kZstd}) {
     std::vector<Value> rows;
     for (int i = 0; i < 3000; ++i) {
       std::vector<Value> fields;

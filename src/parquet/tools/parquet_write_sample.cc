@@ -46,8 +46,8 @@ std::string BigEndian(__int128 v, int size) {
   return out;
 }
 
-Status Write(const std::string& dir, const std::string& name, const Schema& schema, const std::vector<Value>& rows,
-             WriterOptions options) {
+Status Write(const std::string& dir, const std::string& name, const Schema& schema,
+             const std::vector<Value>& rows, WriterOptions options) {
   options.key_value_metadata.push_back({"cqlite.sample", name});
   std::string path = JoinPath(dir, name + ".parquet");
   ASSIGN_OR_RETURN(auto writer, ParquetWriter::Open(LocalFileSystem(), path, schema, options));
@@ -57,8 +57,8 @@ Status Write(const std::string& dir, const std::string& name, const Schema& sche
   for (const ColumnMetrics& m : result.columns) {
     std::string path_text;
     for (const std::string& p : m.path) path_text += (path_text.empty() ? "" : ".") + p;
-    metrics << path_text << '\t' << m.field_id.value_or(-1) << '\t' << m.value_count << '\t' << m.null_count << '\t'
-            << m.nan_count << '\t' << (m.lower_bound ? ToHex(*m.lower_bound) : "-") << '\t'
+    metrics << path_text << '\t' << m.field_id.value_or(-1) << '\t' << m.value_count << '\t' << m.null_count
+            << '\t' << m.nan_count << '\t' << (m.lower_bound ? ToHex(*m.lower_bound) : "-") << '\t'
             << (m.upper_bound ? ToHex(*m.upper_bound) : "-") << '\n';
   }
   std::cout << path << ": " << result.file_size << " bytes, " << result.num_rows << " rows, "
@@ -96,22 +96,25 @@ std::vector<Value> AllTypesRows() {
   __int128 big = 1;
   for (int i = 0; i < 37; ++i) big *= 10;
   std::vector<Value> rows;
-  rows.push_back(Row({Value::Bool(true), I32(1), I64(-5000000000LL), Value::Float(1.5f), Value::Double(-2.25),
-                      Str("hello"), Value::Bytes(std::string("\x00\x01", 2)), Value::Bytes("abc"),
-                      Value::Bytes(uuid0), Value::Bytes(BigEndian(12345, 16)), I64(-1500), I32(19000),
-                      I64(3600000000LL), I64(1700000000000000LL), I64(1700000000000000LL), I32(-128), I32(65535)}));
-  rows.push_back(Row({Value::Bool(false), I32(std::numeric_limits<int32_t>::min()),
-                      I64(std::numeric_limits<int64_t>::max()), Value::Float(std::numeric_limits<float>::quiet_NaN()),
-                      Value::Double(std::numeric_limits<double>::infinity()), Str("\xc3\xa9"), Value::Bytes(""),
-                      Value::Bytes("xyz"), Value::Bytes(uuid1), Value::Bytes(BigEndian(-1, 16)), I64(0), I32(0),
-                      I64(0), I64(0), I64(-1), I32(127), I32(0)}));
+  rows.push_back(
+      Row({Value::Bool(true), I32(1), I64(-5000000000LL), Value::Float(1.5f), Value::Double(-2.25),
+           Str("hello"), Value::Bytes(std::string("\x00\x01", 2)), Value::Bytes("abc"), Value::Bytes(uuid0),
+           Value::Bytes(BigEndian(12345, 16)), I64(-1500), I32(19000), I64(3600000000LL),
+           I64(1700000000000000LL), I64(1700000000000000LL), I32(-128), I32(65535)}));
+  rows.push_back(
+      Row({Value::Bool(false), I32(std::numeric_limits<int32_t>::min()),
+           I64(std::numeric_limits<int64_t>::max()), Value::Float(std::numeric_limits<float>::quiet_NaN()),
+           Value::Double(std::numeric_limits<double>::infinity()), Str("\xc3\xa9"), Value::Bytes(""),
+           Value::Bytes("xyz"), Value::Bytes(uuid1), Value::Bytes(BigEndian(-1, 16)), I64(0), I32(0), I64(0),
+           I64(0), I64(-1), I32(127), I32(0)}));
   std::vector<Value> nulls(17);
   nulls[1] = I32(std::numeric_limits<int32_t>::max());
   rows.push_back(Row(nulls));
-  rows.push_back(Row({Value::Bool(true), I32(0), I64(0), Value::Float(-0.0f), Value::Double(0.0), Str(""),
-                      Value::Bytes("\xff"), Value::Bytes(std::string(3, '\0')), Value::Bytes(uuid0),
-                      Value::Bytes(BigEndian(big, 16)), I64(999999999999999999LL), I32(-719162),
-                      I64(86399999999LL), I64(-62135596800000000LL), I64(253402300799999999LL), I32(0), I32(1)}));
+  rows.push_back(
+      Row({Value::Bool(true), I32(0), I64(0), Value::Float(-0.0f), Value::Double(0.0), Str(""),
+           Value::Bytes("\xff"), Value::Bytes(std::string(3, '\0')), Value::Bytes(uuid0),
+           Value::Bytes(BigEndian(big, 16)), I64(999999999999999999LL), I32(-719162), I64(86399999999LL),
+           I64(-62135596800000000LL), I64(253402300799999999LL), I32(0), I32(1)}));
   return rows;
 }
 
@@ -125,11 +128,12 @@ Schema NestedSchema() {
       Field::Struct("point", kOpt, 10,
                     {Field::Double("x", kReq, 11), Field::Double("y", kOpt, 12),
                      Field::List("labels", kOpt, 13, Field::String("element", kReq, 14))}),
-      Field::List("people", kOpt, 15,
-                  Field::Struct("element", kOpt, 16,
-                                {Field::String("name", kReq, 17),
-                                 Field::Map("phones", kOpt, 18, Field::String("key", kReq, 19),
-                                            Field::List("value", kOpt, 20, Field::String("element", kOpt, 21)))})),
+      Field::List(
+          "people", kOpt, 15,
+          Field::Struct("element", kOpt, 16,
+                        {Field::String("name", kReq, 17),
+                         Field::Map("phones", kOpt, 18, Field::String("key", kReq, 19),
+                                    Field::List("value", kOpt, 20, Field::String("element", kOpt, 21)))})),
   };
   return s;
 }
@@ -137,9 +141,11 @@ Schema NestedSchema() {
 std::vector<Value> NestedRows() {
   auto D = [](double v) { return Value::Double(v); };
   return {
-      Row({I32(1), List({Str("a"), kNull, Str("b")}), List({List({I32(1), I32(2)}), List({}), kNull, List({kNull})}),
+      Row({I32(1), List({Str("a"), kNull, Str("b")}),
+           List({List({I32(1), I32(2)}), List({}), kNull, List({kNull})}),
            Map({{Str("x"), I64(1)}, {Str("y"), kNull}}), Row({D(1.0), D(2.0), List({Str("p")})}),
-           List({Row({Str("ann"), Map({{Str("home"), List({Str("1"), kNull})}, {Str("work"), kNull}})}), kNull})}),
+           List({Row({Str("ann"), Map({{Str("home"), List({Str("1"), kNull})}, {Str("work"), kNull}})}),
+                 kNull})}),
       Row({I32(2), List({}), List({}), Map({}), Row({D(-1.0), kNull, List({})}), List({})}),
       Row({I32(3), kNull, kNull, kNull, kNull, kNull}),
       Row({I32(4), List({kNull}), List({List({kNull, I32(7)})}), Map({{Str("z"), I64(-5)}}),
