@@ -561,7 +561,7 @@ Result<PageHeader> ParsePageHeader(std::span<const uint8_t> data, const std::str
             case kDictionaryPageEncoding:
               return p.Enum(t2, "encoding", &d.encoding);
             case kDictionaryPageIsSorted: {
-              bool sorted;
+              bool sorted = false;
               RETURN_IF_ERROR(p.Bool(t2, "is_sorted", &sorted));
               d.is_sorted = sorted;
               return Status::OK();
