@@ -34,7 +34,7 @@ Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(FileSystem& fs, const
   }
   uint32_t footer_size;
   std::memcpy(&footer_size, tail, 4);
-  if (footer_size > kMaxFooterSize || footer_size > size - 2 * kMagicSize - 4) {
+  if (footer_size == 0 || footer_size > kMaxFooterSize || footer_size > size - 2 * kMagicSize - 4) {
     return Status::Corruption(
         StrCat(path, ": footer length ", footer_size, " does not fit a file of ", size, " bytes"));
   }
@@ -93,7 +93,7 @@ Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDesc
         StrCat(what, ": chunk at ", start, " size ", m.total_compressed_size, " lies outside the file"));
   }
   std::vector<uint8_t> data(static_cast<size_t>(m.total_compressed_size));
-  RETURN_IF_ERROR(file_->ReadExactly(static_cast<uint64_t>(start), data));
+  if (!data.empty()) RETURN_IF_ERROR(file_->ReadExactly(static_cast<uint64_t>(start), data));
 
   std::vector<Value> dictionary;
   bool has_dictionary = false;

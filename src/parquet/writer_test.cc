@@ -464,5 +464,40 @@ TEST(ParquetReaderTest, TruncatedAndCorruptFilesAreCleanErrors) {
   EXPECT_EQ(ParquetReader::Open(fs, "magic.parquet").status().kind(), StatusKind::kCorruption);
 }
 
+TEST(ParquetReaderTest, EveryFlippedByteOfANestedFileIsHandled) {
+  Schema s;
+  s.fields = {Field::List("a", kOpt, 1, Field::List("element", kOpt, 2, Field::Int32("element", kOpt, 3))),
+              Field::Map("m", kOpt, 4, Field::String("key", kReq, 5), Field::String("value", kOpt, 6))};
+  std::mt19937 rng(1);
+  std::vector<Value> rows;
+  for (int i = 0; i < 40; ++i)
+    rows.push_back(Row({RandomValue(s.fields[0], rng, 0), RandomValue(s.fields[1], rng, 0)}));
+  for (CompressionCodec codec : {CompressionCodec::kUncompressed, CompressionCodec::kSnappy}) {
+    MemoryFileSystem fs;
+    WriterOptions options;
+    options.compression = codec;
+    options.page_size = 64;
+    Written w = RoundTrip(fs, s, rows, options);
+    ASSERT_NE(w.reader, nullptr);
+    std::string good = *fs.ReadFileToString("t.parquet");
+    int errors = 0;
+    for (size_t at = 0; at < good.size(); ++at) {
+      for (uint8_t flip : {0x01, 0x80, 0xff}) {
+        std::string bad = good;
+        bad[at] = static_cast<char>(bad[at] ^ flip);
+        fs.AddFile("bad.parquet", bad);
+        auto reader = ParquetReader::Open(fs, "bad.parquet");
+        if (!reader.ok()) {
+          ++errors;
+          continue;
+        }
+        auto read = (*reader)->ReadAll();  // an error or some rows; never a crash
+        if (!read.ok()) ++errors;
+      }
+    }
+    EXPECT_GT(errors, 0);
+  }
+}
+
 }  // namespace
 }  // namespace cqlite::parquet
