@@ -304,6 +304,25 @@ def test_duckdb_reads_the_samples(samples):
             (True, 0, 0, "", b"\xff", D("100000000000000000000000000000000000.00"), D("999999999999999.999"),
              datetime.date(1, 1, 1), -62135596800000000, 0, 1),
         ], name
+        types = con.execute("SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(?))",
+                            [str(samples / f"{name}.parquet")]).fetchall()
+        assert types == [
+            ("b", "BOOLEAN"), ("i32", "INTEGER"), ("i64", "BIGINT"), ("f", "FLOAT"), ("d", "DOUBLE"),
+            ("s", "VARCHAR"), ("bin", "BLOB"), ("fixed", "BLOB"), ("uuid", "UUID"), ("dec", "DECIMAL(38,2)"),
+            ("dec64", "DECIMAL(18,3)"), ("date", "DATE"), ("time", "TIME"), ("ts", "TIMESTAMP WITH TIME ZONE"),
+            ("ts_local", "TIMESTAMP"), ("i8", "TINYINT"), ("u16", "USMALLINT"),
+        ], name
+        rest = con.execute("SELECT f, d, fixed, uuid, time, epoch_us(ts_local) FROM read_parquet(?)",
+                           [str(samples / f"{name}.parquet")]).fetchall()
+        expected = [
+            (1.5, -2.25, b"abc", UUID0, datetime.time(1), 1700000000000000),
+            (math.nan, math.inf, b"xyz", UUID1, datetime.time(0), -1),
+            (None,) * 6,
+            (-0.0, 0.0, b"\x00\x00\x00", UUID0, datetime.time(23, 59, 59, 999999), 253402300799999999),
+        ]
+        for got_row, want_row in zip(rest, expected, strict=True):
+            for g, e in zip(got_row, want_row, strict=True):
+                assert same(g, e), f"{name}: {g!r} != {e!r}"
     multi = con.execute("SELECT count(*), sum(n), count(s), sum(len(xs)) FROM read_parquet(?)",
                         [str(samples / "multi.parquet")]).fetchone()
     assert multi == (30000, sum(range(30000)), 30000 - len(range(0, 30000, 7)),
