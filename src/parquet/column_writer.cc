@@ -1,0 +1,293 @@
+#include "parquet/column_writer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "parquet/encoding.h"
+#include "util/strings.h"
+
+namespace cqlite::parquet {
+
+namespace {
+
+CodecKind CodecKindFor(CompressionCodec codec) {
+  switch (codec) {
+    case CompressionCodec::kSnappy:
+      return CodecKind::kSnappy;
+    case CompressionCodec::kZstd:
+      return CodecKind::kZstd;
+    default:
+      return CodecKind::kNone;
+  }
+}
+
+std::string DottedPath(const std::vector<std::string>& path) {
+  std::string out;
+  for (const std::string& p : path) out += (out.empty() ? "" : ".") + p;
+  return out;
+}
+
+bool IsNaN(const Value& v) {
+  if (v.kind() == Value::Kind::kFloat) return std::isnan(v.float_value());
+  if (v.kind() == Value::Kind::kDouble) return std::isnan(v.double_value());
+  return false;
+}
+
+// The spec asks for -0.0 as a zero minimum and +0.0 as a zero maximum, so that
+// readers filtering on either zero find it.
+void NormalizeZero(const Field& field, bool is_min, std::string* bytes) {
+  if (field.physical_type == PhysicalType::kFloat) {
+    float f;
+    std::memcpy(&f, bytes->data(), sizeof f);
+    if (f == 0.0f) {
+      f = is_min ? -0.0f : 0.0f;
+      std::memcpy(bytes->data(), &f, sizeof f);
+    }
+  } else if (field.physical_type == PhysicalType::kDouble) {
+    double d;
+    std::memcpy(&d, bytes->data(), sizeof d);
+    if (d == 0.0) {
+      d = is_min ? -0.0 : 0.0;
+      std::memcpy(bytes->data(), &d, sizeof d);
+    }
+  }
+}
+
+}  // namespace
+
+LeafColumnWriter::LeafColumnWriter(const ColumnDescriptor& column, const WriterOptions& options)
+    : column_(column),
+      field_(*column.field),
+      options_(options),
+      codec_(&GetCodec(CodecKindFor(options.compression))),
+      is_float_(field_.physical_type == PhysicalType::kFloat ||
+                field_.physical_type == PhysicalType::kDouble),
+      use_dictionary_(options.enable_dictionary && field_.physical_type != PhysicalType::kBoolean) {
+  metrics_.field_id = field_.field_id;
+  metrics_.path = column.path;
+}
+
+void LeafColumnWriter::Add(int rep_level, int def_level, const Value* value) {
+  rep_levels_.push_back(static_cast<uint32_t>(rep_level));
+  def_levels_.push_back(static_cast<uint32_t>(def_level));
+  ++chunk_num_values_;
+  ++metrics_.value_count;
+  if (value == nullptr) {
+    ++chunk_null_count_;
+    ++metrics_.null_count;
+    return;
+  }
+  ++page_values_;
+  std::string bytes = StatisticsBytes(field_, *value);
+  if (is_float_ && IsNaN(*value)) {
+    ++metrics_.nan_count;
+  } else {
+    UpdateBounds(bytes);
+  }
+  if (field_.physical_type == PhysicalType::kBoolean) {
+    bool_values_.push_back(value->bool_value());
+  } else if (use_dictionary_) {
+    auto [it, inserted] =
+        dictionary_.try_emplace(std::move(bytes), static_cast<uint32_t>(dictionary_.size()));
+    if (inserted) AppendPlain(field_, *value, &dictionary_plain_);
+    indices_.push_back(it->second);
+  } else {
+    AppendPlain(field_, *value, &plain_values_);
+  }
+}
+
+void LeafColumnWriter::UpdateBounds(const std::string& bytes) {
+  if (!chunk_has_bounds_) {
+    chunk_min_ = chunk_max_ = bytes;
+    chunk_has_bounds_ = true;
+  } else if (CompareStatistics(field_, bytes, chunk_min_) < 0) {
+    chunk_min_ = bytes;
+  } else if (CompareStatistics(field_, bytes, chunk_max_) > 0) {
+    chunk_max_ = bytes;
+  }
+  if (!file_has_bounds_) {
+    metrics_.lower_bound = metrics_.upper_bound = bytes;
+    file_has_bounds_ = true;
+  } else if (CompareStatistics(field_, bytes, *metrics_.lower_bound) < 0) {
+    metrics_.lower_bound = bytes;
+  } else if (CompareStatistics(field_, bytes, *metrics_.upper_bound) > 0) {
+    metrics_.upper_bound = bytes;
+  }
+}
+
+size_t LeafColumnWriter::BufferedBytes() const {
+  size_t level_bits = static_cast<size_t>(BitWidth(column_.max_rep_level) + BitWidth(column_.max_def_level));
+  size_t open = rep_levels_.size() * level_bits / 8 + plain_values_.size() + bool_values_.size() / 8;
+  if (!indices_.empty()) {
+    size_t width = std::max(1, BitWidth(static_cast<uint32_t>(dictionary_.size())));
+    open += indices_.size() * width / 8;
+  }
+  return pages_bytes_ + open + (use_dictionary_ ? dictionary_plain_.size() : 0);
+}
+
+Status LeafColumnWriter::EndRecord() {
+  size_t open = BufferedBytes() - pages_bytes_ - (use_dictionary_ ? dictionary_plain_.size() : 0);
+  if (open >= options_.page_size) RETURN_IF_ERROR(FinishPage());
+  if (use_dictionary_ && dictionary_plain_.size() > options_.dictionary_page_size_limit) {
+    // Pages written so far keep the dictionary; the rest of the chunk is PLAIN.
+    RETURN_IF_ERROR(FinishPage());
+    use_dictionary_ = false;
+  }
+  return Status::OK();
+}
+
+Status LeafColumnWriter::FinishPage() {
+  if (def_levels_.empty()) return Status::OK();
+  std::string body;
+  auto append_levels = [&](const std::vector<uint32_t>& levels, int max_level) {
+    if (max_level == 0) return;
+    std::string encoded;
+    EncodeRleHybrid(levels, BitWidth(static_cast<uint32_t>(max_level)), &encoded);
+    uint32_t size = static_cast<uint32_t>(encoded.size());
+    char prefix[4];
+    std::memcpy(prefix, &size, 4);
+    body.append(prefix, 4);
+    body.append(encoded);
+  };
+  append_levels(rep_levels_, column_.max_rep_level);
+  append_levels(def_levels_, column_.max_def_level);
+  Encoding encoding = Encoding::kPlain;
+  if (use_dictionary_ && page_values_ > 0) {
+    encoding = Encoding::kRleDictionary;
+    int width = std::max(1, BitWidth(static_cast<uint32_t>(dictionary_.size() - 1)));
+    body.push_back(static_cast<char>(width));
+    EncodeRleHybrid(indices_, width, &body);
+    dictionary_pages_written_ = true;
+  } else if (field_.physical_type == PhysicalType::kBoolean) {
+    AppendPlainBooleans(bool_values_, &body);
+  } else {
+    body.append(plain_values_);
+  }
+  int32_t num_values = static_cast<int32_t>(def_levels_.size());
+  rep_levels_.clear();
+  def_levels_.clear();
+  plain_values_.clear();
+  bool_values_.clear();
+  indices_.clear();
+  page_values_ = 0;
+  return AddPage(PageType::kDataPage, std::move(body), num_values, encoding, false);
+}
+
+Status LeafColumnWriter::AddPage(PageType type, std::string body, int32_t num_values, Encoding encoding,
+                                 bool front) {
+  if (body.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    return Status::InvalidArgument(StrCat("column ", DottedPath(column_.path), ": a page exceeds 2 GiB"));
+  }
+  std::string compressed;
+  if (codec_->kind() == CodecKind::kNone) {
+    compressed = body;
+  } else {
+    compressed.resize(codec_->MaxCompressedLength(body.size()));
+    ASSIGN_OR_RETURN(
+        size_t n, codec_->Compress(
+                      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()), body.size()),
+                      std::span<uint8_t>(reinterpret_cast<uint8_t*>(compressed.data()), compressed.size())));
+    compressed.resize(n);
+  }
+  PageHeader header;
+  header.type = type;
+  header.uncompressed_page_size = static_cast<int32_t>(body.size());
+  header.compressed_page_size = static_cast<int32_t>(compressed.size());
+  if (type == PageType::kDictionaryPage) {
+    header.dictionary_page_header = DictionaryPageHeader{num_values, Encoding::kPlain, false};
+  } else {
+    header.data_page_header = DataPageHeader{num_values, encoding, Encoding::kRle, Encoding::kRle};
+  }
+  Page page;
+  page.bytes = SerializePageHeader(header);
+  page.uncompressed_size = static_cast<int64_t>(page.bytes.size() + body.size());
+  page.bytes.append(compressed);
+  page.encoding = encoding;
+  pages_bytes_ += page.bytes.size();
+  if (front) {
+    pages_.insert(pages_.begin(), std::move(page));
+  } else {
+    pages_.push_back(std::move(page));
+  }
+  return Status::OK();
+}
+
+Status LeafColumnWriter::FlushChunk(WritableFile& file, int64_t* offset, ColumnChunk* chunk) {
+  RETURN_IF_ERROR(FinishPage());
+  bool has_dictionary = dictionary_pages_written_;
+  if (has_dictionary) {
+    RETURN_IF_ERROR(AddPage(PageType::kDictionaryPage, dictionary_plain_,
+                            static_cast<int32_t>(dictionary_.size()), Encoding::kPlain, true));
+  }
+  ColumnMetaData m;
+  m.type = field_.physical_type;
+  m.path_in_schema = column_.path;
+  m.codec = options_.compression;
+  m.num_values = chunk_num_values_;
+  int64_t start = *offset;
+  bool has_plain_data = false;
+  int dictionary_data_pages = 0, plain_data_pages = 0;
+  for (size_t i = 0; i < pages_.size(); ++i) {
+    const Page& page = pages_[i];
+    bool is_dictionary = has_dictionary && i == 0;
+    if (is_dictionary) {
+      m.dictionary_page_offset = *offset;
+    } else {
+      if (m.data_page_offset == 0) m.data_page_offset = *offset;
+      if (page.encoding == Encoding::kPlain) {
+        has_plain_data = true;
+        ++plain_data_pages;
+      } else {
+        ++dictionary_data_pages;
+      }
+    }
+    RETURN_IF_ERROR(file.Append(page.bytes));
+    *offset += static_cast<int64_t>(page.bytes.size());
+    m.total_compressed_size += static_cast<int64_t>(page.bytes.size());
+    m.total_uncompressed_size += page.uncompressed_size;
+  }
+  if (has_dictionary) {
+    m.encodings = {Encoding::kPlain, Encoding::kRle, Encoding::kRleDictionary};
+    m.encoding_stats.push_back({PageType::kDictionaryPage, Encoding::kPlain, 1});
+  } else {
+    m.encodings = {Encoding::kPlain, Encoding::kRle};
+  }
+  if (dictionary_data_pages > 0) {
+    m.encoding_stats.push_back({PageType::kDataPage, Encoding::kRleDictionary, dictionary_data_pages});
+  }
+  if (has_plain_data) m.encoding_stats.push_back({PageType::kDataPage, Encoding::kPlain, plain_data_pages});
+  Statistics stats;
+  stats.null_count = chunk_null_count_;
+  if (chunk_has_bounds_ && chunk_min_.size() <= options_.max_statistics_size &&
+      chunk_max_.size() <= options_.max_statistics_size) {
+    NormalizeZero(field_, true, &chunk_min_);
+    NormalizeZero(field_, false, &chunk_max_);
+    stats.min_value = chunk_min_;
+    stats.max_value = chunk_max_;
+  }
+  m.statistics = std::move(stats);
+  chunk->file_offset = start;
+  chunk->meta_data = std::move(m);
+
+  pages_.clear();
+  pages_bytes_ = 0;
+  dictionary_.clear();
+  dictionary_plain_.clear();
+  dictionary_pages_written_ = false;
+  use_dictionary_ = options_.enable_dictionary && field_.physical_type != PhysicalType::kBoolean;
+  chunk_num_values_ = 0;
+  chunk_null_count_ = 0;
+  chunk_has_bounds_ = false;
+  return Status::OK();
+}
+
+ColumnMetrics LeafColumnWriter::Metrics() const {
+  ColumnMetrics m = metrics_;
+  if (m.lower_bound) NormalizeZero(field_, true, &*m.lower_bound);
+  if (m.upper_bound) NormalizeZero(field_, false, &*m.upper_bound);
+  return m;
+}
+
+}  // namespace cqlite::parquet

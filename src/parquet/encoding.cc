@@ -1,0 +1,358 @@
+#include "parquet/encoding.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "util/strings.h"
+
+namespace cqlite::parquet {
+
+namespace {
+
+void AppendVarint(uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+template <typename T>
+void AppendLittleEndian(T v, std::string* out) {
+  static_assert(std::endian::native == std::endian::little, "big-endian hosts are not supported");
+  char buf[sizeof(T)];
+  std::memcpy(buf, &v, sizeof(T));
+  out->append(buf, sizeof(T));
+}
+
+template <typename T>
+T LoadLittleEndian(const void* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+// Bit-packs values[0..8*groups) (missing values are 0), LSB first.
+void AppendBitPacked(std::span<const uint32_t> values, size_t begin, size_t groups, int bit_width,
+                     std::string* out) {
+  uint64_t buffer = 0;
+  int bits = 0;
+  for (size_t i = begin; i < begin + groups * 8; ++i) {
+    uint64_t v = i < values.size() ? values[i] : 0;
+    buffer |= v << bits;
+    bits += bit_width;
+    while (bits >= 8) {
+      out->push_back(static_cast<char>(buffer & 0xff));
+      buffer >>= 8;
+      bits -= 8;
+    }
+  }
+  // 8 values of bit_width bits are always a whole number of bytes.
+}
+
+size_t RunLength(std::span<const uint32_t> values, size_t i) {
+  size_t j = i + 1;
+  while (j < values.size() && values[j] == values[i]) ++j;
+  return j - i;
+}
+
+}  // namespace
+
+int BitWidth(uint32_t max_value) { return max_value == 0 ? 0 : 32 - std::countl_zero(max_value); }
+
+void EncodeRleHybrid(std::span<const uint32_t> values, int bit_width, std::string* out) {
+  size_t value_bytes = (bit_width + 7) / 8;
+  size_t i = 0;
+  while (i < values.size()) {
+    size_t run = RunLength(values, i);
+    if (run >= 8) {
+      AppendVarint(static_cast<uint64_t>(run) << 1, out);
+      uint32_t v = values[i];
+      for (size_t b = 0; b < value_bytes; ++b) out->push_back(static_cast<char>((v >> (8 * b)) & 0xff));
+      i += run;
+      continue;
+    }
+    // Bit-pack groups of 8 until a long run starts at a group boundary.
+    size_t begin = i;
+    size_t groups = 0;
+    do {
+      ++groups;
+      i += 8;
+    } while (i < values.size() && RunLength(values, i) < 8 && groups < 63);
+    AppendVarint((groups << 1) | 1, out);
+    AppendBitPacked(values, begin, groups, bit_width, out);
+  }
+}
+
+Status RleHybridDecoder::Decode(size_t count, std::vector<uint32_t>* out) {
+  auto error = [&](const char* msg) {
+    return Status::Corruption(StrCat("RLE/bit-packed data: ", msg, " at byte ", pos_));
+  };
+  if (bit_width_ < 0 || bit_width_ > 32) return error("bad bit width");
+  size_t value_bytes = (bit_width_ + 7) / 8;
+  out->reserve(out->size() + count);
+  while (count > 0) {
+    uint64_t header = 0;
+    for (int shift = 0;; shift += 7) {
+      if (pos_ >= data_.size()) return error("truncated run header");
+      if (shift > 63) return error("run header too long");
+      uint8_t b = data_[pos_++];
+      header |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) break;
+    }
+    if (header & 1) {
+      uint64_t n = (header >> 1) * 8;
+      uint64_t bytes = (header >> 1) * bit_width_;
+      if (bytes > data_.size() - pos_) return error("bit-packed run past the end");
+      uint64_t buffer = 0;
+      int bits = 0;
+      size_t byte = pos_;
+      uint32_t mask = bit_width_ == 32 ? 0xffffffffu : ((1u << bit_width_) - 1);
+      for (uint64_t k = 0; k < n; ++k) {
+        while (bits < bit_width_) {
+          buffer |= static_cast<uint64_t>(data_[byte++]) << bits;
+          bits += 8;
+        }
+        uint32_t v = static_cast<uint32_t>(buffer) & mask;
+        buffer = bit_width_ == 0 ? buffer : buffer >> bit_width_;
+        bits -= bit_width_;
+        if (count > 0) {
+          out->push_back(v);
+          --count;
+        }
+      }
+      pos_ += bytes;
+    } else {
+      uint64_t n = header >> 1;
+      if (n == 0) return error("empty RLE run");
+      if (value_bytes > data_.size() - pos_) return error("RLE run value past the end");
+      uint32_t v = 0;
+      for (size_t b = 0; b < value_bytes; ++b) v |= static_cast<uint32_t>(data_[pos_ + b]) << (8 * b);
+      pos_ += value_bytes;
+      uint64_t take = n < count ? n : count;
+      out->insert(out->end(), take, v);
+      count -= take;
+    }
+  }
+  return Status::OK();
+}
+
+void AppendPlain(const Field& column, const Value& value, std::string* out) {
+  switch (column.physical_type) {
+    case PhysicalType::kInt32:
+      AppendLittleEndian(value.int32_value(), out);
+      break;
+    case PhysicalType::kInt64:
+      AppendLittleEndian(value.int64_value(), out);
+      break;
+    case PhysicalType::kFloat:
+      AppendLittleEndian(value.float_value(), out);
+      break;
+    case PhysicalType::kDouble:
+      AppendLittleEndian(value.double_value(), out);
+      break;
+    case PhysicalType::kByteArray:
+      AppendLittleEndian(static_cast<uint32_t>(value.bytes().size()), out);
+      out->append(value.bytes());
+      break;
+    case PhysicalType::kFixedLenByteArray:
+      out->append(value.bytes());
+      break;
+    case PhysicalType::kBoolean:
+    case PhysicalType::kInt96:
+      break;  // not reached: booleans are bit-packed, INT96 is refused
+  }
+}
+
+void AppendPlainBooleans(const std::vector<bool>& values, std::string* out) {
+  uint8_t byte = 0;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i]) byte |= static_cast<uint8_t>(1u << (i % 8));
+    if (i % 8 == 7) {
+      out->push_back(static_cast<char>(byte));
+      byte = 0;
+    }
+  }
+  if (values.size() % 8 != 0) out->push_back(static_cast<char>(byte));
+}
+
+std::string StatisticsBytes(const Field& column, const Value& value) {
+  std::string out;
+  switch (column.physical_type) {
+    case PhysicalType::kBoolean:
+      out.push_back(value.bool_value() ? 1 : 0);
+      break;
+    case PhysicalType::kByteArray:
+    case PhysicalType::kFixedLenByteArray:
+      out = value.bytes();
+      break;
+    default:
+      AppendPlain(column, value, &out);
+      break;
+  }
+  return out;
+}
+
+namespace {
+
+template <typename T>
+int Compare3(T a, T b) {
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+int CompareUnsignedBytes(std::string_view a, std::string_view b) {
+  size_t n = std::min(a.size(), b.size());
+  int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
+  if (c != 0) return c < 0 ? -1 : 1;
+  return Compare3(a.size(), b.size());
+}
+
+// Big-endian two's complement integers of any length (DECIMAL on byte arrays).
+int CompareSignedBigEndian(std::string_view a, std::string_view b) {
+  bool neg_a = !a.empty() && (static_cast<uint8_t>(a[0]) & 0x80);
+  bool neg_b = !b.empty() && (static_cast<uint8_t>(b[0]) & 0x80);
+  if (neg_a != neg_b) return neg_a ? -1 : 1;
+  // Sign-extend the shorter to the longer length, then compare bytewise.
+  size_t n = std::max(a.size(), b.size());
+  std::string ea(n - a.size(), neg_a ? '\xff' : '\0');
+  ea.append(a);
+  std::string eb(n - b.size(), neg_b ? '\xff' : '\0');
+  eb.append(b);
+  return CompareUnsignedBytes(ea, eb);
+}
+
+}  // namespace
+
+int CompareStatistics(const Field& column, std::string_view a, std::string_view b) {
+  bool is_unsigned = column.logical_type.kind == LogicalType::kInteger && !column.logical_type.is_signed;
+  switch (column.physical_type) {
+    case PhysicalType::kBoolean:
+      return Compare3(a[0], b[0]);
+    case PhysicalType::kInt32:
+      if (is_unsigned)
+        return Compare3(LoadLittleEndian<uint32_t>(a.data()), LoadLittleEndian<uint32_t>(b.data()));
+      return Compare3(LoadLittleEndian<int32_t>(a.data()), LoadLittleEndian<int32_t>(b.data()));
+    case PhysicalType::kInt64:
+      if (is_unsigned)
+        return Compare3(LoadLittleEndian<uint64_t>(a.data()), LoadLittleEndian<uint64_t>(b.data()));
+      return Compare3(LoadLittleEndian<int64_t>(a.data()), LoadLittleEndian<int64_t>(b.data()));
+    case PhysicalType::kFloat:
+      return Compare3(LoadLittleEndian<float>(a.data()), LoadLittleEndian<float>(b.data()));
+    case PhysicalType::kDouble:
+      return Compare3(LoadLittleEndian<double>(a.data()), LoadLittleEndian<double>(b.data()));
+    case PhysicalType::kByteArray:
+    case PhysicalType::kFixedLenByteArray:
+      if (column.logical_type.kind == LogicalType::kDecimal) return CompareSignedBigEndian(a, b);
+      return CompareUnsignedBytes(a, b);
+    case PhysicalType::kInt96:
+      return 0;
+  }
+  return 0;
+}
+
+Status CheckValueKind(const Field& column, const Value& value) {
+  Value::Kind want = Value::Kind::kNull;
+  switch (column.physical_type) {
+    case PhysicalType::kBoolean:
+      want = Value::Kind::kBool;
+      break;
+    case PhysicalType::kInt32:
+      want = Value::Kind::kInt32;
+      break;
+    case PhysicalType::kInt64:
+      want = Value::Kind::kInt64;
+      break;
+    case PhysicalType::kFloat:
+      want = Value::Kind::kFloat;
+      break;
+    case PhysicalType::kDouble:
+      want = Value::Kind::kDouble;
+      break;
+    case PhysicalType::kByteArray:
+    case PhysicalType::kFixedLenByteArray:
+      want = Value::Kind::kBytes;
+      break;
+    case PhysicalType::kInt96:
+      break;
+  }
+  if (value.kind() != want) {
+    return Status::InvalidArgument(StrCat("column ", column.name, " (",
+                                          PhysicalTypeName(column.physical_type), ") cannot hold ",
+                                          value.ToString()));
+  }
+  if (column.physical_type == PhysicalType::kFixedLenByteArray &&
+      value.bytes().size() != static_cast<size_t>(column.type_length)) {
+    return Status::InvalidArgument(StrCat("column ", column.name, " holds ", column.type_length,
+                                          "-byte values, not ", value.bytes().size()));
+  }
+  if (column.physical_type == PhysicalType::kByteArray && value.bytes().size() > 0x7fffffffu) {
+    return Status::InvalidArgument(StrCat("column ", column.name, ": value larger than 2 GiB"));
+  }
+  return Status::OK();
+}
+
+Status DecodePlain(const Field& column, std::span<const uint8_t> data, size_t* pos, size_t count,
+                   std::vector<Value>* out, const std::string& what) {
+  auto need = [&](size_t n) -> Status {
+    if (n > data.size() - *pos) {
+      return Status::Corruption(StrCat(what, ": PLAIN values run past the end of the page at byte ", *pos));
+    }
+    return Status::OK();
+  };
+  const uint8_t* p = data.data();
+  // Every value takes at least a bit, which bounds the reservation.
+  out->reserve(out->size() + std::min(count, (data.size() - *pos) * 8 + 1));
+  for (size_t i = 0; i < count; ++i) {
+    switch (column.physical_type) {
+      case PhysicalType::kBoolean: {
+        size_t byte = *pos + i / 8;
+        if (byte >= data.size()) return need(data.size());
+        out->push_back(Value::Bool((p[byte] >> (i % 8)) & 1));
+        if (i + 1 == count) *pos = *pos + (count + 7) / 8;
+        break;
+      }
+      case PhysicalType::kInt32:
+        RETURN_IF_ERROR(need(4));
+        out->push_back(Value::Int32(LoadLittleEndian<int32_t>(p + *pos)));
+        *pos += 4;
+        break;
+      case PhysicalType::kInt64:
+        RETURN_IF_ERROR(need(8));
+        out->push_back(Value::Int64(LoadLittleEndian<int64_t>(p + *pos)));
+        *pos += 8;
+        break;
+      case PhysicalType::kFloat:
+        RETURN_IF_ERROR(need(4));
+        out->push_back(Value::Float(LoadLittleEndian<float>(p + *pos)));
+        *pos += 4;
+        break;
+      case PhysicalType::kDouble:
+        RETURN_IF_ERROR(need(8));
+        out->push_back(Value::Double(LoadLittleEndian<double>(p + *pos)));
+        *pos += 8;
+        break;
+      case PhysicalType::kByteArray: {
+        RETURN_IF_ERROR(need(4));
+        uint32_t n = LoadLittleEndian<uint32_t>(p + *pos);
+        *pos += 4;
+        RETURN_IF_ERROR(need(n));
+        out->push_back(Value::Bytes(std::string(reinterpret_cast<const char*>(p + *pos), n)));
+        *pos += n;
+        break;
+      }
+      case PhysicalType::kFixedLenByteArray: {
+        size_t n = static_cast<size_t>(column.type_length);
+        RETURN_IF_ERROR(need(n));
+        out->push_back(Value::Bytes(std::string(reinterpret_cast<const char*>(p + *pos), n)));
+        *pos += n;
+        break;
+      }
+      case PhysicalType::kInt96:
+        return Status::NotSupported(StrCat(what, ": INT96 values"));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace cqlite::parquet

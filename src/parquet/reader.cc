@@ -1,0 +1,316 @@
+#include "parquet/reader.h"
+
+#include <cstring>
+
+#include "io/codec.h"
+#include "parquet/encoding.h"
+#include "util/strings.h"
+
+namespace cqlite::parquet {
+
+namespace {
+
+constexpr uint32_t kMaxFooterSize = 256u << 20;
+// Limits that keep a corrupt header from making us allocate without bound.
+// CQLite's pages are far smaller (page_size, default 1 MiB).
+constexpr int32_t kMaxPageSize = 1 << 30;
+constexpr int32_t kMaxPageValues = 1 << 26;
+
+}  // namespace
+
+Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(FileSystem& fs, const std::string& path) {
+  ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, fs.OpenForRead(path));
+  uint64_t size = file->Size();
+  if (size < 2 * kMagicSize + 4) {
+    return Status::Corruption(StrCat(path, ": ", size, " bytes is too short for a Parquet file"));
+  }
+  uint8_t head[4];
+  RETURN_IF_ERROR(file->ReadExactly(0, head));
+  uint8_t tail[8];
+  RETURN_IF_ERROR(file->ReadExactly(size - 8, tail));
+  if (std::memcmp(head, kMagic, 4) != 0 || std::memcmp(tail + 4, kMagic, 4) != 0) {
+    return Status::Corruption(
+        StrCat(path, ": no PAR1 magic at the start and end (truncated or not Parquet)"));
+  }
+  uint32_t footer_size;
+  std::memcpy(&footer_size, tail, 4);
+  if (footer_size == 0 || footer_size > kMaxFooterSize || footer_size > size - 2 * kMagicSize - 4) {
+    return Status::Corruption(
+        StrCat(path, ": footer length ", footer_size, " does not fit a file of ", size, " bytes"));
+  }
+  uint64_t footer_offset = size - 8 - footer_size;
+  std::vector<uint8_t> footer(footer_size);
+  RETURN_IF_ERROR(file->ReadExactly(footer_offset, footer));
+  std::unique_ptr<ParquetReader> reader(new ParquetReader(path, std::move(file)));  // private constructor
+  ASSIGN_OR_RETURN(reader->metadata_,
+                   ParseFileMetaData(footer, StrCat(path, " footer at byte ", footer_offset)));
+  ASSIGN_OR_RETURN(reader->schema_, FromSchemaElements(reader->metadata_.schema, path));
+  reader->plan_ = BuildLevelPlan(reader->schema_);
+  int64_t rows = 0;
+  for (const RowGroup& group : reader->metadata_.row_groups) {
+    if (group.columns.size() != reader->plan_.columns.size()) {
+      return Status::Corruption(StrCat(path, ": a row group has ", group.columns.size(),
+                                       " columns, the schema ", reader->plan_.columns.size()));
+    }
+    for (const ColumnChunk& c : group.columns) {
+      if (!c.meta_data) return Status::NotSupported(StrCat(path, ": column chunk without inline metadata"));
+    }
+    if (group.num_rows < 0) return Status::Corruption(StrCat(path, ": negative row count"));
+    rows += group.num_rows;
+  }
+  if (rows != reader->metadata_.num_rows) {
+    return Status::Corruption(
+        StrCat(path, ": row groups hold ", rows, " rows, the footer says ", reader->metadata_.num_rows));
+  }
+  return reader;
+}
+
+Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDescriptor& column,
+                                      int64_t num_rows, DecodedColumn* out) {
+  const ColumnMetaData& m = *chunk.meta_data;
+  const Field& field = *column.field;
+  std::string what = StrCat(path_, " column ", column.path.back());
+  if (m.type != field.physical_type)
+    return Status::Corruption(StrCat(what, ": chunk type differs from the schema"));
+  const Codec* codec = nullptr;
+  switch (m.codec) {
+    case CompressionCodec::kUncompressed:
+      codec = &GetCodec(CodecKind::kNone);
+      break;
+    case CompressionCodec::kSnappy:
+      codec = &GetCodec(CodecKind::kSnappy);
+      break;
+    case CompressionCodec::kZstd:
+      codec = &GetCodec(CodecKind::kZstd);
+      break;
+    default:
+      return Status::NotSupported(StrCat(what, ": compression codec ", static_cast<int>(m.codec)));
+  }
+  int64_t start = m.dictionary_page_offset ? *m.dictionary_page_offset : m.data_page_offset;
+  if (start < 0 || m.total_compressed_size < 0 || static_cast<uint64_t>(start) > file_->Size() ||
+      static_cast<uint64_t>(m.total_compressed_size) > file_->Size() - start) {
+    return Status::Corruption(
+        StrCat(what, ": chunk at ", start, " size ", m.total_compressed_size, " lies outside the file"));
+  }
+  std::vector<uint8_t> data(static_cast<size_t>(m.total_compressed_size));
+  if (!data.empty()) RETURN_IF_ERROR(file_->ReadExactly(static_cast<uint64_t>(start), data));
+
+  std::vector<Value> dictionary;
+  bool has_dictionary = false;
+  size_t pos = 0;
+  int64_t values_read = 0;
+  std::vector<uint8_t> page;
+  while (values_read < m.num_values) {
+    if (pos >= data.size())
+      return Status::Corruption(StrCat(what, ": chunk ends after ", values_read, " values"));
+    size_t header_size = 0;
+    std::string page_what = StrCat(what, " page at byte ", start + static_cast<int64_t>(pos));
+    ASSIGN_OR_RETURN(PageHeader header,
+                     ParsePageHeader(std::span<const uint8_t>(data).subspan(pos), page_what, &header_size));
+    pos += header_size;
+    if (header.compressed_page_size < 0 || header.uncompressed_page_size < 0 ||
+        header.uncompressed_page_size > kMaxPageSize ||
+        static_cast<size_t>(header.compressed_page_size) > data.size() - pos ||
+        (m.codec == CompressionCodec::kUncompressed &&
+         header.compressed_page_size != header.uncompressed_page_size)) {
+      return Status::Corruption(StrCat(page_what, ": bad page size"));
+    }
+    std::span<const uint8_t> compressed(data.data() + pos, static_cast<size_t>(header.compressed_page_size));
+    pos += static_cast<size_t>(header.compressed_page_size);
+    page.assign(static_cast<size_t>(header.uncompressed_page_size), 0);
+    ASSIGN_OR_RETURN(size_t n, codec->Decompress(compressed, page));
+    if (n != page.size())
+      return Status::Corruption(StrCat(page_what, ": page decompresses to the wrong size"));
+
+    if (header.type == PageType::kDictionaryPage) {
+      if (!header.dictionary_page_header || has_dictionary) {
+        return Status::Corruption(StrCat(page_what, ": unexpected dictionary page"));
+      }
+      const DictionaryPageHeader& d = *header.dictionary_page_header;
+      if (d.encoding != Encoding::kPlain && d.encoding != Encoding::kPlainDictionary) {
+        return Status::NotSupported(
+            StrCat(page_what, ": dictionary encoding ", static_cast<int>(d.encoding)));
+      }
+      if (d.num_values < 0 || static_cast<size_t>(d.num_values) > page.size()) {
+        return Status::Corruption(StrCat(page_what, ": bad dictionary size ", d.num_values));
+      }
+      size_t vpos = 0;
+      RETURN_IF_ERROR(
+          DecodePlain(field, page, &vpos, static_cast<size_t>(d.num_values), &dictionary, page_what));
+      has_dictionary = true;
+      continue;
+    }
+    if (header.type != PageType::kDataPage || !header.data_page_header) {
+      return Status::NotSupported(StrCat(page_what, ": page type ", static_cast<int>(header.type)));
+    }
+    const DataPageHeader& d = *header.data_page_header;
+    if (d.num_values < 0 || d.num_values > kMaxPageValues || d.num_values > m.num_values - values_read) {
+      return Status::Corruption(StrCat(page_what, ": bad value count ", d.num_values));
+    }
+    size_t count = static_cast<size_t>(d.num_values);
+    size_t ppos = 0;
+    auto read_levels = [&](int max_level, std::vector<uint32_t>* levels) -> Status {
+      if (max_level == 0) {
+        levels->insert(levels->end(), count, 0);
+        return Status::OK();
+      }
+      if (page.size() - ppos < 4) return Status::Corruption(StrCat(page_what, ": truncated levels"));
+      uint32_t size;
+      std::memcpy(&size, page.data() + ppos, 4);
+      ppos += 4;
+      if (size > page.size() - ppos)
+        return Status::Corruption(StrCat(page_what, ": levels run past the page"));
+      RleHybridDecoder decoder(std::span<const uint8_t>(page.data() + ppos, size),
+                               BitWidth(static_cast<uint32_t>(max_level)));
+      size_t before = levels->size();
+      RETURN_IF_ERROR(decoder.Decode(count, levels).WithContext(page_what));
+      for (size_t i = before; i < levels->size(); ++i) {
+        if ((*levels)[i] > static_cast<uint32_t>(max_level)) {
+          return Status::Corruption(
+              StrCat(page_what, ": level ", (*levels)[i], " above the maximum ", max_level));
+        }
+      }
+      ppos += size;
+      return Status::OK();
+    };
+    size_t first_level = out->def_levels.size();
+    RETURN_IF_ERROR(read_levels(column.max_rep_level, &out->rep_levels));
+    RETURN_IF_ERROR(read_levels(column.max_def_level, &out->def_levels));
+    size_t present = 0;
+    for (size_t i = first_level; i < out->def_levels.size(); ++i) {
+      if (out->def_levels[i] == static_cast<uint32_t>(column.max_def_level)) ++present;
+    }
+    std::span<const uint8_t> values(page.data() + ppos, page.size() - ppos);
+    if (d.encoding == Encoding::kPlain) {
+      size_t vpos = 0;
+      RETURN_IF_ERROR(DecodePlain(field, values, &vpos, present, &out->values, page_what));
+    } else if (d.encoding == Encoding::kRleDictionary || d.encoding == Encoding::kPlainDictionary) {
+      if (!has_dictionary)
+        return Status::Corruption(StrCat(page_what, ": dictionary-encoded page without a dictionary"));
+      if (present > 0) {
+        if (values.empty()) return Status::Corruption(StrCat(page_what, ": missing index bit width"));
+        std::vector<uint32_t> indices;
+        RleHybridDecoder decoder(values.subspan(1), values[0]);
+        RETURN_IF_ERROR(decoder.Decode(present, &indices).WithContext(page_what));
+        for (uint32_t index : indices) {
+          if (index >= dictionary.size()) {
+            return Status::Corruption(StrCat(page_what, ": dictionary index ", index, " out of range"));
+          }
+          out->values.push_back(dictionary[index]);
+        }
+      }
+    } else {
+      return Status::NotSupported(StrCat(page_what, ": value encoding ", static_cast<int>(d.encoding)));
+    }
+    values_read += d.num_values;
+  }
+  int64_t records = 0;
+  for (uint32_t r : out->rep_levels) records += r == 0 ? 1 : 0;
+  if (records != num_rows || (!out->rep_levels.empty() && out->rep_levels[0] != 0)) {
+    return Status::Corruption(StrCat(what, ": chunk holds ", records, " records, the row group ", num_rows));
+  }
+  return Status::OK();
+}
+
+Status ParquetReader::Advance(const SchemaNode& node, std::vector<DecodedColumn>& columns) {
+  for (int i = node.leaf_begin; i < node.leaf_end; ++i) {
+    DecodedColumn& c = columns[i];
+    if (c.level_pos >= c.def_levels.size()) return Status::Corruption(StrCat(path_, ": column ends early"));
+    ++c.level_pos;
+  }
+  return Status::OK();
+}
+
+Result<Value> ParquetReader::Assemble(const SchemaNode& node, std::vector<DecodedColumn>& columns) {
+  DecodedColumn& first = columns[node.leaf_begin];
+  if (first.level_pos >= first.def_levels.size())
+    return Status::Corruption(StrCat(path_, ": column ends early"));
+  int def = static_cast<int>(first.def_levels[first.level_pos]);
+  if (def < node.def_level) {
+    if (!node.field->optional() || def != node.def_level - 1) {
+      return Status::Corruption(StrCat(path_, ": field ", node.field->name, " has definition level ", def));
+    }
+    RETURN_IF_ERROR(Advance(node, columns));
+    return Value::Null();
+  }
+  switch (node.field->kind) {
+    case Field::Kind::kPrimitive: {
+      if (first.value_pos >= first.values.size())
+        return Status::Corruption(StrCat(path_, ": values end early"));
+      ++first.level_pos;
+      return std::move(first.values[first.value_pos++]);
+    }
+    case Field::Kind::kStruct: {
+      std::vector<Value> fields;
+      for (const SchemaNode& child : node.children) {
+        ASSIGN_OR_RETURN(Value v, Assemble(child, columns));
+        fields.push_back(std::move(v));
+      }
+      return Value::Struct(std::move(fields));
+    }
+    case Field::Kind::kList:
+    case Field::Kind::kMap: {
+      bool is_list = node.field->kind == Field::Kind::kList;
+      if (def == node.def_level) {
+        RETURN_IF_ERROR(Advance(node, columns));
+        return is_list ? Value::List({}) : Value::Map({});
+      }
+      std::vector<Value> elements;
+      std::vector<std::pair<Value, Value>> entries;
+      while (true) {
+        if (is_list) {
+          ASSIGN_OR_RETURN(Value v, Assemble(node.children[0], columns));
+          elements.push_back(std::move(v));
+        } else {
+          ASSIGN_OR_RETURN(Value k, Assemble(node.children[0], columns));
+          ASSIGN_OR_RETURN(Value v, Assemble(node.children[1], columns));
+          entries.emplace_back(std::move(k), std::move(v));
+        }
+        if (first.level_pos >= first.rep_levels.size() ||
+            first.rep_levels[first.level_pos] != static_cast<uint32_t>(node.rep_level)) {
+          break;
+        }
+      }
+      return is_list ? Value::List(std::move(elements)) : Value::Map(std::move(entries));
+    }
+  }
+  return Status::Corruption("unreachable");
+}
+
+Result<std::vector<Value>> ParquetReader::ReadRowGroup(int index) {
+  if (index < 0 || index >= num_row_groups()) {
+    return Status::InvalidArgument(StrCat(path_, ": no row group ", index));
+  }
+  const RowGroup& group = metadata_.row_groups[index];
+  std::vector<DecodedColumn> columns(plan_.columns.size());
+  for (size_t i = 0; i < plan_.columns.size(); ++i) {
+    RETURN_IF_ERROR(ReadColumnChunk(group.columns[i], plan_.columns[i], group.num_rows, &columns[i]));
+  }
+  std::vector<Value> rows;
+  rows.reserve(static_cast<size_t>(group.num_rows));
+  for (int64_t r = 0; r < group.num_rows; ++r) {
+    std::vector<Value> fields;
+    for (const SchemaNode& root : plan_.roots) {
+      ASSIGN_OR_RETURN(Value v, Assemble(root, columns));
+      fields.push_back(std::move(v));
+    }
+    rows.push_back(Value::Struct(std::move(fields)));
+  }
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i].level_pos != columns[i].def_levels.size()) {
+      return Status::Corruption(StrCat(path_, ": column ", i, " of row group ", index, " has extra levels"));
+    }
+  }
+  return rows;
+}
+
+Result<std::vector<Value>> ParquetReader::ReadAll() {
+  std::vector<Value> rows;
+  for (int g = 0; g < num_row_groups(); ++g) {
+    ASSIGN_OR_RETURN(std::vector<Value> part, ReadRowGroup(g));
+    for (Value& v : part) rows.push_back(std::move(v));
+  }
+  return rows;
+}
+
+}  // namespace cqlite::parquet

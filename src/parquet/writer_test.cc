@@ -1,0 +1,503 @@
+#include "parquet/writer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "parquet/reader.h"
+
+namespace cqlite::parquet {
+namespace {
+
+constexpr Repetition kReq = Repetition::kRequired;
+constexpr Repetition kOpt = Repetition::kOptional;
+
+Value I32(int32_t v) { return Value::Int32(v); }
+Value I64(int64_t v) { return Value::Int64(v); }
+Value Str(std::string s) { return Value::String(std::move(s)); }
+Value Row(std::vector<Value> fields) { return Value::Struct(std::move(fields)); }
+
+template <typename T>
+std::string Le(T v) {
+  std::string out(sizeof(T), '\0');
+  std::memcpy(out.data(), &v, sizeof(T));
+  return out;
+}
+
+struct Written {
+  WriteResult result;
+  std::unique_ptr<ParquetReader> reader;
+  std::vector<Value> rows;
+};
+
+// Writes rows, reads them back, and checks they are equal.
+Written RoundTrip(MemoryFileSystem& fs, const Schema& schema, const std::vector<Value>& rows,
+                  WriterOptions options = {}) {
+  Written w;
+  auto writer = ParquetWriter::Open(fs, "t.parquet", schema, options);
+  EXPECT_TRUE(writer.ok()) << writer.status().ToString();
+  if (!writer.ok()) return w;
+  for (const Value& row : rows) {
+    Status st = (*writer)->WriteRow(row);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  }
+  auto result = (*writer)->Close();
+  EXPECT_TRUE(result.ok()) << result.status().ToString();
+  if (!result.ok()) return w;
+  w.result = *result;
+  auto reader = ParquetReader::Open(fs, "t.parquet");
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  if (!reader.ok()) return w;
+  EXPECT_EQ((*reader)->schema(), schema);
+  auto read = (*reader)->ReadAll();
+  EXPECT_TRUE(read.ok()) << read.status().ToString();
+  if (!read.ok()) return w;
+  EXPECT_EQ(read->size(), rows.size());
+  for (size_t i = 0; i < rows.size() && i < read->size(); ++i) {
+    EXPECT_EQ((*read)[i], rows[i]) << "row " << i << ": " << (*read)[i].ToString() << " vs "
+                                   << rows[i].ToString();
+  }
+  w.rows = std::move(*read);
+  w.reader = std::move(*reader);
+  return w;
+}
+
+Schema AllTypesSchema() {
+  Schema s;
+  s.fields = {
+      Field::Boolean("b", kOpt, 1),
+      Field::Int32("i", kReq, 2),
+      Field::Int64("l", kOpt, 3),
+      Field::Float("f", kOpt, 4),
+      Field::Double("d", kOpt, 5),
+      Field::String("s", kOpt, 6),
+      Field::Binary("bin", kOpt, 7),
+      Field::Primitive("u", PhysicalType::kFixedLenByteArray, kOpt, 8, LogicalType::Uuid(), 16),
+      Field::Primitive("dec", PhysicalType::kFixedLenByteArray, kOpt, 9, LogicalType::Decimal(20, 2), 9),
+      Field::Primitive("date", PhysicalType::kInt32, kOpt, 10, LogicalType::Date()),
+      Field::Primitive("ts", PhysicalType::kInt64, kOpt, 11, LogicalType::TimestampMicros(true)),
+      Field::Primitive("tm", PhysicalType::kInt64, kOpt, 12, LogicalType::TimeMicros()),
+      Field::Primitive("tiny", PhysicalType::kInt32, kOpt, 13, LogicalType::Integer(8, true)),
+  };
+  return s;
+}
+
+std::vector<Value> AllTypesRows(int n) {
+  std::vector<Value> rows;
+  for (int i = 0; i < n; ++i) {
+    bool null = i % 5 == 3;
+    auto maybe = [&](Value v) { return null ? Value::Null() : std::move(v); };
+    rows.push_back(
+        Row({maybe(Value::Bool(i % 2 == 0)), I32(i * 7 - 50), maybe(I64(int64_t{i} << 33)),
+             maybe(Value::Float(i * 0.5f)), maybe(Value::Double(-i * 1.25)),
+             maybe(Str("s" + std::to_string(i % 13))), maybe(Value::Bytes(std::string(i % 4, '\0'))),
+             maybe(Value::Bytes(std::string(16, static_cast<char>(i)))),
+             maybe(Value::Bytes(std::string(9, static_cast<char>(i % 3 == 0 ? 0xff : 0x01)))),
+             maybe(I32(19000 + i)), maybe(I64(1700000000000000 + i)), maybe(I64(i * 1000000LL)),
+             maybe(I32(i % 100))}));
+  }
+  return rows;
+}
+
+TEST(ParquetWriterTest, RoundTripsEveryPhysicalTypeWithEveryCodec) {
+  for (CompressionCodec codec :
+       {CompressionCodec::kUncompressed, CompressionCodec::kSnappy, CompressionCodec::kZstd}) {
+    for (bool dictionary : {true, false}) {
+      MemoryFileSystem fs;
+      WriterOptions options;
+      options.compression = codec;
+      options.enable_dictionary = dictionary;
+      Written w = RoundTrip(fs, AllTypesSchema(), AllTypesRows(200), options);
+      ASSERT_NE(w.reader, nullptr);
+      const ColumnMetaData& s = *w.reader->metadata().row_groups[0].columns[5].meta_data;
+      EXPECT_EQ(s.codec, codec);
+      bool has_dict = s.dictionary_page_offset.has_value();
+      EXPECT_EQ(has_dict, dictionary);
+      // Booleans are never dictionary-encoded.
+      EXPECT_FALSE(
+          w.reader->metadata().row_groups[0].columns[0].meta_data->dictionary_page_offset.has_value());
+    }
+  }
+}
+
+TEST(ParquetWriterTest, NestedListsMapsAndStructs) {
+  Schema s;
+  s.fields = {
+      Field::Int32("id", kReq, 1),
+      Field::List("tags", kOpt, 2, Field::String("element", kOpt, 3)),
+      Field::List("req_list", kReq, 4, Field::Int64("element", kReq, 5)),
+      Field::Map("attrs", kOpt, 6, Field::String("key", kReq, 7), Field::Int32("value", kOpt, 8)),
+      Field::Struct("point", kOpt, 9,
+                    {Field::Double("x", kReq, 10), Field::Double("y", kOpt, 11),
+                     Field::List("labels", kOpt, 12, Field::String("element", kReq, 13))}),
+      Field::List("matrix", kOpt, 14, Field::List("element", kOpt, 15, Field::Int32("element", kOpt, 16))),
+      Field::List(
+          "people", kOpt, 17,
+          Field::Struct("element", kOpt, 18,
+                        {Field::String("name", kReq, 19),
+                         Field::Map("phones", kOpt, 20, Field::String("key", kReq, 21),
+                                    Field::List("value", kOpt, 22, Field::String("element", kOpt, 23)))})),
+  };
+  auto list = [](std::vector<Value> v) { return Value::List(std::move(v)); };
+  auto map = [](std::vector<std::pair<Value, Value>> v) { return Value::Map(std::move(v)); };
+  Value null;
+  std::vector<Value> rows = {
+      Row({I32(1), list({Str("a"), Str("b")}), list({I64(1)}), map({{Str("k"), I32(1)}, {Str("m"), null}}),
+           Row({Value::Double(1), Value::Double(2), list({Str("x")})}),
+           list({list({I32(1), I32(2)}), list({}), null, list({null})}),
+           list({Row({Str("ann"), map({{Str("home"), list({Str("1"), null})}, {Str("work"), null}})}),
+                 null})}),
+      // Empty lists and maps, null collections, lists of nulls.
+      Row({I32(2), list({}), list({}), map({}), Row({Value::Double(3), null, null}), list({}), list({})}),
+      Row({I32(3), null, list({I64(2), I64(3), I64(4)}), null, null, null, null}),
+      Row({I32(4), list({null, null}), list({}), map({{Str("z"), null}}),
+           Row({Value::Double(-0.0), null, list({})}), list({null}),
+           list({Row({Str("bob"), null}), Row({Str("cy"), map({})})})}),
+  };
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    for (int i = 0; i < 4; ++i) rows.push_back(rows[i]);
+  }
+  for (bool dictionary : {true, false}) {
+    MemoryFileSystem fs;
+    WriterOptions options;
+    options.enable_dictionary = dictionary;
+    options.row_group_rows = 5;  // several row groups, cut between records
+    Written w = RoundTrip(fs, s, rows, options);
+    ASSERT_NE(w.reader, nullptr);
+    EXPECT_EQ(w.reader->num_row_groups(), 4);
+    // path_in_schema follows the 3-level shapes.
+    const auto& columns = w.reader->metadata().row_groups[0].columns;
+    EXPECT_EQ(columns[1].meta_data->path_in_schema, (std::vector<std::string>{"tags", "list", "element"}));
+    EXPECT_EQ(columns[3].meta_data->path_in_schema, (std::vector<std::string>{"attrs", "key_value", "key"}));
+  }
+}
+
+TEST(ParquetWriterTest, MultiplePagesAndRowGroups) {
+  Schema s;
+  s.fields = {Field::Int64("n", kReq, 1), Field::String("text", kOpt, 2),
+              Field::List("xs", kOpt, 3, Field::Int32("element", kOpt, 4))};
+  std::vector<Value> rows;
+  for (int i = 0; i < 20000; ++i) {
+    std::vector<Value> xs;
+    for (int j = 0; j < i % 4; ++j) xs.push_back(j == 2 ? Value::Null() : I32(i + j));
+    rows.push_back(Row({I64(i), i % 11 == 0 ? Value::Null() : Str("value-" + std::to_string(i % 1500)),
+                        Value::List(std::move(xs))}));
+  }
+  MemoryFileSystem fs;
+  WriterOptions options;
+  options.page_size = 4096;
+  options.row_group_size = 64 * 1024;
+  options.dictionary_page_size_limit = 8 * 1024;  // forces the fallback to PLAIN
+  Written w = RoundTrip(fs, s, rows, options);
+  ASSERT_NE(w.reader, nullptr);
+  EXPECT_GT(w.reader->num_row_groups(), 1);
+  EXPECT_EQ(w.result.num_row_groups, w.reader->num_row_groups());
+  const ColumnMetaData& text = *w.reader->metadata().row_groups[0].columns[1].meta_data;
+  bool dict_pages = false, plain_pages = false;
+  for (const PageEncodingStats& e : text.encoding_stats) {
+    if (e.page_type == PageType::kDataPage && e.encoding == Encoding::kRleDictionary)
+      dict_pages = e.count > 0;
+    if (e.page_type == PageType::kDataPage && e.encoding == Encoding::kPlain) plain_pages = e.count > 1;
+  }
+  EXPECT_TRUE(dict_pages);
+  EXPECT_TRUE(plain_pages) << "fell back to PLAIN over several pages";
+}
+
+TEST(ParquetWriterTest, StatisticsAndMetrics) {
+  Schema s;
+  s.fields = {Field::Int32("i", kOpt, 1),
+              Field::Double("d", kOpt, 2),
+              Field::String("s", kOpt, 3),
+              Field::Float("f", kOpt, 4),
+              Field::Primitive("u8", PhysicalType::kInt32, kOpt, 5, LogicalType::Integer(32, false)),
+              Field::List("xs", kOpt, 6, Field::Int64("element", kOpt, 7))};
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<Value> rows = {
+      Row({I32(5), Value::Double(0.0), Str("b"), Value::Float(nan), I32(-1),
+           Value::List({I64(3), Value::Null()})}),
+      Row({I32(-7), Value::Double(-1.5), Str("\xc3\xa9"), Value::Float(2.5f), I32(7), Value::List({})}),
+      Row({Value::Null(), Value::Double(8), Str("abc"), Value::Float(nan), I32(0), Value::Null()}),
+      Row({I32(100), Value::Null(), Value::Null(), Value::Null(), Value::Null(), Value::List({I64(-9)})}),
+  };
+  MemoryFileSystem fs;
+  Written w = RoundTrip(fs, s, rows);
+  ASSERT_NE(w.reader, nullptr);
+  auto stats = [&](int c) { return *w.reader->metadata().row_groups[0].columns[c].meta_data->statistics; };
+  EXPECT_EQ(stats(0).min_value, Le<int32_t>(-7));
+  EXPECT_EQ(stats(0).max_value, Le<int32_t>(100));
+  EXPECT_EQ(stats(0).null_count, 1);
+  EXPECT_EQ(stats(1).min_value, Le<double>(-1.5));
+  EXPECT_EQ(stats(1).max_value, Le<double>(8));
+  EXPECT_EQ(stats(2).min_value, "abc");
+  EXPECT_EQ(stats(2).max_value, "\xc3\xa9");
+  EXPECT_EQ(stats(3).min_value, Le<float>(2.5f));  // NaN excluded
+  EXPECT_EQ(stats(3).max_value, Le<float>(2.5f));
+  EXPECT_EQ(stats(4).min_value, Le<int32_t>(0));  // unsigned order: -1 is the largest
+  EXPECT_EQ(stats(4).max_value, Le<int32_t>(-1));
+  EXPECT_EQ(stats(5).min_value, Le<int64_t>(-9));
+  EXPECT_EQ(stats(5).max_value, Le<int64_t>(3));
+  EXPECT_EQ(stats(5).null_count, 3);  // the null element, the empty list, the null list
+
+  const std::vector<ColumnMetrics>& m = w.result.columns;
+  ASSERT_EQ(m.size(), 6u);
+  EXPECT_EQ(m[3].field_id, 4);
+  EXPECT_EQ(m[3].value_count, 4);
+  EXPECT_EQ(m[3].null_count, 1);
+  EXPECT_EQ(m[3].nan_count, 2);
+  EXPECT_EQ(m[5].path, (std::vector<std::string>{"xs", "list", "element"}));
+  EXPECT_EQ(m[5].value_count, 5);
+  EXPECT_EQ(m[5].null_count, 3);
+  EXPECT_EQ(m[1].lower_bound, Le<double>(-1.5));
+  EXPECT_EQ(m[1].upper_bound, Le<double>(8));
+  EXPECT_EQ(w.result.num_rows, 4);
+  EXPECT_EQ(w.result.file_size, fs.ReadFileToString("t.parquet")->size());
+}
+
+TEST(ParquetWriterTest, ZeroBoundsFollowTheSpec) {
+  Schema s;
+  s.fields = {Field::Double("d", kReq, 1)};
+  MemoryFileSystem fs;
+  Written w = RoundTrip(fs, s, {Row({Value::Double(0.0)}), Row({Value::Double(0.0)})});
+  ASSERT_NE(w.reader, nullptr);
+  const Statistics& st = *w.reader->metadata().row_groups[0].columns[0].meta_data->statistics;
+  EXPECT_EQ(st.min_value, Le<double>(-0.0));
+  EXPECT_EQ(st.max_value, Le<double>(0.0));
+}
+
+TEST(ParquetWriterTest, LongValuesStayOutOfChunkStatistics) {
+  Schema s;
+  s.fields = {Field::Binary("b", kOpt, 1)};
+  WriterOptions options;
+  options.max_statistics_size = 8;
+  MemoryFileSystem fs;
+  Written w =
+      RoundTrip(fs, s, {Row({Value::Bytes("short")}), Row({Value::Bytes("much longer value")})}, options);
+  ASSERT_NE(w.reader, nullptr);
+  const Statistics& st = *w.reader->metadata().row_groups[0].columns[0].meta_data->statistics;
+  EXPECT_FALSE(st.min_value.has_value());
+  EXPECT_FALSE(st.max_value.has_value());
+  EXPECT_EQ(st.null_count, 0);
+  EXPECT_EQ(w.result.columns[0].upper_bound, "short");
+  EXPECT_EQ(w.result.columns[0].lower_bound, "much longer value");
+}
+
+TEST(ParquetWriterTest, AllNullColumnHasNoBounds) {
+  Schema s;
+  s.fields = {Field::String("s", kOpt, 1)};
+  MemoryFileSystem fs;
+  Written w = RoundTrip(fs, s, {Row({Value::Null()}), Row({Value::Null()})});
+  ASSERT_NE(w.reader, nullptr);
+  const Statistics& st = *w.reader->metadata().row_groups[0].columns[0].meta_data->statistics;
+  EXPECT_FALSE(st.min_value.has_value());
+  EXPECT_EQ(st.null_count, 2);
+  EXPECT_FALSE(w.result.columns[0].lower_bound.has_value());
+}
+
+TEST(ParquetWriterTest, KeyValueMetadataAndFieldIds) {
+  Schema s;
+  s.fields = {Field::Int32("a", kReq, 17)};
+  WriterOptions options;
+  options.key_value_metadata = {{"cqlite.version", "1"}, {"empty", std::nullopt}};
+  MemoryFileSystem fs;
+  Written w = RoundTrip(fs, s, {Row({I32(1)})}, options);
+  ASSERT_NE(w.reader, nullptr);
+  EXPECT_EQ(w.reader->metadata().key_value_metadata, options.key_value_metadata);
+  EXPECT_EQ(w.reader->schema().fields[0].field_id, 17);
+  std::string bytes = *fs.ReadFileToString("t.parquet");
+  EXPECT_EQ(bytes.substr(0, 4), "PAR1");
+  EXPECT_EQ(bytes.substr(bytes.size() - 4), "PAR1");
+}
+
+TEST(ParquetWriterTest, EmptyFile) {
+  Schema s;
+  s.fields = {Field::Int32("a", kOpt, 1)};
+  MemoryFileSystem fs;
+  Written w = RoundTrip(fs, s, {});
+  ASSERT_NE(w.reader, nullptr);
+  EXPECT_EQ(w.reader->num_row_groups(), 0);
+  EXPECT_EQ(w.reader->num_rows(), 0);
+}
+
+TEST(ParquetWriterTest, RejectsRowsThatDoNotFitTheSchema) {
+  Schema s;
+  s.fields = {Field::Int32("a", kReq, 1), Field::List("l", kOpt, 2, Field::String("element", kReq, 3))};
+  MemoryFileSystem fs;
+  auto writer = ParquetWriter::Open(fs, "t.parquet", s);
+  ASSERT_TRUE(writer.ok());
+  EXPECT_EQ((*writer)->WriteRow(Row({Value::Null(), Value::Null()})).kind(), StatusKind::kInvalidArgument);
+  EXPECT_EQ((*writer)->WriteRow(Row({I64(1), Value::Null()})).kind(), StatusKind::kInvalidArgument);
+  EXPECT_EQ((*writer)->WriteRow(Row({I32(1), Value::List({Value::Null()})})).kind(),
+            StatusKind::kInvalidArgument);
+  EXPECT_EQ((*writer)->WriteRow(Row({I32(1)})).kind(), StatusKind::kInvalidArgument);
+  EXPECT_EQ((*writer)->WriteRow(I32(1)).kind(), StatusKind::kInvalidArgument);
+  ASSERT_TRUE((*writer)->WriteRow(Row({I32(1), Value::List({Str("x")})})).ok());
+  auto result = (*writer)->Close();
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->num_rows, 1);  // rejected rows left nothing behind
+  auto reader = ParquetReader::Open(fs, "t.parquet");
+  ASSERT_TRUE(reader.ok());
+  auto rows = (*reader)->ReadAll();
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(*rows, std::vector<Value>{Row({I32(1), Value::List({Str("x")})})});
+
+  Schema bad;
+  bad.fields = {Field::Map("m", kOpt, 1, Field::String("key", kOpt, 2), Field::Int32("value", kOpt, 3))};
+  EXPECT_EQ(ParquetWriter::Open(fs, "u.parquet", bad).status().kind(), StatusKind::kInvalidArgument);
+}
+
+// A random value that fits `field` (null at most 1 time in 4 where allowed).
+Value RandomValue(const Field& field, std::mt19937& rng, int depth) {
+  if (field.optional() && rng() % 4 == 0) return Value::Null();
+  switch (field.kind) {
+    case Field::Kind::kPrimitive:
+      switch (field.physical_type) {
+        case PhysicalType::kBoolean:
+          return Value::Bool(rng() % 2);
+        case PhysicalType::kInt32:
+          return I32(static_cast<int32_t>(rng() % 50) - 25);
+        case PhysicalType::kInt64:
+          return I64(static_cast<int64_t>(rng()) << (rng() % 32));
+        case PhysicalType::kDouble:
+          return Value::Double(static_cast<double>(rng() % 1000) / 8);
+        case PhysicalType::kFloat:
+          return Value::Float(static_cast<float>(rng() % 100) / 4);
+        default:
+          return Str(std::string(rng() % 6, static_cast<char>('a' + rng() % 3)));
+      }
+    case Field::Kind::kStruct: {
+      std::vector<Value> fields;
+      for (const Field& c : field.children) fields.push_back(RandomValue(c, rng, depth + 1));
+      return Value::Struct(std::move(fields));
+    }
+    case Field::Kind::kList: {
+      std::vector<Value> elements(rng() % (depth > 2 ? 2 : 5));
+      for (Value& e : elements) e = RandomValue(field.children[0], rng, depth + 1);
+      return Value::List(std::move(elements));
+    }
+    case Field::Kind::kMap: {
+      std::vector<std::pair<Value, Value>> entries(rng() % 4);
+      for (auto& [k, v] : entries) {
+        k = RandomValue(field.children[0], rng, depth + 1);
+        v = RandomValue(field.children[1], rng, depth + 1);
+      }
+      return Value::Map(std::move(entries));
+    }
+  }
+  return Value::Null();
+}
+
+TEST(ParquetWriterTest, RandomNestedRowsRoundTrip) {
+  Schema s;
+  s.fields = {
+      Field::Int64("k", kReq, 1),
+      Field::List("a", kOpt, 2, Field::List("element", kReq, 3, Field::String("element", kOpt, 4))),
+      Field::Struct(
+          "st", kOpt, 5,
+          {Field::Boolean("flag", kOpt, 6),
+           Field::Map("m", kReq, 7, Field::Int32("key", kReq, 8),
+                      Field::Struct("value", kOpt, 9,
+                                    {Field::Float("f", kOpt, 10),
+                                     Field::List("l", kOpt, 11, Field::Double("element", kOpt, 12))}))}),
+      Field::List("ls", kReq, 13, Field::Struct("element", kOpt, 14, {Field::String("x", kReq, 15)})),
+  };
+  std::mt19937 rng(42);
+  for (CompressionCodec codec :
+       {CompressionCodec::kUncompressed, CompressionCodec::kSnappy, CompressionCodec::kZstd}) {
+    std::vector<Value> rows;
+    for (int i = 0; i < 3000; ++i) {
+      std::vector<Value> fields;
+      for (const Field& f : s.fields) fields.push_back(RandomValue(f, rng, 0));
+      rows.push_back(Row(std::move(fields)));
+    }
+    MemoryFileSystem fs;
+    WriterOptions options;
+    options.compression = codec;
+    options.page_size = 512;
+    options.row_group_rows = 700;
+    options.dictionary_page_size_limit = 64;
+    Written w = RoundTrip(fs, s, rows, options);
+    ASSERT_NE(w.reader, nullptr);
+    EXPECT_EQ(w.reader->num_row_groups(), 5);
+  }
+}
+
+TEST(ParquetReaderTest, TruncatedAndCorruptFilesAreCleanErrors) {
+  MemoryFileSystem fs;
+  WriterOptions options;
+  options.row_group_rows = 50;
+  Written w = RoundTrip(fs, AllTypesSchema(), AllTypesRows(120), options);
+  ASSERT_NE(w.reader, nullptr);
+  std::string good = *fs.ReadFileToString("t.parquet");
+  // Every truncation.
+  for (size_t n = 0; n < good.size(); n += (n < 64 || n + 64 > good.size()) ? 1 : 97) {
+    fs.AddFile("cut.parquet", good.substr(0, n));
+    auto reader = ParquetReader::Open(fs, "cut.parquet");
+    EXPECT_FALSE(reader.ok()) << n;
+    if (!reader.ok()) {
+      EXPECT_EQ(reader.status().kind(), StatusKind::kCorruption) << reader.status().ToString();
+    }
+  }
+  // Flipped bytes anywhere: an error or (rarely) different values, never a crash.
+  uint32_t footer_size;
+  std::memcpy(&footer_size, good.data() + good.size() - 8, 4);
+  for (size_t at = 4; at + 8 < good.size(); at += 13) {
+    std::string bad = good;
+    bad[at] = static_cast<char>(bad[at] ^ 0x5a);
+    fs.AddFile("bad.parquet", bad);
+    auto reader = ParquetReader::Open(fs, "bad.parquet");
+    if (!reader.ok()) continue;
+    auto rows = (*reader)->ReadAll();
+    if (!rows.ok()) {
+      EXPECT_NE(rows.status().kind(), StatusKind::kOk);
+    }
+  }
+  // A footer length pointing before the start.
+  std::string bad = good;
+  uint32_t huge = 0x7fffffff;
+  std::memcpy(bad.data() + bad.size() - 8, &huge, 4);
+  fs.AddFile("len.parquet", bad);
+  EXPECT_EQ(ParquetReader::Open(fs, "len.parquet").status().kind(), StatusKind::kCorruption);
+  fs.AddFile("magic.parquet", "PAR1garbagegarbage");
+  EXPECT_EQ(ParquetReader::Open(fs, "magic.parquet").status().kind(), StatusKind::kCorruption);
+}
+
+TEST(ParquetReaderTest, EveryFlippedByteOfANestedFileIsHandled) {
+  Schema s;
+  s.fields = {Field::List("a", kOpt, 1, Field::List("element", kOpt, 2, Field::Int32("element", kOpt, 3))),
+              Field::Map("m", kOpt, 4, Field::String("key", kReq, 5), Field::String("value", kOpt, 6))};
+  std::mt19937 rng(1);
+  std::vector<Value> rows;
+  for (int i = 0; i < 40; ++i)
+    rows.push_back(Row({RandomValue(s.fields[0], rng, 0), RandomValue(s.fields[1], rng, 0)}));
+  for (CompressionCodec codec : {CompressionCodec::kUncompressed, CompressionCodec::kSnappy}) {
+    MemoryFileSystem fs;
+    WriterOptions options;
+    options.compression = codec;
+    options.page_size = 64;
+    Written w = RoundTrip(fs, s, rows, options);
+    ASSERT_NE(w.reader, nullptr);
+    std::string good = *fs.ReadFileToString("t.parquet");
+    int errors = 0;
+    for (size_t at = 0; at < good.size(); ++at) {
+      for (uint8_t flip : {0x01, 0x80, 0xff}) {
+        std::string bad = good;
+        bad[at] = static_cast<char>(bad[at] ^ flip);
+        fs.AddFile("bad.parquet", bad);
+        auto reader = ParquetReader::Open(fs, "bad.parquet");
+        if (!reader.ok()) {
+          ++errors;
+          continue;
+        }
+        auto read = (*reader)->ReadAll();  // an error or some rows; never a crash
+        if (!read.ok()) ++errors;
+      }
+    }
+    EXPECT_GT(errors, 0);
+  }
+}
+
+}  // namespace
+}  // namespace cqlite::parquet
