@@ -153,7 +153,7 @@ class MemoryRandomAccessFile final : public RandomAccessFile {
   MemoryRandomAccessFile(std::string path, std::shared_ptr<std::string> contents)
       : path_(std::move(path)), contents_(std::move(contents)) {}
   Result<size_t> ReadAt(uint64_t offset, std::span<uint8_t> out) const override {
-    if (offset >= contents_->size()) return size_t{0};
+    if (offset >= contents_->size() || out.empty()) return size_t{0};
     size_t n = std::min<uint64_t>(out.size(), contents_->size() - offset);
     std::memcpy(out.data(), contents_->data() + offset, n);
     return n;
