@@ -5,7 +5,6 @@ prints with what Cassandra's own tools print for the same files. The oracle
 (tools/oracle/oracle.sh) fetches pinned Cassandra artifacts on first use and
 caches them, so the first run is slow and later runs are not.
 """
-import hashlib
 import json
 import os
 import pathlib
@@ -59,28 +58,23 @@ def oracle():
     return script
 
 
-def sstabledump_batch(oracle_script, data_files, name):
-    """Runs Cassandra's sstabledump over data_files in one JVM; returns {path: (json or None, error text)}.
+def sstabledump_batch(oracle_script, data_files, out_dir):
+    """Runs Cassandra's sstabledump over data_files in one JVM, now.
 
-    Results are cached by the files' content, so unchanged inputs are not dumped twice.
+    Returns {input path: (status, output file)} from the oracle's manifest. Not
+    cached: sstabledump's "expired" flags depend on the clock.
     """
-    digest = hashlib.sha256()
-    for f in sorted(map(str, data_files)):
-        digest.update(f.encode())
-        digest.update(hashlib.sha256(pathlib.Path(f).read_bytes()).digest())
-    digest.update((REPO / "tools" / "oracle" / "pom.xml").read_bytes())
-    out = CACHE / "sstabledump" / f"{name}-{digest.hexdigest()[:16]}"
-    done = out / ".complete"
-    if not done.exists():
-        if out.exists():
-            shutil.rmtree(out)
-        out.mkdir(parents=True)
-        subprocess.run(["bash", str(oracle_script), "sstabledump-batch", str(out), *map(str, data_files)],
-                       check=False, stdout=subprocess.DEVNULL, timeout=3000)
-        if not (out / "manifest.tsv").exists():
-            raise AssertionError(f"the sstabledump oracle wrote no manifest in {out}")
-        done.write_text("ok")
-    return out
+    out_dir = pathlib.Path(out_dir)
+    subprocess.run(["bash", str(oracle_script), "sstabledump-batch", str(out_dir), *map(str, data_files)],
+                   check=False, stdout=subprocess.DEVNULL, timeout=3000)
+    manifest = out_dir / "manifest.tsv"
+    if not manifest.exists():
+        raise AssertionError(f"the sstabledump oracle wrote no manifest in {out_dir}")
+    results = {}
+    for line in manifest.read_text().splitlines():
+        status, _exit, _ms, input_path, output_file = line.split("\t")[:5]
+        results[input_path] = (status, out_dir / output_file)
+    return results
 
 
 def sanitized(path) -> str:
