@@ -28,14 +28,17 @@ class TouchEverything : public EnvelopeConsumer {
     return Status::OK();
   }
   Status OnRow(const Row& row) override {
-    sum_ += row.position + row.end_position + row.is_static + row.liveness.timestamp + row.liveness.ttl +
-            row.liveness.local_expiration_time + row.deletion.marked_for_delete_at +
-            row.deletion.local_deletion_time + row.deletion_is_shadowable;
+    sum_ += row.position + row.end_position + row.is_static + static_cast<uint64_t>(row.liveness.timestamp) +
+            static_cast<uint64_t>(row.liveness.ttl) + static_cast<uint64_t>(row.liveness.local_expiration_time) +
+            static_cast<uint64_t>(row.deletion.marked_for_delete_at) +
+            static_cast<uint64_t>(row.deletion.local_deletion_time) + row.deletion_is_shadowable;
     TouchClustering(row.clustering);
     for (const ColumnData& c : row.columns) {
-      sum_ += c.column + c.is_complex + c.complex_deletion.marked_for_delete_at;
+      sum_ += static_cast<uint64_t>(c.column) + c.is_complex + static_cast<uint64_t>(c.complex_deletion.marked_for_delete_at);
       for (const Cell& cell : c.cells) {
-        sum_ += cell.timestamp + cell.ttl + cell.local_deletion_time + cell.is_tombstone + cell.is_expiring;
+        // Unsigned sums: timestamps from fuzzed input may be anything.
+        sum_ += static_cast<uint64_t>(cell.timestamp) + static_cast<uint64_t>(cell.ttl) +
+                static_cast<uint64_t>(cell.local_deletion_time) + cell.is_tombstone + cell.is_expiring;
         Touch(cell.path);
         Touch(cell.value);
       }

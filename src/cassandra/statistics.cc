@@ -198,7 +198,13 @@ StatsMetadata ParseStats(SectionReader& r, const SSTableVersion& version) {
   StatsMetadata s;
   s.estimated_partition_size = r.ReadEstimatedHistogram("partition size");
   s.estimated_cell_per_partition_count = r.ReadEstimatedHistogram("cell count");
-  for (int64_t count : s.estimated_partition_size.buckets) s.estimated_partition_count += count;
+  // Saturating: a corrupt histogram must not overflow the estimate.
+  for (int64_t count : s.estimated_partition_size.buckets) {
+    if (count < 0 || __builtin_add_overflow(s.estimated_partition_count, count, &s.estimated_partition_count)) {
+      s.estimated_partition_count = std::numeric_limits<int64_t>::max();
+      break;
+    }
+  }
   s.commit_log_upper_bound = r.ReadCommitLogPosition();
   s.min_timestamp = in.ReadI64();
   s.max_timestamp = in.ReadI64();
