@@ -37,6 +37,9 @@ int64_t UnsignedDeletionTime(uint32_t value) {
   return value == 0xFFFFFFFFu ? kNoDeletionTime : static_cast<int64_t>(value);
 }
 
+}  // namespace
+
+// Declared in data_reader.h so that PartitionReader can hold one.
 class PartitionDecoder {
  public:
   PartitionDecoder(DataInput& in, const DataLayout& layout, EnvelopeConsumer& consumer)
@@ -49,7 +52,6 @@ class PartitionDecoder {
     return in_.status();
   }
 
- private:
   Status ReadPartition() {
     partition_.position = in_.position();
     partition_.key.clear();
@@ -92,6 +94,9 @@ class PartitionDecoder {
     return consumer_.OnPartitionEnd();
   }
 
+  bool AtEnd() { return in_.AtEnd(); }
+
+ private:
   // Partitions are written in partitioner order (token, then key bytes); a
   // file out of order is corrupt, and would break every merge downstream.
   Status CheckPartitionOrder() {
@@ -424,6 +429,8 @@ class PartitionDecoder {
   std::vector<int> last_present_;
 };
 
+namespace {
+
 bool ColumnOrder(const ColumnLayout& a, const ColumnLayout& b) {
   if (a.is_complex != b.is_complex) return !a.is_complex;
   // Unsigned byte order of the names, as ColumnIdentifier compares them.
@@ -477,6 +484,34 @@ DataLayout DataLayout::FromHeader(const SerializationHeader& header, const SSTab
 
 Status ReadPartitions(DataInput& in, const DataLayout& layout, EnvelopeConsumer& consumer) {
   return PartitionDecoder(in, layout, consumer).Run();
+}
+
+// Forwards to whichever consumer the current ReadNext call named.
+class PartitionReader::Forwarder : public EnvelopeConsumer {
+ public:
+  EnvelopeConsumer* target = nullptr;
+  Status OnPartitionStart(const PartitionHeader& partition) override { return target->OnPartitionStart(partition); }
+  Status OnRow(const Row& row) override { return target->OnRow(row); }
+  Status OnRangeTombstoneMarker(const RangeTombstoneMarker& marker) override {
+    return target->OnRangeTombstoneMarker(marker);
+  }
+  Status OnPartitionEnd() override { return target->OnPartitionEnd(); }
+};
+
+PartitionReader::PartitionReader(DataInput& in, const DataLayout& layout)
+    : in_(in), forwarder_(std::make_unique<Forwarder>()),
+      decoder_(std::make_unique<PartitionDecoder>(in, layout, *forwarder_)) {}
+
+PartitionReader::~PartitionReader() = default;
+
+Result<bool> PartitionReader::ReadNext(EnvelopeConsumer& consumer) {
+  if (decoder_->AtEnd()) {
+    RETURN_IF_ERROR(in_.status());
+    return false;
+  }
+  forwarder_->target = &consumer;
+  RETURN_IF_ERROR(decoder_->ReadPartition());
+  return true;
 }
 
 }  // namespace cqlite

@@ -7,6 +7,7 @@
 // nothing: memory is bounded by the largest single row, not the file.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,5 +56,26 @@ struct DataLayout {
 // first error: a Corruption naming the file and byte offset, or whatever the
 // consumer returned.
 Status ReadPartitions(DataInput& in, const DataLayout& layout, EnvelopeConsumer& consumer);
+
+class PartitionDecoder;
+
+// The same decoder, pulled one partition at a time: for readers of many
+// files at once (the fold merges generations partition by partition).
+class PartitionReader {
+ public:
+  // `in` and `layout` must outlive the reader.
+  PartitionReader(DataInput& in, const DataLayout& layout);
+  ~PartitionReader();
+
+  // Decodes the next partition into `consumer`: true if there was one, false
+  // at the end of the file, or the first error (as ReadPartitions).
+  Result<bool> ReadNext(EnvelopeConsumer& consumer);
+
+ private:
+  class Forwarder;
+  DataInput& in_;
+  std::unique_ptr<Forwarder> forwarder_;
+  std::unique_ptr<PartitionDecoder> decoder_;
+};
 
 }  // namespace cqlite

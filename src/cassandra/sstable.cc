@@ -159,4 +159,11 @@ Status SSTable::Scan(EnvelopeConsumer& consumer) const {
   return ReadPartitions(in, layout_, consumer);
 }
 
+Result<std::unique_ptr<SSTableScanner>> SSTable::OpenScanner() const {
+  ASSIGN_OR_RETURN(auto source, OpenDataFile(fs_, JoinPath(location_.directory, location_.name.prefix),
+                                             location_.name.version));
+  auto in = std::make_unique<DataInput>(std::move(source), location_.DataPath());
+  return std::unique_ptr<SSTableScanner>(new SSTableScanner(std::move(in), layout_));
+}
+
 }  // namespace cqlite

@@ -36,6 +36,24 @@ struct SSTableLocation {
 // NotFound if there is none.
 Result<std::vector<SSTableLocation>> FindSSTables(FileSystem& fs, const std::string& path);
 
+class SSTable;
+
+// A pull-style scan of one SSTable's Data.db: one partition per call.
+class SSTableScanner {
+ public:
+  // Decodes the next partition into `consumer`: true if there was one, false
+  // at the end, or the first error (naming the file and byte offset).
+  Result<bool> ReadNext(EnvelopeConsumer& consumer) { return reader_.ReadNext(consumer); }
+
+ private:
+  friend class SSTable;
+  SSTableScanner(std::unique_ptr<DataInput> in, const DataLayout& layout)
+      : in_(std::move(in)), reader_(*in_, layout) {}
+
+  std::unique_ptr<DataInput> in_;
+  PartitionReader reader_;
+};
+
 class SSTable {
  public:
   // Reads TOC.txt (when present) and Statistics.db; checks that the components
@@ -60,6 +78,10 @@ class SSTable {
 
   // Reads Data.db from start to end, one envelope record per fact.
   Status Scan(EnvelopeConsumer& consumer) const;
+
+  // The same scan, pulled partition by partition. The scanner refers to this
+  // SSTable's layout: it must not outlive the SSTable, nor see UseSchema.
+  Result<std::unique_ptr<SSTableScanner>> OpenScanner() const;
 
  private:
   SSTable(FileSystem& fs, SSTableLocation location) : fs_(fs), location_(std::move(location)) {}

@@ -413,13 +413,6 @@ Result<std::vector<std::string_view>> SplitVector(const CqlType& type, std::stri
   return elements;
 }
 
-std::string ToLowerAscii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 std::string ReplaceAll(std::string_view s, char from, std::string_view to) {
   std::string out;

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
 
   auto ls = cqlite::AddLsCommand(app);
   auto dump = cqlite::AddDumpCommand(app);
+  auto select = cqlite::AddSelectCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("ls")) return ls();
     if (app.got_subcommand("dump")) return dump();
+    if (app.got_subcommand("select")) return select();
   } catch (const std::exception& e) {
     std::cerr << "cqlite: internal error: " << e.what() << "\n";
     return 70;

@@ -29,5 +29,7 @@ std::vector<std::string> Split(std::string_view text, char separator);
 bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
 std::string_view Trim(std::string_view text);
+// A-Z to a-z; other bytes unchanged (Java's toLowerCase(Locale.US) on identifiers).
+std::string ToLowerAscii(std::string_view text);
 
 }  // namespace cqlite

@@ -1,0 +1,168 @@
+// `cqlite select <table-dir>`: the table's current rows, as Cassandra's
+// `SELECT JSON * FROM ks.t` returns them, folded from every generation.
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include "cassandra/schema_source.h"
+#include "cassandra/sstable.h"
+#include "cassandra/value_format.h"
+#include "cli/commands.h"
+#include "fold/select_json.h"
+#include "fold/sstable_source.h"
+#include "fold/table_fold.h"
+#include "util/strings.h"
+
+namespace cqlite {
+
+namespace {
+
+struct SelectOptions {
+  std::string path;
+  std::string schema_file;
+  int64_t now_seconds = -1;
+  int64_t limit = -1;
+  std::vector<std::string> where;
+};
+
+// One `--where column=value` restriction on a partition key column, compared
+// with the value's CQL text (AbstractType.getString; quotes optional).
+struct KeyRestriction {
+  int position = 0;
+  const CqlType* type = nullptr;
+  std::string text;
+};
+
+Result<std::vector<KeyRestriction>> ParseWhere(const std::vector<std::string>& where, const TableSchema& schema) {
+  std::vector<KeyRestriction> restrictions;
+  for (const std::string& clause : where) {
+    size_t eq = clause.find('=');
+    if (eq == std::string::npos) {
+      return Status::InvalidArgument(StrCat("--where '", clause, "': expected column=value"));
+    }
+    std::string name(Trim(std::string_view(clause).substr(0, eq)));
+    std::string value(Trim(std::string_view(clause).substr(eq + 1)));
+    if (name.size() >= 2 && name.front() == '"' && name.back() == '"') {
+      name = name.substr(1, name.size() - 2);
+    } else {
+      name = ToLowerAscii(name);
+    }
+    if (value.size() >= 2 && value.front() == '\'' && value.back() == '\'') value = value.substr(1, value.size() - 2);
+    const ColumnSchema* column = schema.FindColumn(name);
+    if (!column || column->kind != ColumnKind::kPartitionKey) {
+      std::string keys;
+      for (const ColumnSchema* key : schema.PartitionKeyColumns()) keys += (keys.empty() ? "" : ", ") + key->name;
+      return Status::InvalidArgument(
+          StrCat("--where '", clause, "': ", name, " is not a partition key column (the key is: ", keys, ")"));
+    }
+    restrictions.push_back({column->position, column->type.get(), value});
+  }
+  return restrictions;
+}
+
+bool Matches(const std::vector<KeyRestriction>& restrictions, const std::vector<std::string>& key) {
+  for (const KeyRestriction& restriction : restrictions) {
+    auto text = ValueToString(*restriction.type, key[restriction.position]);
+    if (!text.ok() || *text != restriction.text) return false;
+  }
+  return true;
+}
+
+Status Select(const SelectOptions& options) {
+  FileSystem& fs = LocalFileSystem();
+  ASSIGN_OR_RETURN(auto locations, FindSSTables(fs, options.path));
+  const SSTableLocation& first = locations.front();
+  for (const SSTableLocation& location : locations) {
+    if (location.keyspace != first.keyspace || location.table != first.table ||
+        location.directory != first.directory) {
+      return Status::InvalidArgument(StrCat(options.path, ": holds SSTables of more than one table (",
+                                            first.DataPath(), " and ", location.DataPath(),
+                                            "); point at one table directory"));
+    }
+  }
+  std::vector<std::unique_ptr<SSTable>> sstables;
+  for (const SSTableLocation& location : locations) {
+    ASSIGN_OR_RETURN(auto sstable, SSTable::Open(fs, location));
+    sstables.push_back(std::move(sstable));
+  }
+  ASSIGN_OR_RETURN(ResolvedSchema schema, ResolveSchema(fs, first, sstables.front()->header(), options.schema_file));
+  std::optional<Partitioner> partitioner = sstables.front()->Partitioner();
+  std::vector<std::unique_ptr<FoldSource>> sources;
+  for (auto& sstable : sstables) {
+    if (sstable.get() != sstables.front().get()) {
+      RETURN_IF_ERROR(CheckSchemaAgainstHeader(schema.table, sstable->header(),
+                                               sstable->location().ComponentPath("Statistics.db")));
+      if (sstable->Partitioner() != partitioner) {
+        return Status::InvalidArgument(StrCat(sstable->location().DataPath(), ": written by another partitioner than ",
+                                              first.DataPath()));
+      }
+    }
+    sstable->UseSchema(schema.table);
+    ASSIGN_OR_RETURN(auto source, OpenSSTableFoldSource(*sstable, schema.table));
+    sources.push_back(std::move(source));
+  }
+  ASSIGN_OR_RETURN(auto restrictions, ParseWhere(options.where, schema.table));
+
+  int64_t now = options.now_seconds;
+  if (now < 0) {
+    now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  }
+  ASSIGN_OR_RETURN(auto fold, TableFold::Make(schema.table, partitioner, std::move(sources), now));
+  SelectJsonRenderer renderer(schema.table);
+  FoldedPartition partition;
+  std::vector<std::string> lines;
+  int64_t printed = 0;
+  while (options.limit < 0 || printed < options.limit) {
+    ASSIGN_OR_RETURN(bool more, fold->Next(&partition));
+    if (!more) break;
+    if (!restrictions.empty()) {
+      ASSIGN_OR_RETURN(auto key, renderer.KeyComponents(partition.key));
+      if (!Matches(restrictions, key)) continue;
+    }
+    lines.clear();
+    RETURN_IF_ERROR(renderer.Render(partition, &lines));
+    for (const std::string& line : lines) {
+      if (options.limit >= 0 && printed >= options.limit) break;
+      std::cout << line << '\n';
+      ++printed;
+    }
+  }
+  std::cout.flush();
+  return Status::OK();
+}
+
+}  // namespace
+
+CommandRunner AddSelectCommand(CLI::App& app) {
+  auto options = std::make_shared<SelectOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "select",
+      "Print a table's current rows, folded from all its SSTables, one JSON object per line, as Cassandra's "
+      "SELECT JSON * returns them (token order, then clustering order)");
+  cmd->add_option("path", options->path,
+                  "A table directory (<table>-<id>/, or a snapshot or backup inside one) or one SSTable file")
+      ->required();
+  cmd->add_option("--now", options->now_seconds,
+                  "When TTLs are evaluated, in seconds since the Unix epoch (default: now)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--limit", options->limit, "Print at most this many rows")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--where", options->where,
+                  "Only partitions whose key column has this value, as column=value (repeatable; the value as "
+                  "CQL prints it, quotes optional)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--schema", options->schema_file,
+                  "A CQL file with the table's CREATE TABLE (and CREATE TYPE) statements; default as for dump")
+      ->check(CLI::ExistingFile);
+  return [options] {
+    Status status = Select(*options);
+    if (!status.ok()) {
+      std::cout.flush();
+      std::cerr << "cqlite select: " << status.ToString() << "\n";
+      return 1;
+    }
+    return 0;
+  };
+}
+
+}  // namespace cqlite

@@ -1,0 +1,89 @@
+// What the fold reads and writes: the envelope records of one partition,
+// owned (copied out of the reader's reused buffers), with columns named by
+// their index in the table's schema rather than in one SSTable's header, so
+// records from different generations line up.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cassandra/envelope.h"
+
+namespace cqlite {
+
+struct FoldCell {
+  int64_t timestamp = kNoTimestamp;
+  int32_t ttl = kNoTtl;
+  int64_t local_deletion_time = kNoDeletionTime;  // tombstone time or expiry time
+  std::string path;   // empty for simple columns
+  std::string value;  // counters: the counter context
+
+  bool IsTombstone() const { return local_deletion_time != kNoDeletionTime && ttl == kNoTtl; }
+  bool IsExpiring() const { return ttl != kNoTtl; }
+  // AbstractCell.isLive.
+  bool IsLive(int64_t now_seconds) const {
+    return local_deletion_time == kNoDeletionTime || (ttl != kNoTtl && now_seconds < local_deletion_time);
+  }
+};
+
+struct FoldColumn {
+  int column = 0;  // index into TableSchema::columns
+  bool is_complex = false;
+  DeletionTime complex_deletion;
+  std::vector<FoldCell> cells;  // one for a simple column; in path order for a complex one
+};
+
+struct FoldRow {
+  Clustering clustering;  // empty for the static row
+  LivenessInfo liveness;
+  DeletionTime deletion;
+  bool deletion_is_shadowable = false;
+  std::vector<FoldColumn> columns;  // in increasing `column` order
+};
+
+struct FoldMarker {
+  ClusteringKind kind = ClusteringKind::kInclStartBound;
+  Clustering bound;
+  DeletionTime deletion;        // bounds
+  DeletionTime end_deletion;    // boundaries: closes the range before
+  DeletionTime start_deletion;  // boundaries: opens the range after
+
+  bool IsBoundary() const {
+    return kind == ClusteringKind::kExclEndInclStartBoundary || kind == ClusteringKind::kInclEndExclStartBoundary;
+  }
+  bool IsStart() const { return kind == ClusteringKind::kInclStartBound || kind == ClusteringKind::kExclStartBound; }
+};
+
+// One partition of one generation, in file order.
+struct FoldPartition {
+  std::string key;
+  DeletionTime deletion;
+  bool has_static_row = false;
+  FoldRow static_row;
+  std::vector<FoldRow> rows;
+  std::vector<FoldMarker> markers;
+  // Rows and markers interleaved as written: false takes the next row, true
+  // the next marker.
+  std::vector<bool> item_is_marker;
+
+  void Clear() {
+    key.clear();
+    deletion = DeletionTime{};
+    has_static_row = false;
+    static_row = FoldRow{};
+    rows.clear();
+    markers.clear();
+    item_is_marker.clear();
+  }
+};
+
+// One partition's current state: only what is live at the fold's time.
+struct FoldedPartition {
+  std::string key;
+  bool has_static_row = false;  // a static row with at least one live cell
+  FoldRow static_row;
+  std::vector<FoldRow> rows;  // live rows in clustering order
+};
+
+}  // namespace cqlite

@@ -1,0 +1,42 @@
+// The order Cassandra sorts values in (AbstractType.compare) and clustering
+// prefixes in (ClusteringComparator), which the fold needs to line up rows,
+// range tombstone bounds and collection elements coming from different
+// generations. Pure functions over serialized values; thread-safe.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "cassandra/cql_type.h"
+#include "cassandra/envelope.h"
+
+namespace cqlite {
+
+// AbstractType.compare for two values serialized as `type`: negative, zero or
+// positive. Ignores `type.reversed` (the caller orders DESC columns). Values
+// too short for their type compare by their bytes instead of failing.
+int CompareValues(const CqlType& type, std::string_view a, std::string_view b);
+
+// The cell path order of a multi-cell column (ColumnMetadata.cellPathComparator):
+// list cell ids as timeuuids, set elements and map keys by their type, user
+// type fields by position.
+int CompareCellPaths(const CqlType& column_type, std::string_view a, std::string_view b);
+
+// ClusteringComparator.compare over clusterings and bounds of a table whose
+// clustering columns have `types` (with `reversed` set for DESC columns): the
+// common prefix value by value (null first), then by kind, a shorter bound
+// sorting before or after the clusterings it is a prefix of.
+class ClusteringOrder {
+ public:
+  explicit ClusteringOrder(std::vector<CqlTypePtr> types) : types_(std::move(types)) {}
+
+  int Compare(const Clustering& a, ClusteringKind a_kind, const Clustering& b, ClusteringKind b_kind) const;
+  int CompareRows(const Clustering& a, const Clustering& b) const {
+    return Compare(a, ClusteringKind::kClustering, b, ClusteringKind::kClustering);
+  }
+
+ private:
+  std::vector<CqlTypePtr> types_;
+};
+
+}  // namespace cqlite
