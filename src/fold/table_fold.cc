@@ -27,7 +27,7 @@ std::vector<CqlTypePtr> ClusteringTypes(const TableSchema& schema) {
 
 struct PartitionFolder::Item {
   size_t version;
-  const FoldRow* row;        // null for a marker
+  FoldRow* row;              // null for a marker
   const FoldMarker* marker;  // null for a row
   const Clustering& clustering() const { return row ? row->clustering : marker->bound; }
   ClusteringKind kind() const { return row ? ClusteringKind::kClustering : marker->kind; }
@@ -38,7 +38,7 @@ PartitionFolder::PartitionFolder(const TableSchema& schema, int64_t now_seconds)
   for (const ColumnSchema& column : schema.columns) is_counter_.push_back(column.type->kind == CqlKind::kCounter);
 }
 
-void PartitionFolder::Fold(const std::vector<const FoldPartition*>& versions, FoldedPartition* out) {
+void PartitionFolder::Fold(const std::vector<FoldPartition*>& versions, FoldedPartition* out) {
   out->key = versions.front()->key;
   out->has_static_row = false;
   out->static_row = FoldRow{};
@@ -47,8 +47,8 @@ void PartitionFolder::Fold(const std::vector<const FoldPartition*>& versions, Fo
   DeletionTime partition_deletion;
   for (const FoldPartition* version : versions) partition_deletion = LaterDeletion(partition_deletion, version->deletion);
 
-  std::vector<const FoldRow*> group;
-  for (const FoldPartition* version : versions) {
+  std::vector<FoldRow*> group;
+  for (FoldPartition* version : versions) {
     if (version->has_static_row) group.push_back(&version->static_row);
   }
   if (!group.empty()) out->has_static_row = MergeRows(group, partition_deletion, &out->static_row);
@@ -58,7 +58,7 @@ void PartitionFolder::Fold(const std::vector<const FoldPartition*>& versions, Fo
   // among items that compare equal.
   std::vector<Item> items;
   for (size_t v = 0; v < versions.size(); ++v) {
-    const FoldPartition& partition = *versions[v];
+    FoldPartition& partition = *versions[v];
     size_t next_row = 0, next_marker = 0;
     for (bool is_marker : partition.item_is_marker) {
       if (is_marker) {
@@ -90,7 +90,9 @@ void PartitionFolder::Fold(const std::vector<const FoldPartition*>& versions, Fo
     group.clear();
     group.push_back(item.row);
     size_t j = i + 1;
-    while (j < items.size() && items[j].row && order_.CompareRows(item.row->clustering, items[j].row->clustering) == 0) {
+    // Within one version every row has its own clustering.
+    while (versions.size() > 1 && j < items.size() && items[j].row &&
+           order_.CompareRows(item.row->clustering, items[j].row->clustering) == 0) {
       group.push_back(items[j].row);
       ++j;
     }
@@ -102,7 +104,7 @@ void PartitionFolder::Fold(const std::vector<const FoldPartition*>& versions, Fo
   }
 }
 
-bool PartitionFolder::MergeRows(const std::vector<const FoldRow*>& rows, DeletionTime active, FoldRow* out) {
+bool PartitionFolder::MergeRows(const std::vector<FoldRow*>& rows, DeletionTime active, FoldRow* out) {
   LivenessInfo liveness;
   DeletionTime row_deletion;
   bool shadowable = false;
@@ -118,14 +120,14 @@ bool PartitionFolder::MergeRows(const std::vector<const FoldRow*>& rows, Deletio
   active = LaterDeletion(active, row_deletion);
   if (Deletes(active, liveness.timestamp)) liveness = LivenessInfo{};
 
-  out->clustering = rows.front()->clustering;
+  out->clustering = std::move(rows.front()->clustering);
   out->liveness = liveness;
   out->deletion = DeletionTime{};
   out->columns.clear();
 
   // Walk the versions' columns (each in increasing column order) together.
   std::vector<size_t> next(rows.size(), 0);
-  std::vector<const FoldColumn*> versions;
+  std::vector<FoldColumn*> versions;
   while (true) {
     int column = -1;
     for (size_t r = 0; r < rows.size(); ++r) {
@@ -146,9 +148,21 @@ bool PartitionFolder::MergeRows(const std::vector<const FoldRow*>& rows, Deletio
   return IsLive(liveness, now_) || !out->columns.empty();
 }
 
-void PartitionFolder::MergeColumn(int column, const std::vector<const FoldColumn*>& versions,
+void PartitionFolder::MergeColumn(int column, const std::vector<FoldColumn*>& versions,
                                   const DeletionTime& active, FoldRow* out) {
   bool is_counter = is_counter_[column];
+  if (versions.size() == 1) {
+    // One version: nothing to reconcile, only deletions and expiry to apply.
+    FoldColumn& only = *versions.front();
+    DeletionTime effective = only.is_complex ? LaterDeletion(active, only.complex_deletion) : active;
+    std::erase_if(only.cells, [&](const FoldCell& cell) { return Deletes(effective, cell.timestamp) || !cell.IsLive(now_); });
+    if (only.cells.empty()) return;
+    FoldColumn& data = out->columns.emplace_back();
+    data.column = column;
+    data.is_complex = only.is_complex;
+    data.cells = std::move(only.cells);
+    return;
+  }
   if (!versions.front()->is_complex) {
     FoldCell winner;
     bool first = true;
@@ -177,9 +191,9 @@ void PartitionFolder::MergeColumn(int column, const std::vector<const FoldColumn
     complex_deletion = LaterDeletion(complex_deletion, version->complex_deletion);
   }
   DeletionTime effective = LaterDeletion(active, complex_deletion);
-  std::vector<const FoldCell*> cells;
-  for (const FoldColumn* version : versions) {
-    for (const FoldCell& cell : version->cells) cells.push_back(&cell);
+  std::vector<FoldCell*> cells;
+  for (FoldColumn* version : versions) {
+    for (FoldCell& cell : version->cells) cells.push_back(&cell);
   }
   const CqlType& type = *schema_.columns[column].type;
   if (versions.size() > 1) {
@@ -191,9 +205,9 @@ void PartitionFolder::MergeColumn(int column, const std::vector<const FoldColumn
   merged.column = column;
   merged.is_complex = true;
   for (size_t i = 0; i < cells.size();) {
-    FoldCell winner = *cells[i];
+    FoldCell winner = std::move(*cells[i]);
     size_t j = i + 1;
-    for (; j < cells.size() && CompareCellPaths(type, cells[i]->path, cells[j]->path) == 0; ++j) {
+    for (; j < cells.size() && CompareCellPaths(type, winner.path, cells[j]->path) == 0; ++j) {
       if (is_counter) {
         winner = ReconcileCounterCells(winner, *cells[j]);
       } else {
@@ -247,7 +261,7 @@ Result<bool> TableFold::Next(FoldedPartition* out) {
     started_ = true;
   }
   std::vector<Cursor*> equal;
-  std::vector<const FoldPartition*> versions;
+  std::vector<FoldPartition*> versions;
   while (true) {
     equal.clear();
     for (Cursor& cursor : cursors_) {

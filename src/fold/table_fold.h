@@ -37,19 +37,20 @@ class FoldSource {
 };
 
 // Folds one partition key's versions (one per generation that has it) as of
-// `now_seconds`. Exposed for tests; TableFold drives it.
+// `now_seconds`. Cells are moved, not copied, out of the versions, which are
+// left valid but unspecified. Exposed for tests; TableFold drives it.
 class PartitionFolder {
  public:
   PartitionFolder(const TableSchema& schema, int64_t now_seconds);
 
-  void Fold(const std::vector<const FoldPartition*>& versions, FoldedPartition* out);
+  void Fold(const std::vector<FoldPartition*>& versions, FoldedPartition* out);
 
  private:
   struct Item;
   // Merges rows with equal clustering under `active` (the partition and range
   // deletions covering them); true and fills `out` if the result is live.
-  bool MergeRows(const std::vector<const FoldRow*>& rows, DeletionTime active, FoldRow* out);
-  void MergeColumn(int column, const std::vector<const FoldColumn*>& versions, const DeletionTime& active,
+  bool MergeRows(const std::vector<FoldRow*>& rows, DeletionTime active, FoldRow* out);
+  void MergeColumn(int column, const std::vector<FoldColumn*>& versions, const DeletionTime& active,
                    FoldRow* out);
 
   const TableSchema& schema_;

@@ -3,7 +3,10 @@
 # offline writer, CQLSSTableWriter (GenerateDataset.java), and prints the
 # dataset directory on stdout.
 #
-#   tools/bench/gen_dataset.sh [--partitions N] [--seed S] [--max-sstable-mib M] [--format nb|oa]
+#   tools/bench/gen_dataset.sh [--partitions N] [--seed S] [--max-sstable-mib M] [--format nb|oa] [--generations G]
+#
+# --generations G writes the table as G overlapping generations (see
+# GenerateDataset.java); each pass then writes one SSTable whatever its size.
 #
 # The dataset is cached in ${CQLITE_CACHE:-$HOME/.cache/cqlite}/bench/<key>/,
 # where <key> hashes the generator's sources, this script and the arguments:
@@ -25,6 +28,7 @@ PARTITIONS=12000
 SEED=20260101
 MAX_SSTABLE_MIB=160
 FORMAT=oa
+GENERATIONS=1
 
 die() { echo "gen_dataset.sh: $*" >&2; exit 2; }
 
@@ -34,6 +38,7 @@ while [[ $# -gt 0 ]]; do
         --seed) SEED="$2"; shift 2 ;;
         --max-sstable-mib) MAX_SSTABLE_MIB="$2"; shift 2 ;;
         --format) FORMAT="$2"; shift 2 ;;
+        --generations) GENERATIONS="$2"; shift 2 ;;
         *) die "unknown argument: $1" ;;
     esac
 done
@@ -48,7 +53,9 @@ source_key() {
 
 BUILD_KEY="$(source_key)"
 BUILD="$CACHE_ROOT/build-$BUILD_KEY"
-DATA_KEY="$(printf '%s|%s|%s|%s|%s' "$BUILD_KEY" "$PARTITIONS" "$SEED" "$MAX_SSTABLE_MIB" "$FORMAT" | sha256sum | cut -c1-16)"
+GENERATION_KEY=""
+[[ "$GENERATIONS" == 1 ]] || GENERATION_KEY="|$GENERATIONS"
+DATA_KEY="$(printf '%s|%s|%s|%s|%s%s' "$BUILD_KEY" "$PARTITIONS" "$SEED" "$MAX_SSTABLE_MIB" "$FORMAT" "$GENERATION_KEY" | sha256sum | cut -c1-16)"
 OUT="$CACHE_ROOT/$DATA_KEY"
 
 if [[ -f "$OUT/ready" ]]; then
@@ -118,7 +125,7 @@ start=$(date +%s.%N)
     -Djava.security.manager=allow \
     -Dlogback.configurationFile="$BUILD/logback.xml" \
     -cp "$BUILD/target/classes:$(cat "$BUILD/cp.txt")" cqlite.bench.GenerateDataset \
-    "$TABLE_DIR" "$PARTITIONS" "$SEED" "$MAX_SSTABLE_MIB" "$FORMAT" >"$OUT.tmp/generation.txt"
+    "$TABLE_DIR" "$PARTITIONS" "$SEED" "$MAX_SSTABLE_MIB" "$FORMAT" "$GENERATIONS" >"$OUT.tmp/generation.txt"
 end=$(date +%s.%N)
 printf 'wall_seconds=%.1f\n' "$(echo "$end - $start" | bc)" >>"$OUT.tmp/generation.txt"
 rm -rf "$OUT"

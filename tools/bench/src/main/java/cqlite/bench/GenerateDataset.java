@@ -33,7 +33,13 @@ import org.apache.cassandra.utils.StorageCompatibilityMode;
  * start a new SSTable whenever the current one reaches the size limit:
  * the result looks like a leveled-compaction level, non-overlapping files.
  *
- *   GenerateDataset <table-dir> <partitions> <seed> <max-sstable-mib> <nb|oa>
+ * With G generations (default 1) the rows are written in G passes, each its
+ * own SSTable generation over the whole key range, as flushes leave them:
+ * pass g holds the readings whose index is g modulo G, and every pass also
+ * rewrites each sensor's newest reading with a later timestamp, so folding
+ * the generations both merges partitions and resolves overwrites.
+ *
+ *   GenerateDataset <table-dir> <partitions> <seed> <max-sstable-mib> <nb|oa> [generations]
  */
 public final class GenerateDataset {
     static final String KEYSPACE = "bench";
@@ -72,9 +78,24 @@ public final class GenerateDataset {
     static final long END_MILLIS = 1767225600000L;
     static final int TTL_SECONDS = 90 * 24 * 3600;
 
+    /** Moves the one SSTable a pass wrote into the table directory as generation {@code generation}. */
+    static void moveGeneration(Path passDir, Path dir, int generation) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> files = Files.list(passDir)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                String name = file.getFileName().toString();
+                // <version>-<generation>-<format>-<component>
+                String[] parts = name.split("-", 3);
+                if (parts.length != 3)
+                    throw new IllegalStateException("unexpected file " + file);
+                Files.move(file, dir.resolve(parts[0] + "-" + generation + "-" + parts[2]));
+            }
+        }
+        Files.delete(passDir);
+    }
+
     public static void main(String[] args) throws Exception {
-        if (args.length != 5) {
-            System.err.println("usage: GenerateDataset <table-dir> <partitions> <seed> <max-sstable-mib> <nb|oa>");
+        if (args.length != 5 && args.length != 6) {
+            System.err.println("usage: GenerateDataset <table-dir> <partitions> <seed> <max-sstable-mib> <nb|oa> [generations]");
             System.exit(2);
         }
         Path dir = Paths.get(args[0]);
@@ -82,6 +103,7 @@ public final class GenerateDataset {
         long seed = Long.parseLong(args[2]);
         int maxSSTableMiB = Integer.parseInt(args[3]);
         String format = args[4];
+        int generations = args.length == 6 ? Integer.parseInt(args[5]) : 1;
         StorageCompatibilityMode mode;
         if (format.equals("nb")) mode = StorageCompatibilityMode.CASSANDRA_4;
         else if (format.equals("oa")) mode = StorageCompatibilityMode.NONE;
@@ -110,14 +132,17 @@ public final class GenerateDataset {
         long start = System.nanoTime();
         long rows = 0;
         long ttlRows = 0;
+        int done = 0;
+        for (int pass = 0; pass < generations; pass++) {
+        Path passDir = generations == 1 ? dir : dir.resolve("pass-" + pass);
+        Files.createDirectories(passDir);
         try (CQLSSTableWriter writer = CQLSSTableWriter.builder()
-                 .inDirectory(dir.toString())
+                 .inDirectory(passDir.toString())
                  .forTable(SCHEMA)
                  .using(INSERT)
                  .sorted()
                  .withMaxSSTableSizeInMiB(maxSSTableMiB)
                  .build()) {
-            int done = 0;
             for (DecoratedKey key : keys) {
                 String id = StandardCharsets.UTF_8.decode(key.getKey().duplicate()).toString();
                 // Per-partition stream, so a sensor's rows do not depend on the order of the others.
@@ -153,21 +178,26 @@ public final class GenerateDataset {
                     counters.put("err", (int) err);
                     long writeTimestampMicros = ts * 1000 + r.nextInt(1000);
                     int ttl = ttlSensor ? TTL_SECONDS : 0;  // TTL 0: no expiry
-                    writer.addRow(id, new Date(ts), temperature, humidity, pressure, battery, rssi, status,
-                                  firmware, note, tags, counters, writeTimestampMicros, ttl);
-                    rows++;
-                    if (ttl != 0) ttlRows++;
+                    if (i % generations == pass || i == 0) {
+                        writer.addRow(id, new Date(ts), temperature, humidity, pressure, battery, rssi, status,
+                                      firmware, note, tags, counters, writeTimestampMicros + pass, ttl);
+                        rows++;
+                        if (ttl != 0) ttlRows++;
+                    }
                     ts -= intervalMs - 500 + r.nextInt(1000);
                 }
                 if (++done % 200 == 0) {
-                    System.err.printf("%d/%d partitions, %d rows, %.0f s%n", done, partitions, rows,
+                    System.err.printf("pass %d: %d/%d partitions, %d rows, %.0f s%n", pass, done, partitions, rows,
                                       (System.nanoTime() - start) / 1e9);
                 }
             }
         }
+        if (generations > 1) moveGeneration(passDir, dir, pass + 1);
+        done = 0;
+        }
         double seconds = (System.nanoTime() - start) / 1e9;
-        String summary = String.format("partitions=%d rows=%d ttl_rows=%d seed=%d format=%s max_sstable_mib=%d seconds=%.1f%n",
-                                       partitions, rows, ttlRows, seed, format, maxSSTableMiB, seconds);
+        String summary = String.format("partitions=%d rows=%d ttl_rows=%d seed=%d format=%s max_sstable_mib=%d generations=%d seconds=%.1f%n",
+                                       partitions, rows, ttlRows, seed, format, maxSSTableMiB, generations, seconds);
         System.out.print(summary);
         System.exit(0);
     }
