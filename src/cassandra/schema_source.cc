@@ -338,6 +338,41 @@ TableSchema SchemaFromHeader(const SerializationHeader& header, const std::strin
   return schema;
 }
 
+void AddStaticCompactColumns(const SerializationHeader& header, TableSchema* schema) {
+  if (!schema->compact_storage || !schema->ClusteringColumns().empty() || header.clustering_types.size() != 1) {
+    return;
+  }
+  // Cassandra stores a COMPACT STORAGE table without clustering columns as
+  // one with a hidden clustering column, its declared columns static, and a
+  // hidden regular column for the compact value (CompactTables).
+  for (ColumnSchema& column : schema->columns) {
+    if (column.kind == ColumnKind::kRegular) column.kind = ColumnKind::kStatic;
+  }
+  auto type = std::make_shared<CqlType>(*header.clustering_types[0]);
+  type->reversed = false;
+  ColumnSchema clustering{"column1", type, ColumnKind::kClustering, 0, header.clustering_types[0]->reversed};
+  clustering.hidden = true;
+  auto first_other = std::find_if(schema->columns.begin(), schema->columns.end(),
+                                  [](const ColumnSchema& c) { return c.kind != ColumnKind::kPartitionKey; });
+  schema->columns.insert(first_other, clustering);
+  for (const auto& c : header.regular_columns) {
+    if (schema->FindColumn(c.name)) continue;
+    ColumnSchema value{c.name, c.type, ColumnKind::kRegular, -1, false};
+    value.hidden = true;
+    schema->columns.push_back(value);
+  }
+}
+
+void AddColumnsFromHeader(const SerializationHeader& header, TableSchema* schema) {
+  auto add = [schema](const auto& columns, ColumnKind kind) {
+    for (const auto& c : columns) {
+      if (!schema->FindColumn(c.name)) schema->columns.push_back({c.name, c.type, kind, -1, false});
+    }
+  };
+  add(header.static_columns, ColumnKind::kStatic);
+  add(header.regular_columns, ColumnKind::kRegular);
+}
+
 Status CheckSchemaAgainstHeader(const TableSchema& schema, const SerializationHeader& header,
                                 const std::string& statistics_path) {
   auto contradiction = [&](const std::string& what) {
@@ -405,6 +440,7 @@ Result<ResolvedSchema> ResolveSchema(FileSystem& fs, const SSTableLocation& loca
   ResolvedSchema resolved;
   std::string statistics = location.ComponentPath("Statistics.db");
   auto finish = [&](TableSchema table, SchemaOrigin origin, const std::string& path) -> Result<ResolvedSchema> {
+    AddStaticCompactColumns(header, &table);
     RETURN_IF_ERROR(CheckSchemaAgainstHeader(table, header, statistics).WithContext(
         StrCat("using the ", ResolvedSchema{table, origin, path}.Describe())));
     return ResolvedSchema{std::move(table), origin, path};

@@ -38,6 +38,17 @@ Result<ResolvedSchema> ResolveSchema(FileSystem& fs, const SSTableLocation& loca
 TableSchema SchemaFromHeader(const SerializationHeader& header, const std::string& keyspace,
                              const std::string& table);
 
+// A COMPACT STORAGE table declared without clustering columns, as Cassandra
+// stores it: a hidden clustering column (named column1, typed as `header`
+// says), its declared columns static, and the header's hidden compact value
+// column. No change for other tables.
+void AddStaticCompactColumns(const SerializationHeader& header, TableSchema* schema);
+
+// Adds the static and regular columns `header` lists that `schema` lacks: a
+// schema taken from one generation's header knows only the columns that
+// generation wrote, and a table's generations may each have written others.
+void AddColumnsFromHeader(const SerializationHeader& header, TableSchema* schema);
+
 // InvalidArgument naming the column when `schema` contradicts `header`: a
 // key of another type or arity, or a static/regular column the schema
 // neither has nor dropped, or has with a different type.

@@ -32,6 +32,9 @@ struct ColumnSchema {
   int position = -1;
   // Clustering columns only: CLUSTERING ORDER BY (... DESC).
   bool reversed = false;
+  // A column Cassandra adds to a COMPACT STORAGE table (its clustering
+  // column1 and compact value), which SELECT * does not show.
+  bool hidden = false;
 };
 
 // A column removed by ALTER TABLE ... DROP. Cells of this column written

@@ -86,6 +86,9 @@ Status Select(const SelectOptions& options) {
     sstables.push_back(std::move(sstable));
   }
   ASSIGN_OR_RETURN(ResolvedSchema schema, ResolveSchema(fs, first, sstables.front()->header(), options.schema_file));
+  if (schema.origin == SchemaOrigin::kSerializationHeader) {
+    for (auto& sstable : sstables) AddColumnsFromHeader(sstable->header(), &schema.table);
+  }
   std::optional<Partitioner> partitioner = sstables.front()->Partitioner();
   std::vector<std::unique_ptr<FoldSource>> sources;
   for (auto& sstable : sstables) {

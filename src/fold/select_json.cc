@@ -90,6 +90,7 @@ SelectJsonRenderer::SelectJsonRenderer(const TableSchema& schema)
   }
   select_order_.insert(select_order_.end(), statics.begin(), statics.end());
   select_order_.insert(select_order_.end(), regulars.begin(), regulars.end());
+  std::erase_if(select_order_, [&schema](int i) { return schema.columns[i].hidden; });
   for (const ColumnSchema& column : schema.columns) {
     std::string name = column.name;
     if (name != ToLowerAscii(name)) name = "\"" + name + "\"";

@@ -290,10 +290,7 @@ case("scylla/compact_deleted_row", f"{UNCOMPRESSED}/compact_deleted_row",
 # Without a schema the key columns are named as Cassandra names them for tables without metadata.
 # Each generation's header lists only the columns it wrote (rc1 in mc-1, rc2 in mc-2).
 case("scylla/compact_deleted_row (header schema)", f"{UNCOMPRESSED}/compact_deleted_row",
-     None, [{"key": "key", "column1": "ck", "rc1": None, "rc2": "rc2"}],
-     xfail="without a schema, cqlite takes the columns from the first generation's serialization header "
-           "only and rejects the second one ('regular column rc2 is in the file but neither in the schema "
-           "nor dropped from it'); the header-derived schema should hold the columns of every generation")
+     None, [{"key": "key", "column1": "ck", "rc1": None, "rc2": "rc2"}])
 
 DELETED_CELL_SCHEMA = ("CREATE TABLE sst3.compact_deleted_cell (pk text, ck text, rc text, PRIMARY KEY (pk, ck)) "
                        "WITH compression = {'sstable_compression': ''};")
@@ -353,10 +350,7 @@ case("scylla/read_range_tombstone_boundaries_index", f"{UNCOMPRESSED}/read_range
 # test that wrote it). A static COMPACT STORAGE table: SELECT shows key, c1 and c2 only.
 case("scylla/cassandra_static_compact", f"{SCYLLA}/cassandra_static_compact/ks/cf-1c6ace40fad111e7b9cf000000000002",
      "CREATE TABLE ks.cf (key varchar PRIMARY KEY, c2 text, c1 text) WITH COMPACT STORAGE;",
-     [{"key": "a", "c1": "abc", "c2": "cde"}],
-     xfail="cqlite rejects a --schema COMPACT STORAGE table without clustering columns: Cassandra stores "
-           "it with a hidden clustering column (the header's column1) and the declared columns as static; "
-           "CheckSchemaAgainstHeader reports '0 clustering columns in the schema, 1 in the file'")
+     [{"key": "a", "c1": "abc", "c2": "cde"}])
 
 # --- scylladb-3.x write goldens: USING TIMESTAMP 1525385507816568 ------------
 
@@ -485,10 +479,6 @@ RANDOM128 = {
 LEGACY_KEYS = ["0", "1", "2", "3", "4"]
 # Clustering keys: decimal(ck) followed by LONG, in the order of their UTF-8 bytes.
 LEGACY_CKS = sorted(f"{ck}{LONG}" for ck in range(50))
-STATIC_COMPACT_XFAIL = (
-    "cqlite rejects a --schema COMPACT STORAGE table without clustering columns: Cassandra stores it with "
-    "a hidden clustering column (column1 in the header) and the declared columns as static; "
-    "CheckSchemaAgainstHeader reports '0 clustering columns in the schema, 1 in the file'")
 
 for v in ["ma", "mb", "mc", "md", "me", "na", "nb", "nc", "oa", "da"]:
     for suffix in ([""] + (["_compact"] if v in ("ma", "mb", "mc", "md", "me", "na") else [])):
@@ -496,13 +486,11 @@ for v in ["ma", "mb", "mc", "md", "me", "na", "nb", "nc", "oa", "da"]:
         table = f"legacy_{v}_simple{suffix}"
         case(f"legacy/{v}/{table}", f"{LEGACY}/{v}/legacy_tables/{table}",
              f"CREATE TABLE legacy_tables.{table} (pk text PRIMARY KEY, val text){options};",
-             [{"pk": pk, "val": "foo bar baz"} for pk in LEGACY_KEYS],
-             xfail=STATIC_COMPACT_XFAIL if suffix else None)
+             [{"pk": pk, "val": "foo bar baz"} for pk in LEGACY_KEYS])
         table = f"legacy_{v}_simple_counter{suffix}"
         case(f"legacy/{v}/{table}", f"{LEGACY}/{v}/legacy_tables/{table}",
              f"CREATE TABLE legacy_tables.{table} (pk text PRIMARY KEY, val counter){options};",
-             [{"pk": pk, "val": 1} for pk in LEGACY_KEYS],
-             xfail=STATIC_COMPACT_XFAIL if suffix else None)
+             [{"pk": pk, "val": 1} for pk in LEGACY_KEYS])
         table = f"legacy_{v}_clust{suffix}"
         case(f"legacy/{v}/{table}", f"{LEGACY}/{v}/legacy_tables/{table}",
              f"CREATE TABLE legacy_tables.{table} (pk text, ck text, val text, PRIMARY KEY (pk, ck)){options};",
