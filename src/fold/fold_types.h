@@ -12,6 +12,15 @@
 
 namespace cqlite {
 
+// A clustering or range tombstone bound, with bytes of its own (the
+// reader's Clustering only views its buffers). A value absent from a legacy
+// table's clustering is `present[i] == false`; `present` may be empty when
+// every value is present.
+struct FoldClustering {
+  std::vector<std::string> values;
+  std::vector<bool> present;
+};
+
 struct FoldCell {
   int64_t timestamp = kNoTimestamp;
   int32_t ttl = kNoTtl;
@@ -35,7 +44,7 @@ struct FoldColumn {
 };
 
 struct FoldRow {
-  Clustering clustering;  // empty for the static row
+  FoldClustering clustering;  // empty for the static row
   LivenessInfo liveness;
   DeletionTime deletion;
   bool deletion_is_shadowable = false;
@@ -44,7 +53,7 @@ struct FoldRow {
 
 struct FoldMarker {
   ClusteringKind kind = ClusteringKind::kInclStartBound;
-  Clustering bound;
+  FoldClustering bound;
   DeletionTime deletion;        // bounds
   DeletionTime end_deletion;    // boundaries: closes the range before
   DeletionTime start_deletion;  // boundaries: opens the range after

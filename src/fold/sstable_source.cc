@@ -105,7 +105,7 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
 
   Status OnPartitionEnd() override { return Status::OK(); }
 
-  static void CopyClustering(const Clustering& from, Clustering* to) {
+  static void CopyClustering(const Clustering& from, FoldClustering* to) {
     to->values.resize(from.values.size());
     for (size_t i = 0; i < from.values.size(); ++i) to->values[i].assign(from.values[i].data(), from.values[i].size());
     to->present.assign(from.present.begin(), from.present.end());

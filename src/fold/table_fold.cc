@@ -29,7 +29,7 @@ struct PartitionFolder::Item {
   size_t version;
   FoldRow* row;              // null for a marker
   const FoldMarker* marker;  // null for a row
-  const Clustering& clustering() const { return row ? row->clustering : marker->bound; }
+  const FoldClustering& clustering() const { return row ? row->clustering : marker->bound; }
   ClusteringKind kind() const { return row ? ClusteringKind::kClustering : marker->kind; }
 };
 

@@ -351,7 +351,7 @@ int CompareCellPaths(const CqlType& column_type, std::string_view a, std::string
   }
 }
 
-int ClusteringOrder::Compare(const Clustering& a, ClusteringKind a_kind, const Clustering& b,
+int ClusteringOrder::Compare(const FoldClustering& a, ClusteringKind a_kind, const FoldClustering& b,
                              ClusteringKind b_kind) const {
   size_t size_a = a.values.size(), size_b = b.values.size();
   size_t common = std::min(size_a, size_b);

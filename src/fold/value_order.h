@@ -9,6 +9,7 @@
 
 #include "cassandra/cql_type.h"
 #include "cassandra/envelope.h"
+#include "fold/fold_types.h"
 
 namespace cqlite {
 
@@ -30,8 +31,9 @@ class ClusteringOrder {
  public:
   explicit ClusteringOrder(std::vector<CqlTypePtr> types) : types_(std::move(types)) {}
 
-  int Compare(const Clustering& a, ClusteringKind a_kind, const Clustering& b, ClusteringKind b_kind) const;
-  int CompareRows(const Clustering& a, const Clustering& b) const {
+  int Compare(const FoldClustering& a, ClusteringKind a_kind, const FoldClustering& b,
+              ClusteringKind b_kind) const;
+  int CompareRows(const FoldClustering& a, const FoldClustering& b) const {
     return Compare(a, ClusteringKind::kClustering, b, ClusteringKind::kClustering);
   }
 

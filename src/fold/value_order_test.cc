@@ -94,8 +94,8 @@ TEST(CompareValuesTest, TuplesWithNullFields) {
   EXPECT_EQ(CompareValues(*type, short_form, trailing_null), 0);
 }
 
-Clustering Of(std::initializer_list<std::string> values) {
-  Clustering c;
+FoldClustering Of(std::initializer_list<std::string> values) {
+  FoldClustering c;
   c.values = values;
   c.present.assign(c.values.size(), true);
   return c;
@@ -104,8 +104,8 @@ Clustering Of(std::initializer_list<std::string> values) {
 TEST(ClusteringOrderTest, BoundsAroundTheClusteringsTheyPrefix) {
   auto text = Type("org.apache.cassandra.db.marshal.UTF8Type");
   ClusteringOrder order({text, text});
-  Clustering a_x = Of({"a", "x"});
-  Clustering prefix_a = Of({"a"});
+  FoldClustering a_x = Of({"a", "x"});
+  FoldClustering prefix_a = Of({"a"});
   // An inclusive start at prefix (a) comes before (a, x); an inclusive end after it.
   EXPECT_LT(order.Compare(prefix_a, ClusteringKind::kInclStartBound, a_x, ClusteringKind::kClustering), 0);
   EXPECT_GT(order.Compare(prefix_a, ClusteringKind::kInclEndBound, a_x, ClusteringKind::kClustering), 0);
@@ -115,8 +115,8 @@ TEST(ClusteringOrderTest, BoundsAroundTheClusteringsTheyPrefix) {
   EXPECT_GT(order.Compare(a_x, ClusteringKind::kExclStartBound, a_x, ClusteringKind::kClustering), 0);
   EXPECT_LT(order.Compare(a_x, ClusteringKind::kInclStartBound, a_x, ClusteringKind::kClustering), 0);
   // The empty bound of an open range.
-  EXPECT_LT(order.Compare(Clustering{}, ClusteringKind::kInclStartBound, a_x, ClusteringKind::kClustering), 0);
-  EXPECT_GT(order.Compare(Clustering{}, ClusteringKind::kInclEndBound, a_x, ClusteringKind::kClustering), 0);
+  EXPECT_LT(order.Compare(FoldClustering{}, ClusteringKind::kInclStartBound, a_x, ClusteringKind::kClustering), 0);
+  EXPECT_GT(order.Compare(FoldClustering{}, ClusteringKind::kInclEndBound, a_x, ClusteringKind::kClustering), 0);
 }
 
 TEST(ClusteringOrderTest, DescendingColumnsReverse) {
