@@ -309,8 +309,10 @@ class PartitionDecoder {
   // bits per value (null, empty) every 32 values, then the non-empty values.
   template <class In>
   [[gnu::always_inline]] void ReadClusteringValues(In& in, size_t size, Clustering* clustering) {
-    clustering->values.resize(size);
-    if (clustering->present.size() != size) clustering->present.resize(size);
+    if (clustering->values.size() != size) {
+      clustering->values.resize(size);
+      clustering->present.resize(size);
+    }
     uint64_t header = 0;
     for (size_t i = 0; i < size; ++i) {
       if (i % 32 == 0) header = in.ReadUnsignedVInt();
@@ -427,13 +429,17 @@ class PartitionDecoder {
     if (!in.ok()) return;
 
     ShapeColumns(present, is_static);
-    for (ColumnData& data : row.columns) {
-      const ColumnLayout& column = columns[data.column];
-      if (!column.is_complex) {
-        ReadCell(in, column, row.liveness, /*has_path=*/false, &data.cells[0]);
+    // Locals rather than the row's members, which every store of a cell
+    // field might alias: the loop keeps them in registers.
+    const LivenessInfo liveness = row.liveness;
+    const ColumnLayout* layouts = columns.data();
+    for (ColumnData *data = row.columns.data(), *end = data + row.columns.size(); data != end; ++data) {
+      const ColumnLayout& column = layouts[data->column];
+      if (!data->is_complex) {
+        ReadCell(in, column, liveness, /*has_path=*/false, &data->cells.front());
         continue;
       }
-      data.complex_deletion = (flags & kHasComplexDeletion) ? ReadDeletionTime(in) : DeletionTime{};
+      data->complex_deletion = (flags & kHasComplexDeletion) ? ReadDeletionTime(in) : DeletionTime{};
       uint32_t count = in.ReadUnsignedVInt32();
       if (!in.ok()) return;
       // Each cell takes at least one byte: a count beyond the bytes left is corrupt.
@@ -442,14 +448,13 @@ class PartitionDecoder {
         return;
       }
       // The row size is as untrusted as the count: grow the cells as they
-      // are read (each takes at least a byte), reusing earlier rows' cells,
+      // are read (each takes at least a byte), reusing the vector's buffer,
       // so a corrupt count costs no more memory than the bytes present.
-      uint32_t read = 0;
-      for (; read < count && in.ok(); ++read) {
-        if (read == data.cells.size()) data.cells.emplace_back();
-        ReadCell(in, column, row.liveness, /*has_path=*/true, &data.cells[read]);
+      std::vector<Cell>& cells = data->cells;
+      cells.clear();
+      for (uint32_t read = 0; read < count && in.ok(); ++read) {
+        ReadCell(in, column, liveness, /*has_path=*/true, &cells.emplace_back());
       }
-      data.cells.resize(read);
     }
     CheckSize(in, is_static ? "static row" : "row", position, body_start, row_size);
     row.end_position = in.position();
@@ -539,27 +544,45 @@ class PartitionDecoder {
     }
   }
 
+  // Cell.Serializer.deserialize; `has_path` for the cells of a complex column.
   template <class In>
-  [[gnu::always_inline]] void ReadCell(In& in, const ColumnLayout& column, const LivenessInfo& liveness, bool has_path, Cell* cell) {
+  [[gnu::always_inline]] void ReadCell(In& in, const ColumnLayout& column, const LivenessInfo& liveness,
+                                       bool has_path, Cell* cell) {
     uint8_t flags = in.ReadU8();
-    bool has_value = (flags & kCellHasEmptyValue) == 0;
-    bool is_deleted = (flags & kCellIsDeleted) != 0;
-    bool is_expiring = (flags & kCellIsExpiring) != 0;
-    bool use_row_timestamp = (flags & kCellUseRowTimestamp) != 0;
-    bool use_row_ttl = (flags & kCellUseRowTtl) != 0;
-
-    cell->timestamp = use_row_timestamp ? liveness.timestamp : ReadTimestamp(in);
-    int64_t ldt = use_row_ttl ? liveness.local_expiration_time
-                              : (is_deleted || is_expiring ? ReadLocalDeletionTime(in) : kNoDeletionTime);
-    cell->ttl = use_row_ttl ? liveness.ttl : (is_expiring ? ReadTtl(in) : kNoTtl);
+    // Most cells are live, not expiring, and written at the row's timestamp.
+    constexpr uint8_t kTimeFlags = kCellIsDeleted | kCellIsExpiring | kCellUseRowTimestamp | kCellUseRowTtl;
+    bool row_timestamp_only = (flags & kTimeFlags) == kCellUseRowTimestamp;
+    int64_t timestamp = liveness.timestamp;
+    int64_t ldt = kNoDeletionTime;
+    int32_t ttl = kNoTtl;
+    if (!row_timestamp_only) [[unlikely]] {
+      bool is_deleted = (flags & kCellIsDeleted) != 0;
+      bool is_expiring = (flags & kCellIsExpiring) != 0;
+      bool use_row_ttl = (flags & kCellUseRowTtl) != 0;
+      if (!(flags & kCellUseRowTimestamp)) timestamp = ReadTimestamp(in);
+      if (use_row_ttl) {
+        ldt = liveness.local_expiration_time;
+      } else if (is_deleted || is_expiring) {
+        ldt = ReadLocalDeletionTime(in);
+      }
+      ttl = use_row_ttl ? liveness.ttl : (is_expiring ? ReadTtl(in) : kNoTtl);
+    }
     cell->path = has_path ? in.ReadValue(in.ReadUnsignedVInt32()) : std::string_view();
     // Element values of complex columns always carry their length.
-    cell->value = has_value ? ReadValue(in, column.is_complex ? -1 : column.fixed_length) : std::string_view();
-    if (cell->ttl < 0) [[unlikely]] in.Fail(StrCat("cell of column ", column.name, " has a negative TTL"));
-    cell->local_deletion_time = DecodeLocalDeletionTime(ldt, cell->ttl);
+    cell->value = (flags & kCellHasEmptyValue) ? std::string_view() : ReadValue(in, has_path ? -1 : column.fixed_length);
+    cell->timestamp = timestamp;
+    cell->ttl = ttl;
+    if (row_timestamp_only) [[likely]] {
+      cell->local_deletion_time = kNoDeletionTime;
+      cell->is_expiring = false;
+      cell->is_tombstone = false;
+      return;
+    }
+    if (ttl < 0) [[unlikely]] in.Fail(StrCat("cell of column ", column.name, " has a negative TTL"));
+    cell->local_deletion_time = DecodeLocalDeletionTime(ldt, ttl);
     // Like Cassandra's cells, what a cell is follows from its TTL and deletion time.
-    cell->is_expiring = cell->ttl != kNoTtl;
-    cell->is_tombstone = cell->local_deletion_time != kNoDeletionTime && cell->ttl == kNoTtl;
+    cell->is_expiring = ttl != kNoTtl;
+    cell->is_tombstone = cell->local_deletion_time != kNoDeletionTime && ttl == kNoTtl;
   }
 
   DataInput& in_;
