@@ -468,13 +468,13 @@ class PartitionDecoder {
     uint64_t generation = &present == &subset_ ? subset_generation_ : 0;
     if (&present == shaped_for_ && generation == shaped_generation_ && is_static == shaped_static_) return;
     const std::vector<ColumnLayout>& columns = layout_.columns(is_static);
-    row_.columns.resize(present.size());
+    if (row_.columns.size() != present.size()) row_.columns.resize(present.size());
     for (size_t i = 0; i < present.size(); ++i) {
       ColumnData& data = row_.columns[i];
       data.column = present[i];
       data.is_complex = columns[present[i]].is_complex;
       data.complex_deletion = DeletionTime{};
-      if (!data.is_complex) data.cells.resize(1);
+      if (!data.is_complex && data.cells.size() != 1) data.cells.resize(1);
     }
     shaped_for_ = &present;
     shaped_generation_ = generation;
