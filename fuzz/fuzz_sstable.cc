@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "cassandra/envelope.h"
 #include "cassandra/sstable.h"
@@ -55,11 +56,11 @@ class TouchEverything : public EnvelopeConsumer {
   uint64_t sum() const { return sum_; }
 
  private:
-  void Touch(const std::string& s) {
+  void Touch(std::string_view s) {
     for (char ch : s) sum_ += static_cast<uint8_t>(ch);
   }
   void TouchClustering(const Clustering& c) {
-    for (const std::string& v : c.values) Touch(v);
+    for (std::string_view v : c.values) Touch(v);
     for (bool p : c.present) sum_ += p;
   }
   uint64_t sum_ = 0;

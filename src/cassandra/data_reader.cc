@@ -1,6 +1,9 @@
 #include "cassandra/data_reader.h"
 
 #include <algorithm>
+#include <deque>
+#include <span>
+#include <string_view>
 
 #include "util/strings.h"
 
@@ -37,13 +40,128 @@ int64_t UnsignedDeletionTime(uint32_t value) {
   return value == 0xFFFFFFFFu ? kNoDeletionTime : static_cast<int64_t>(value);
 }
 
+// Copies of the values a StreamReader read, kept until the record they belong
+// to has been delivered. A deque, so that views into its strings stay valid
+// as it grows; the strings keep their buffers from one record to the next.
+class ValueBuffer {
+ public:
+  std::string_view Read(DataInput& in, uint64_t n) {
+    if (n == 0) return {};
+    if (used_ == strings_.size()) strings_.emplace_back();
+    std::string& s = strings_[used_++];
+    in.ReadString(n, &s);
+    return s;
+  }
+  void Clear() { used_ = 0; }
+
+ private:
+  std::deque<std::string> strings_;
+  size_t used_ = 0;
+};
+
+// The decoder reads a record through one of two readers with the same
+// interface. Both latch the first failure (later reads return zeros) and hand
+// out values as views that stay valid until the record has been delivered.
+
+// Reads through DataInput, across chunk boundaries. Values are copied into a
+// ValueBuffer: the chunk a value came from may be gone by the record's end.
+class StreamReader {
+ public:
+  StreamReader(DataInput& in, ValueBuffer& values) : in_(in), values_(values) {}
+  bool ok() const { return in_.ok(); }
+  uint64_t position() const { return in_.position(); }
+  uint8_t ReadU8() { return in_.ReadU8(); }
+  uint64_t ReadUnsignedVInt() { return in_.ReadUnsignedVInt(); }
+  uint32_t ReadUnsignedVInt32() { return in_.ReadUnsignedVInt32(); }
+  std::string_view ReadValue(uint64_t n) { return values_.Read(in_, n); }
+  void Fail(const std::string& what) { in_.Fail(what); }
+
+ private:
+  DataInput& in_;
+  ValueBuffer& values_;
+};
+
+// Reads a record from bytes already in memory (the rest of the current
+// chunk), its values as views into them. Any failure, running out of bytes
+// or a corrupt field, only marks the reader failed: the caller then reads the
+// record again with a StreamReader, which continues into the next chunk or
+// reports the error with its byte offset.
+class InPlaceReader {
+ public:
+  InPlaceReader(std::span<const uint8_t> bytes, uint64_t position)
+      : begin_(bytes.data()), p_(bytes.data()), end_(bytes.data() + bytes.size()), position_(position) {}
+  bool ok() const { return ok_; }
+  uint64_t position() const { return position_ + consumed(); }
+  size_t consumed() const { return static_cast<size_t>(p_ - begin_); }
+
+  [[gnu::always_inline]] uint8_t ReadU8() {
+    if (p_ == end_) return Stop();
+    return *p_++;
+  }
+  [[gnu::always_inline]] uint64_t ReadUnsignedVInt() {
+    if (end_ - p_ >= 9) {
+      size_t length;
+      uint64_t value = DecodeUnsignedVInt(p_, &length);
+      p_ += length;
+      return value;
+    }
+    size_t length = 0;
+    uint64_t value = DecodeUnsignedVIntNearEnd(p_, static_cast<size_t>(end_ - p_), &length);
+    if (length == 0) return Stop();
+    p_ += length;
+    return value;
+  }
+  [[gnu::always_inline]] uint32_t ReadUnsignedVInt32() {
+    uint64_t value = ReadUnsignedVInt();
+    if (value > UINT32_MAX) return Stop();
+    return static_cast<uint32_t>(value);
+  }
+  [[gnu::always_inline]] std::string_view ReadValue(uint64_t n) {
+    if (n > static_cast<uint64_t>(end_ - p_)) {
+      Stop();
+      return {};
+    }
+    std::string_view value(reinterpret_cast<const char*>(p_), n);
+    p_ += n;
+    return value;
+  }
+  void Fail(const std::string& /*what: the StreamReader will say*/) { Stop(); }
+
+ private:
+  uint8_t Stop() {
+    ok_ = false;
+    end_ = p_;
+    return 0;
+  }
+  // A vint in the last `available` (< 9) bytes: *length is 0 if it does not fit.
+  // Out of line, and not a member, so that the reader stays in registers.
+  [[gnu::noinline]] static uint64_t DecodeUnsignedVIntNearEnd(const uint8_t* p, size_t available, size_t* length) {
+    uint8_t padded[9] = {};
+    std::memcpy(padded, p, available);
+    uint64_t value = DecodeUnsignedVInt(padded, length);
+    if (*length > available) *length = 0;
+    return value;
+  }
+
+  const uint8_t* begin_;
+  const uint8_t* p_;
+  const uint8_t* end_;
+  uint64_t position_;
+  bool ok_ = true;
+};
+
 }  // namespace
 
 // Declared in data_reader.h so that PartitionReader can hold one.
 class PartitionDecoder {
  public:
   PartitionDecoder(DataInput& in, const DataLayout& layout, EnvelopeConsumer& consumer)
-      : in_(in), layout_(layout), consumer_(consumer) {}
+      : in_(in), layout_(layout), consumer_(consumer) {
+    for (bool is_static : {false, true}) {
+      std::vector<int>& all = all_columns_[is_static];
+      for (size_t i = 0; i < layout_.columns(is_static).size(); ++i) all.push_back(static_cast<int>(i));
+    }
+  }
 
   Status Run() {
     while (!in_.AtEnd()) {
@@ -76,6 +194,11 @@ class PartitionDecoder {
     }
 
     while (true) {
+      // Most rows lie within one chunk: decoded in place, without copying values.
+      if (ReadRowInPlace()) {
+        RETURN_IF_ERROR(consumer_.OnRow(row_));
+        continue;
+      }
       uint64_t position = in_.position();
       uint8_t flags = in_.ReadU8();
       if (!in_.ok()) return in_.status();
@@ -136,33 +259,36 @@ class PartitionDecoder {
   }
 
   // SerializationHeader.readTimestamp: an unsigned delta from the minimum, with wrap-around.
-  int64_t ReadTimestamp() {
-    return static_cast<int64_t>(in_.ReadUnsignedVInt() + static_cast<uint64_t>(layout_.stats.min_timestamp));
+  template <class In>
+  [[gnu::always_inline]] int64_t ReadTimestamp(In& in) {
+    return static_cast<int64_t>(in.ReadUnsignedVInt() + static_cast<uint64_t>(layout_.stats.min_timestamp));
   }
 
   // A delta written as a Java int (so possibly negative) in an unsigned vint.
-  int64_t ReadInt32Delta() {
-    uint64_t raw = in_.ReadUnsignedVInt();
+  template <class In>
+  [[gnu::always_inline]] int64_t ReadInt32Delta(In& in) {
+    uint64_t raw = in.ReadUnsignedVInt();
     int64_t value = static_cast<int64_t>(raw);
     if (value < std::numeric_limits<int32_t>::min() || value > std::numeric_limits<int32_t>::max()) [[unlikely]] {
-      return FailInt32Delta(raw);
+      in.Fail(StrCat("delta-encoded 32-bit value out of range: ", raw));
+      return 0;
     }
     return value;
   }
 
-  [[gnu::noinline]] int64_t FailInt32Delta(uint64_t raw) {
-    in_.Fail(StrCat("delta-encoded 32-bit value out of range: ", raw));
-    return 0;
+  template <class In>
+  [[gnu::always_inline]] int64_t ReadLocalDeletionTime(In& in) {
+    return ReadInt32Delta(in) + layout_.stats.min_local_deletion_time;
   }
-
-  int64_t ReadLocalDeletionTime() { return ReadInt32Delta() + layout_.stats.min_local_deletion_time; }
-  int32_t ReadTtl() {
-    return static_cast<int32_t>(static_cast<uint32_t>(ReadInt32Delta()) +
+  template <class In>
+  [[gnu::always_inline]] int32_t ReadTtl(In& in) {
+    return static_cast<int32_t>(static_cast<uint32_t>(ReadInt32Delta(in)) +
                                 static_cast<uint32_t>(layout_.stats.min_ttl));
   }
-  DeletionTime ReadDeletionTime() {
-    int64_t marked_at = ReadTimestamp();
-    int64_t ldt = ReadLocalDeletionTime();
+  template <class In>
+  [[gnu::always_inline]] DeletionTime ReadDeletionTime(In& in) {
+    int64_t marked_at = ReadTimestamp(in);
+    int64_t ldt = ReadLocalDeletionTime(in);
     return DeletionTime::Build(marked_at, ldt);
   }
 
@@ -179,239 +305,289 @@ class PartitionDecoder {
 
   // A value of a type whose values are `fixed_length` bytes long (written
   // raw), or of variable length (-1: written with a vint length).
-  void ReadValue(int fixed_length, std::string* out) {
-    in_.ReadString(fixed_length >= 0 ? static_cast<uint64_t>(fixed_length) : in_.ReadUnsignedVInt32(), out);
+  template <class In>
+  [[gnu::always_inline]] std::string_view ReadValue(In& in, int fixed_length) {
+    return in.ReadValue(fixed_length >= 0 ? static_cast<uint64_t>(fixed_length) : in.ReadUnsignedVInt32());
   }
 
   // ClusteringPrefix.Serializer.deserializeValuesWithoutSize: a header of two
   // bits per value (null, empty) every 32 values, then the non-empty values.
-  void ReadClusteringValues(size_t size, Clustering* clustering) {
-    clustering->values.resize(size);
-    if (clustering->present.size() != size) clustering->present.resize(size);
-    std::fill(clustering->present.begin(), clustering->present.end(), true);
+  template <class In>
+  [[gnu::always_inline]] void ReadClusteringValues(In& in, size_t size, Clustering* clustering) {
+    if (clustering->values.size() != size) {
+      clustering->values.resize(size);
+      clustering->present.resize(size);
+    }
     uint64_t header = 0;
     for (size_t i = 0; i < size; ++i) {
-      if (i % 32 == 0) header = in_.ReadUnsignedVInt();
+      if (i % 32 == 0) header = in.ReadUnsignedVInt();
       unsigned shift = (i % 32) * 2;
-      std::string& value = clustering->values[i];
-      value.clear();
-      if (header & (1ULL << (shift + 1))) {
-        clustering->present[i] = false;
-      } else if (!(header & (1ULL << shift))) {
-        ReadValue(layout_.clustering_fixed_lengths[i], &value);
-      }
+      bool is_null = (header & (1ULL << (shift + 1))) != 0;
+      bool is_empty = (header & (1ULL << shift)) != 0;
+      clustering->present[i] = !is_null;
+      clustering->values[i] = is_null || is_empty ? std::string_view() : ReadValue(in, layout_.clustering_fixed_lengths[i]);
     }
   }
 
   Status ReadMarker(uint64_t position) {
+    values_.Clear();
+    StreamReader in(in_, values_);
     RangeTombstoneMarker& marker = marker_;
     marker.position = position;
-    uint8_t kind = in_.ReadU8();
+    uint8_t kind = in.ReadU8();
     if (kind > static_cast<uint8_t>(ClusteringKind::kSstableUpperBound) ||
         kind == static_cast<uint8_t>(ClusteringKind::kClustering) ||
         kind == static_cast<uint8_t>(ClusteringKind::kStaticClustering)) {
-      in_.Fail(StrCat("range tombstone marker at byte offset ", position, " has invalid bound kind ",
-                      static_cast<int>(kind)));
+      in.Fail(StrCat("range tombstone marker at byte offset ", position, " has invalid bound kind ",
+                     static_cast<int>(kind)));
       return in_.status();
     }
     marker.kind = static_cast<ClusteringKind>(kind);
     uint16_t size = in_.ReadU16();
     if (size > layout_.clustering_types.size()) {
-      in_.Fail(StrCat("range tombstone marker at byte offset ", position, " has ", size,
-                      " clustering values, the table has ", layout_.clustering_types.size()));
+      in.Fail(StrCat("range tombstone marker at byte offset ", position, " has ", size,
+                     " clustering values, the table has ", layout_.clustering_types.size()));
       return in_.status();
     }
     marker.bound.Clear();
-    if (size > 0) ReadClusteringValues(size, &marker.bound);
-    uint64_t marker_size = in_.ReadUnsignedVInt();
-    uint64_t body_start = in_.position();
-    in_.ReadUnsignedVInt();  // previous unfiltered size
+    if (size > 0) ReadClusteringValues(in, size, &marker.bound);
+    uint64_t marker_size = in.ReadUnsignedVInt();
+    uint64_t body_start = in.position();
+    in.ReadUnsignedVInt();  // previous unfiltered size
     if (marker.IsBoundary()) {
-      marker.end_deletion = ReadDeletionTime();
-      marker.start_deletion = ReadDeletionTime();
+      marker.end_deletion = ReadDeletionTime(in);
+      marker.start_deletion = ReadDeletionTime(in);
       marker.deletion = DeletionTime{};
     } else {
-      marker.deletion = ReadDeletionTime();
+      marker.deletion = ReadDeletionTime(in);
       marker.end_deletion = marker.start_deletion = DeletionTime{};
     }
-    RETURN_IF_ERROR(CheckSize("range tombstone marker", position, body_start, marker_size));
+    CheckSize(in, "range tombstone marker", position, body_start, marker_size);
+    if (!in_.ok()) return in_.status();
     return consumer_.OnRangeTombstoneMarker(marker);
   }
 
-  Status CheckSize(const char* what, uint64_t position, uint64_t body_start, uint64_t size) {
-    if (!in_.ok()) return in_.status();
-    if (in_.position() != body_start + size) {
-      in_.Fail(StrCat(what, " at byte offset ", position, " declares ", size, " bytes but holds ",
-                      in_.position() - body_start));
+  template <class In>
+  void CheckSize(In& in, const char* what, uint64_t position, uint64_t body_start, uint64_t size) {
+    if (in.ok() && in.position() != body_start + size) {
+      in.Fail(StrCat(what, " at byte offset ", position, " declares ", size, " bytes but holds ",
+                     in.position() - body_start));
     }
-    return in_.status();
   }
 
+  // Reads a row through DataInput (flags already read) and delivers it.
   Status ReadRow(uint64_t position, uint8_t flags, uint8_t extended, bool is_static) {
+    values_.Clear();
+    StreamReader in(in_, values_);
+    DecodeRow(in, position, flags, extended, is_static);
+    if (!in_.ok()) return in_.status();
+    return consumer_.OnRow(row_);
+  }
+
+  // Decodes the next item into row_ if it is a regular row lying wholly in
+  // the current chunk, and consumes it; anything else (a marker, the end of
+  // the partition, a row continuing in the next chunk, or one that does not
+  // decode) is left unread for the streaming path.
+  bool ReadRowInPlace() {
+    InPlaceReader in(in_.Buffered(), in_.position());
+    uint64_t position = in.position();
+    uint8_t flags = in.ReadU8();
+    uint8_t extended = (flags & kExtensionFlag) ? in.ReadU8() : 0;
+    if (!in.ok() || (flags & (kEndOfPartition | kIsMarker)) || (extended & kIsStatic)) return false;
+    DecodeRow(in, position, flags, extended, /*is_static=*/false);
+    if (!in.ok()) return false;
+    in_.Consume(in.consumed());
+    return true;
+  }
+
+  // UnfilteredSerializer.deserializeRowBody, after the flags: fills row_.
+  template <class In>
+  [[gnu::always_inline]] void DecodeRow(In& in, uint64_t position, uint8_t flags, uint8_t extended, bool is_static) {
     Row& row = row_;
     row.position = position;
     row.is_static = is_static;
     if (!is_static && !layout_.clustering_types.empty()) {
-      // Resizing (not clearing) keeps the value strings' buffers across rows.
-      ReadClusteringValues(layout_.clustering_types.size(), &row.clustering);
+      // Resizing (not clearing) keeps the vectors' buffers across rows.
+      ReadClusteringValues(in, layout_.clustering_types.size(), &row.clustering);
     } else {
       row.clustering.Clear();
     }
-    uint64_t row_size = in_.ReadUnsignedVInt();
-    uint64_t body_start = in_.position();
-    in_.ReadUnsignedVInt();  // previous unfiltered size
+    uint64_t row_size = in.ReadUnsignedVInt();
+    uint64_t body_start = in.position();
+    in.ReadUnsignedVInt();  // previous unfiltered size
 
     row.liveness = LivenessInfo{};
     if (flags & kHasTimestamp) {
-      row.liveness.timestamp = ReadTimestamp();
+      row.liveness.timestamp = ReadTimestamp(in);
       if (flags & kHasTtl) {
-        row.liveness.ttl = ReadTtl();
-        row.liveness.local_expiration_time =
-            DecodeLocalDeletionTime(ReadLocalDeletionTime(), row.liveness.ttl);
+        row.liveness.ttl = ReadTtl(in);
+        row.liveness.local_expiration_time = DecodeLocalDeletionTime(ReadLocalDeletionTime(in), row.liveness.ttl);
       }
-      if (row.liveness.ttl < 0) in_.Fail(StrCat("row at byte offset ", position, " has a negative TTL"));
+      if (row.liveness.ttl < 0) in.Fail(StrCat("row at byte offset ", position, " has a negative TTL"));
     }
-    row.deletion = (flags & kHasDeletion) ? ReadDeletionTime() : DeletionTime{};
+    row.deletion = (flags & kHasDeletion) ? ReadDeletionTime(in) : DeletionTime{};
     row.deletion_is_shadowable = (extended & kHasShadowableDeletion) != 0;
 
     const std::vector<ColumnLayout>& columns = layout_.columns(is_static);
-    present_.clear();
-    if (flags & kHasAllColumns) {
-      present_.resize(columns.size());
-      for (size_t i = 0; i < columns.size(); ++i) present_[i] = static_cast<int>(i);
-    } else {
-      ReadColumnSubset(columns.size());
-    }
-    if (!in_.ok()) return in_.status();
+    const std::vector<int>& present =
+        (flags & kHasAllColumns) ? all_columns_[is_static] : ReadColumnSubset(in, is_static, columns.size());
+    if (!in.ok()) return;
 
-    // ColumnData objects (and their cells' buffers) are reused across rows.
-    row.columns.resize(present_.size());
-    for (size_t i = 0; i < present_.size(); ++i) {
-      ColumnData& data = row.columns[i];
-      const ColumnLayout& column = columns[present_[i]];
-      data.column = present_[i];
-      data.is_complex = column.is_complex;
-      data.complex_deletion = DeletionTime{};
-      if (!column.is_complex) {
-        data.cells.resize(1);
-        ReadCell(column, row.liveness, /*has_path=*/false, &data.cells[0]);
+    ShapeColumns(present, is_static);
+    // Locals rather than the row's members, which every store of a cell
+    // field might alias: the loop keeps them in registers.
+    const LivenessInfo liveness = row.liveness;
+    const ColumnLayout* layouts = columns.data();
+    for (ColumnData *data = row.columns.data(), *end = data + row.columns.size(); data != end; ++data) {
+      const ColumnLayout& column = layouts[data->column];
+      if (!data->is_complex) {
+        ReadCell(in, column, liveness, /*has_path=*/false, &data->cells.front());
         continue;
       }
-      if (flags & kHasComplexDeletion) {
-        DeletionTime deletion = ReadDeletionTime();
-        data.complex_deletion = deletion;
-      }
-      uint32_t count = in_.ReadUnsignedVInt32();
-      if (!in_.ok()) return in_.status();
+      data->complex_deletion = (flags & kHasComplexDeletion) ? ReadDeletionTime(in) : DeletionTime{};
+      uint32_t count = in.ReadUnsignedVInt32();
+      if (!in.ok()) return;
       // Each cell takes at least one byte: a count beyond the bytes left is corrupt.
       if (count > row_size) {
-        in_.Fail(StrCat("column ", column.name, " at byte offset ", position, " claims ", count, " cells"));
-        return in_.status();
+        in.Fail(StrCat("column ", column.name, " at byte offset ", position, " claims ", count, " cells"));
+        return;
       }
       // The row size is as untrusted as the count: grow the cells as they
-      // are read (each takes at least a byte), reusing earlier rows' cells,
+      // are read (each takes at least a byte), reusing the vector's buffer,
       // so a corrupt count costs no more memory than the bytes present.
-      uint32_t read = 0;
-      for (; read < count && in_.ok(); ++read) {
-        if (read == data.cells.size()) data.cells.emplace_back();
-        ReadCell(column, row.liveness, /*has_path=*/true, &data.cells[read]);
+      std::vector<Cell>& cells = data->cells;
+      cells.clear();
+      for (uint32_t read = 0; read < count && in.ok(); ++read) {
+        ReadCell(in, column, liveness, /*has_path=*/true, &cells.emplace_back());
       }
-      data.cells.resize(read);
     }
-    RETURN_IF_ERROR(CheckSize(is_static ? "static row" : "row", position, body_start, row_size));
-    row.end_position = in_.position();
-    return consumer_.OnRow(row);
+    CheckSize(in, is_static ? "static row" : "row", position, body_start, row_size);
+    row.end_position = in.position();
+  }
+
+  // Sets row_.columns up for the columns `present`: which column each is, and
+  // one cell for each simple column. ColumnData objects (and their cell
+  // vectors) are reused across rows, and consecutive rows usually have the
+  // same columns, so this mostly finds nothing to do.
+  void ShapeColumns(const std::vector<int>& present, bool is_static) {
+    uint64_t generation = &present == &subset_ ? subset_generation_ : 0;
+    if (&present == shaped_for_ && generation == shaped_generation_ && is_static == shaped_static_) return;
+    const std::vector<ColumnLayout>& columns = layout_.columns(is_static);
+    if (row_.columns.size() != present.size()) row_.columns.resize(present.size());
+    for (size_t i = 0; i < present.size(); ++i) {
+      ColumnData& data = row_.columns[i];
+      data.column = present[i];
+      data.is_complex = columns[present[i]].is_complex;
+      data.complex_deletion = DeletionTime{};
+      if (!data.is_complex && data.cells.size() != 1) data.cells.resize(1);
+    }
+    shaped_for_ = &present;
+    shaped_generation_ = generation;
+    shaped_static_ = is_static;
   }
 
   // Columns.Serializer.deserializeSubset: a bitmap of missing columns, or for
-  // 64 columns or more, the count missing followed by indexes.
-  void ReadColumnSubset(size_t superset) {
-    uint64_t encoded = in_.ReadUnsignedVInt();
+  // 64 columns or more, the count missing followed by indexes. Returns the
+  // indexes of the columns present.
+  template <class In>
+  [[gnu::always_inline]] const std::vector<int>& ReadColumnSubset(In& in, bool is_static, size_t superset) {
+    uint64_t encoded = in.ReadUnsignedVInt();
+    if (encoded == 0) return all_columns_[is_static];  // none missing
     // Consecutive rows usually miss the same columns: reuse the last decoding.
-    if (superset < 64 && encoded == last_subset_ && superset == last_superset_ && encoded != 0) {
-      present_ = last_present_;
-      return;
+    if (superset < 64 && encoded == subset_encoded_ && superset == subset_superset_) return subset_;
+    subset_.clear();
+    ++subset_generation_;
+    subset_superset_ = SIZE_MAX;
+    DecodeColumnSubset(in, superset, encoded);
+    if (superset < 64 && in.ok()) {
+      subset_encoded_ = encoded;
+      subset_superset_ = superset;
     }
-    DecodeColumnSubset(superset, encoded);
-    if (superset < 64 && in_.ok()) {
-      last_subset_ = encoded;
-      last_superset_ = superset;
-      last_present_ = present_;
-    }
+    return subset_;
   }
 
-  void DecodeColumnSubset(size_t superset, uint64_t encoded) {
-    if (encoded == 0) {
-      for (size_t i = 0; i < superset; ++i) present_.push_back(static_cast<int>(i));
-      return;
-    }
+  template <class In>
+  [[gnu::always_inline]] void DecodeColumnSubset(In& in, size_t superset, uint64_t encoded) {
+    std::vector<int>& present = subset_;
     if (superset < 64) {
       for (size_t i = 0; i < superset; ++i) {
-        if ((encoded & 1) == 0) present_.push_back(static_cast<int>(i));
+        if ((encoded & 1) == 0) present.push_back(static_cast<int>(i));
         encoded >>= 1;
       }
-      if (encoded != 0) in_.Fail("invalid column subset: bits set beyond the header's columns");
+      if (encoded != 0) in.Fail("invalid column subset: bits set beyond the header's columns");
       return;
     }
     if (encoded > superset) {
-      in_.Fail(StrCat("invalid column subset: ", encoded, " missing of ", superset));
+      in.Fail(StrCat("invalid column subset: ", encoded, " missing of ", superset));
       return;
     }
     size_t missing = encoded;
     size_t count = superset - missing;
     if (count < superset / 2) {
-      for (size_t i = 0; i < count && in_.ok(); ++i) {
-        uint32_t index = in_.ReadUnsignedVInt32();
-        if (index >= superset || (!present_.empty() && static_cast<int>(index) <= present_.back())) {
-          in_.Fail(StrCat("invalid column subset index ", index));
+      for (size_t i = 0; i < count && in.ok(); ++i) {
+        uint32_t index = in.ReadUnsignedVInt32();
+        if (index >= superset || (!present.empty() && static_cast<int>(index) <= present.back())) {
+          in.Fail(StrCat("invalid column subset index ", index));
           return;
         }
-        present_.push_back(static_cast<int>(index));
+        present.push_back(static_cast<int>(index));
       }
       return;
     }
     size_t index = 0;
     size_t skipped = 0;
-    while (in_.ok()) {
-      size_t next_missing = skipped < missing ? in_.ReadUnsignedVInt32() : superset;
+    while (in.ok()) {
+      size_t next_missing = skipped < missing ? in.ReadUnsignedVInt32() : superset;
       if (next_missing > superset || next_missing < index) {
-        in_.Fail(StrCat("invalid column subset index ", next_missing));
+        in.Fail(StrCat("invalid column subset index ", next_missing));
         return;
       }
-      while (index < next_missing) present_.push_back(static_cast<int>(index++));
+      while (index < next_missing) present.push_back(static_cast<int>(index++));
       if (index == superset) break;
       ++index;
       ++skipped;
     }
   }
 
-  void ReadCell(const ColumnLayout& column, const LivenessInfo& liveness, bool has_path, Cell* cell) {
-    uint8_t flags = in_.ReadU8();
-    bool has_value = (flags & kCellHasEmptyValue) == 0;
-    bool is_deleted = (flags & kCellIsDeleted) != 0;
-    bool is_expiring = (flags & kCellIsExpiring) != 0;
-    bool use_row_timestamp = (flags & kCellUseRowTimestamp) != 0;
-    bool use_row_ttl = (flags & kCellUseRowTtl) != 0;
-
-    cell->timestamp = use_row_timestamp ? liveness.timestamp : ReadTimestamp();
-    int64_t ldt = use_row_ttl ? liveness.local_expiration_time
-                              : (is_deleted || is_expiring ? ReadLocalDeletionTime() : kNoDeletionTime);
-    cell->ttl = use_row_ttl ? liveness.ttl : (is_expiring ? ReadTtl() : kNoTtl);
-    if (has_path) {
-      in_.ReadString(in_.ReadUnsignedVInt32(), &cell->path);
-    } else {
-      cell->path.clear();
+  // Cell.Serializer.deserialize; `has_path` for the cells of a complex column.
+  template <class In>
+  [[gnu::always_inline]] void ReadCell(In& in, const ColumnLayout& column, const LivenessInfo& liveness,
+                                       bool has_path, Cell* cell) {
+    uint8_t flags = in.ReadU8();
+    // Most cells are live, not expiring, and written at the row's timestamp.
+    constexpr uint8_t kTimeFlags = kCellIsDeleted | kCellIsExpiring | kCellUseRowTimestamp | kCellUseRowTtl;
+    bool row_timestamp_only = (flags & kTimeFlags) == kCellUseRowTimestamp;
+    int64_t timestamp = liveness.timestamp;
+    int64_t ldt = kNoDeletionTime;
+    int32_t ttl = kNoTtl;
+    if (!row_timestamp_only) [[unlikely]] {
+      bool is_deleted = (flags & kCellIsDeleted) != 0;
+      bool is_expiring = (flags & kCellIsExpiring) != 0;
+      bool use_row_ttl = (flags & kCellUseRowTtl) != 0;
+      if (!(flags & kCellUseRowTimestamp)) timestamp = ReadTimestamp(in);
+      if (use_row_ttl) {
+        ldt = liveness.local_expiration_time;
+      } else if (is_deleted || is_expiring) {
+        ldt = ReadLocalDeletionTime(in);
+      }
+      ttl = use_row_ttl ? liveness.ttl : (is_expiring ? ReadTtl(in) : kNoTtl);
     }
-    if (!has_value) cell->value.clear();
-    if (has_value) {
-      // Element values of complex columns always carry their length.
-      ReadValue(column.is_complex ? -1 : column.fixed_length, &cell->value);
+    cell->path = has_path ? in.ReadValue(in.ReadUnsignedVInt32()) : std::string_view();
+    // Element values of complex columns always carry their length.
+    cell->value = (flags & kCellHasEmptyValue) ? std::string_view() : ReadValue(in, has_path ? -1 : column.fixed_length);
+    cell->timestamp = timestamp;
+    cell->ttl = ttl;
+    if (row_timestamp_only) [[likely]] {
+      cell->local_deletion_time = kNoDeletionTime;
+      cell->is_expiring = false;
+      cell->is_tombstone = false;
+      return;
     }
-    if (cell->ttl < 0) [[unlikely]] in_.Fail(StrCat("cell of column ", column.name, " has a negative TTL"));
-    cell->local_deletion_time = DecodeLocalDeletionTime(ldt, cell->ttl);
+    if (ttl < 0) [[unlikely]] in.Fail(StrCat("cell of column ", column.name, " has a negative TTL"));
+    cell->local_deletion_time = DecodeLocalDeletionTime(ldt, ttl);
     // Like Cassandra's cells, what a cell is follows from its TTL and deletion time.
-    cell->is_expiring = cell->ttl != kNoTtl;
-    cell->is_tombstone = cell->local_deletion_time != kNoDeletionTime && cell->ttl == kNoTtl;
+    cell->is_expiring = ttl != kNoTtl;
+    cell->is_tombstone = cell->local_deletion_time != kNoDeletionTime && ttl == kNoTtl;
   }
 
   DataInput& in_;
@@ -420,13 +596,21 @@ class PartitionDecoder {
   PartitionHeader partition_;
   Row row_;
   RangeTombstoneMarker marker_;
-  std::vector<int> present_;
+  // Values of the record being read through DataInput.
+  ValueBuffer values_;
   std::string previous_key_;
   bool has_previous_key_ = false;
-  // The last column subset decoded (see ReadColumnSubset).
-  uint64_t last_subset_ = 0;
-  size_t last_superset_ = 0;
-  std::vector<int> last_present_;
+  // 0, 1, ... for the regular [false] and static [true] columns: a row with all columns.
+  std::vector<int> all_columns_[2];
+  // The last column subset decoded, and what it was decoded from (see ReadColumnSubset).
+  std::vector<int> subset_;
+  uint64_t subset_encoded_ = 0;
+  size_t subset_superset_ = SIZE_MAX;
+  uint64_t subset_generation_ = 0;  // counts the decodings into subset_
+  // The columns row_.columns is set up for (see ShapeColumns).
+  const std::vector<int>* shaped_for_ = nullptr;
+  uint64_t shaped_generation_ = 0;
+  bool shaped_static_ = false;
 };
 
 namespace {

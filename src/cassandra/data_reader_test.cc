@@ -2,8 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "util/strings.h"
 
 namespace cqlite {
 namespace {
@@ -52,7 +59,8 @@ std::string Int32(int32_t v) {
 
 CqlTypePtr Type(const char* marshal) { return *ParseMarshalType(marshal); }
 
-// Records what the decoder emits, copying each record.
+// Records what the decoder emits, copying each record and (as values are
+// views valid only during the callback) its values.
 class Recorder : public EnvelopeConsumer {
  public:
   Status OnPartitionStart(const PartitionHeader& p) override {
@@ -61,10 +69,18 @@ class Recorder : public EnvelopeConsumer {
   }
   Status OnRow(const Row& row) override {
     rows.push_back(row);
+    Keep(&rows.back().clustering);
+    for (ColumnData& column : rows.back().columns) {
+      for (Cell& cell : column.cells) {
+        Keep(&cell.path);
+        Keep(&cell.value);
+      }
+    }
     return Status::OK();
   }
   Status OnRangeTombstoneMarker(const RangeTombstoneMarker& m) override {
     markers.push_back(m);
+    Keep(&markers.back().bound);
     return Status::OK();
   }
   Status OnPartitionEnd() override {
@@ -75,6 +91,16 @@ class Recorder : public EnvelopeConsumer {
   std::vector<Row> rows;
   std::vector<RangeTombstoneMarker> markers;
   int ends = 0;
+
+ private:
+  void Keep(std::string_view* value) {
+    copies_.emplace_back(*value);
+    *value = copies_.back();
+  }
+  void Keep(Clustering* clustering) {
+    for (std::string_view& value : clustering->values) Keep(&value);
+  }
+  std::deque<std::string> copies_;  // a deque: the views stay valid as it grows
 };
 
 // CREATE TABLE t (pk int, ck int, v int, tags set<int>, s int static, PRIMARY KEY (pk, ck))
@@ -258,6 +284,195 @@ TEST(DataReaderTest, HugeCellCountIsCorruptionNotAnAllocation) {
   Recorder out;
   Status status = Decode(data.str(), layout, &out);
   EXPECT_EQ(status.kind(), StatusKind::kCorruption) << status.ToString();
+}
+
+// Hands out the bytes in chunks of a fixed size, as a decompressed Data.db
+// arrives; the decoder must not care where the boundaries fall.
+class FixedChunkSource : public ChunkSource {
+ public:
+  FixedChunkSource(const std::string& bytes, size_t chunk) : bytes_(bytes), chunk_(chunk) {}
+  Result<std::span<const uint8_t>> NextChunk() override {
+    size_t n = std::min(chunk_, bytes_.size() - at_);
+    // A fresh buffer for each chunk, so that a view into an earlier one shows up under ASan.
+    buffer_ = std::make_unique<uint8_t[]>(n);
+    std::memcpy(buffer_.get(), bytes_.data() + at_, n);
+    at_ += n;
+    return std::span<const uint8_t>(buffer_.get(), n);
+  }
+  uint64_t TotalLength() const override { return bytes_.size(); }
+
+ private:
+  const std::string& bytes_;
+  size_t chunk_;
+  size_t at_ = 0;
+  std::unique_ptr<uint8_t[]> buffer_;
+};
+
+// Everything a decode produced, as text: records in order, then the status.
+std::string Describe(const Recorder& out, const Status& status) {
+  std::string s;
+  auto clustering = [&](const Clustering& c) {
+    for (size_t i = 0; i < c.values.size(); ++i) {
+      s += c.present[i] ? "[" + ToHex(std::string(c.values[i])) + "]" : "[null]";
+    }
+  };
+  auto deletion = [&](const DeletionTime& d) { s += StrCat(" del ", d.marked_for_delete_at, "/", d.local_deletion_time); };
+  for (const PartitionHeader& p : out.partitions) s += StrCat("partition ", p.position, " ", ToHex(p.key), "\n");
+  for (const Row& row : out.rows) {
+    s += StrCat("row ", row.position, "-", row.end_position, row.is_static ? " static " : " ");
+    clustering(row.clustering);
+    s += StrCat(" live ", row.liveness.timestamp, "/", row.liveness.ttl, "/", row.liveness.local_expiration_time);
+    deletion(row.deletion);
+    s += row.deletion_is_shadowable ? " shadowable\n" : "\n";
+    for (const ColumnData& c : row.columns) {
+      s += StrCat("  column ", c.column, c.is_complex ? " complex" : "");
+      deletion(c.complex_deletion);
+      s += "\n";
+      for (const Cell& cell : c.cells) {
+        s += StrCat("    cell ", cell.timestamp, " ", cell.ttl, " ", cell.local_deletion_time, " ",
+                    cell.is_tombstone, cell.is_expiring, " path ", ToHex(std::string(cell.path)), " value ",
+                    ToHex(std::string(cell.value)), "\n");
+      }
+    }
+  }
+  for (const RangeTombstoneMarker& m : out.markers) {
+    s += StrCat("marker ", m.position, " kind ", static_cast<int>(m.kind), " ");
+    clustering(m.bound);
+    deletion(m.deletion);
+    deletion(m.end_deletion);
+    deletion(m.start_deletion);
+    s += "\n";
+  }
+  return s + StrCat("ends ", out.ends, "\n", status.ToString(), "\n");
+}
+
+std::string DecodeInChunks(const std::string& bytes, const DataLayout& layout, size_t chunk) {
+  DataInput in(std::make_unique<FixedChunkSource>(bytes, chunk), "t-Data.db");
+  Recorder out;
+  Status status = ReadPartitions(in, layout, out);
+  return Describe(out, status);
+}
+
+std::string DecodeWhole(const std::string& bytes, const DataLayout& layout) {
+  Recorder out;
+  Status status = Decode(bytes, layout, &out);
+  return Describe(out, status);
+}
+
+// CREATE TABLE t (pk int, ck text, a int, b text, m map<text, int>, s text static, PRIMARY KEY (pk, ck))
+DataLayout MixedLayout() {
+  SerializationHeader header;
+  header.stats.min_timestamp = 1000;
+  header.stats.min_local_deletion_time = 1600000000;
+  header.stats.min_ttl = 0;
+  header.partition_key_type = Type("org.apache.cassandra.db.marshal.Int32Type");
+  header.clustering_types = {Type("org.apache.cassandra.db.marshal.UTF8Type")};
+  header.static_columns = {{"s", Type("org.apache.cassandra.db.marshal.UTF8Type")}};
+  header.regular_columns = {
+      {"a", Type("org.apache.cassandra.db.marshal.Int32Type")},
+      {"b", Type("org.apache.cassandra.db.marshal.UTF8Type")},
+      {"m", Type("org.apache.cassandra.db.marshal.MapType(org.apache.cassandra.db.marshal.UTF8Type,"
+                 "org.apache.cassandra.db.marshal.Int32Type)")}};
+  SSTableVersion v;
+  v.name = "nb";
+  return DataLayout::FromHeader(header, v);
+}
+
+// Two partitions of rows with text values, collections, column subsets,
+// TTLs, deletions and a range tombstone.
+std::string MixedData() {
+  auto text = [](Bytes& b, const std::string& s) { b.VInt(s.size()).Raw(s); };
+  Bytes data;
+  for (int pk : {1, 2}) {
+    data.U16(4).Raw(Int32(pk)).U32(0x7fffffff).U64(1ULL << 63);
+    data.U8(0x80 | 0x20).U8(0x01);  // static row, all columns
+    {
+      Bytes body;
+      body.U8(0x00).VInt(3);
+      text(body, "static text");
+      AppendRow(data, body);
+    }
+    // ck = "x": all columns; a from the row timestamp, b with its own, m deleted then two entries.
+    data.U8(0x04 | 0x20 | 0x40).VInt(0);
+    text(data, "x");
+    {
+      Bytes body;
+      body.VInt(20);                              // row timestamp
+      body.U8(0x08).Raw(Int32(pk));               // a
+      body.U8(0x00).VInt(21);                     // b: own timestamp
+      text(body, "a longer text value, to straddle chunks");
+      body.VInt(19).VInt(5);                      // m: complex deletion
+      body.VInt(2);                               // two cells
+      body.U8(0x08).VInt(2).Raw("k1").VInt(4).Raw(Int32(1));
+      body.U8(0x08).VInt(2).Raw("k2").VInt(4).Raw(Int32(2));
+      AppendRow(data, body);
+    }
+    // ck = "" (empty): a missing; b expiring with the row's TTL; m with no cells.
+    data.U8(0x04 | 0x08).VInt(1);  // clustering header: value 0 empty
+    {
+      Bytes body;
+      body.VInt(30).VInt(60).VInt(100);  // row timestamp, TTL, expiration
+      body.VInt(0x1);                    // column subset: a missing
+      body.U8(0x02 | 0x08 | 0x10);       // b: expiring, row timestamp and TTL
+      text(body, "expiring");
+      body.VInt(0);                      // m: no cells
+      AppendRow(data, body);
+    }
+    // A range tombstone bound at ck = "y".
+    data.U8(0x02).U8(1).U16(1).VInt(0);
+    text(data, "y");
+    {
+      Bytes body;
+      body.VInt(40).VInt(7);
+      data.VInt(body.size() + 1).VInt(0).Raw(body.str());
+    }
+    // ck = "z": row deletion, only b, a tombstone.
+    data.U8(0x10).VInt(0);
+    text(data, "z");
+    {
+      Bytes body;
+      body.VInt(50).VInt(8);        // row deletion
+      body.VInt(0x5);               // column subset: a and m missing
+      body.U8(0x01 | 0x04).VInt(51).VInt(9);  // b: deleted, empty, timestamp, local deletion time
+      AppendRow(data, body);
+    }
+    data.U8(0x01);  // end of partition
+  }
+  return data.str();
+}
+
+TEST(DataReaderTest, ChunkBoundariesDoNotChangeTheRecords) {
+  DataLayout layout = MixedLayout();
+  std::string data = MixedData();
+  std::string whole = DecodeWhole(data, layout);
+  ASSERT_NE(whole.find("\nOK\n"), std::string::npos) << whole;
+  ASSERT_NE(whole.find(ToHex("a longer text value, to straddle chunks")), std::string::npos) << whole;
+  for (size_t chunk = 1; chunk <= data.size(); ++chunk) {
+    ASSERT_EQ(DecodeInChunks(data, layout, chunk), whole) << "chunks of " << chunk;
+  }
+}
+
+TEST(DataReaderTest, ChunkBoundariesDoNotChangeTheErrors) {
+  DataLayout layout = MixedLayout();
+  std::string data = MixedData();
+  for (size_t cut = 0; cut < data.size(); ++cut) {
+    std::string truncated = data.substr(0, cut);
+    std::string whole = DecodeWhole(truncated, layout);
+    for (size_t chunk : {1, 3, 16}) {
+      ASSERT_EQ(DecodeInChunks(truncated, layout, chunk), whole) << "cut at " << cut << ", chunks of " << chunk;
+    }
+  }
+  for (size_t at = 0; at < data.size(); ++at) {
+    for (uint8_t flip : {0x01, 0x80, 0xff}) {
+      std::string corrupt = data;
+      corrupt[at] = static_cast<char>(corrupt[at] ^ flip);
+      std::string whole = DecodeWhole(corrupt, layout);
+      for (size_t chunk : {1, 3, 16}) {
+        ASSERT_EQ(DecodeInChunks(corrupt, layout, chunk), whole)
+            << "byte " << at << " ^ " << int{flip} << ", chunks of " << chunk;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -10,12 +10,17 @@
 // formats' values are converted to Cassandra 5.0's in-memory form.
 //
 // Records are reused by the reader between calls: a consumer that keeps one
-// past the callback must copy it.
+// past the callback must copy it. Value bytes (Cell::path, Cell::value,
+// Clustering::values) are views, not copies: they point into the reader's
+// decompressed chunk or into a buffer of the reader's, and are valid only
+// until the callback that received them returns. A consumer that keeps a
+// value copies its bytes (std::string(view), or Clustering::CopyValues()).
 #pragma once
 
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/status.h"
@@ -71,8 +76,9 @@ struct Cell {
   int64_t local_deletion_time = kNoDeletionTime;  // tombstone time or expiry time
   bool is_tombstone = false;
   bool is_expiring = false;
-  std::string path;   // cell path (collection key / list cell id / UDT field index); empty for simple cells
-  std::string value;  // empty for tombstones and empty values
+  // Views valid until the callback returns (see the top of this file).
+  std::string_view path;   // cell path (collection key / list cell id / UDT field index); empty for simple cells
+  std::string_view value;  // empty for tombstones and empty values
 };
 
 // The data of one column within a row.
@@ -101,13 +107,15 @@ enum class ClusteringKind : uint8_t {
 // Clustering values; an absent value (null in the header bitmap) is nullopt
 // only in the rare legacy tables that allow it, kept as `present[i] == false`.
 struct Clustering {
-  std::vector<std::string> values;
+  std::vector<std::string_view> values;  // views valid until the callback returns
   std::vector<bool> present;
 
   void Clear() {
     values.clear();
     present.clear();
   }
+  // The values as strings of their own, for a consumer that keeps them.
+  std::vector<std::string> CopyValues() const { return {values.begin(), values.end()}; }
 };
 
 struct Row {

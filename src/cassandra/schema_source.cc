@@ -55,7 +55,7 @@ class LatestState : public EnvelopeConsumer {
   }
   Status OnRow(const Row& row) override {
     if (row.is_static) return Status::OK();
-    LatestRow& latest = current_->rows[row.clustering.values];
+    LatestRow& latest = current_->rows[row.clustering.CopyValues()];
     if (!row.liveness.IsEmpty()) latest.liveness = std::max(latest.liveness, row.liveness.timestamp);
     if (!row.deletion.IsLive()) latest.deleted_at = std::max(latest.deleted_at, row.deletion.marked_for_delete_at);
     for (const ColumnData& data : row.columns) {
@@ -67,7 +67,7 @@ class LatestState : public EnvelopeConsumer {
                    (cell.timestamp == slot.timestamp &&
                     ((cell.is_tombstone && !slot.tombstone) ||
                      (cell.is_tombstone == slot.tombstone && cell.value > slot.value)));
-      if (newer) slot = LatestCell{cell.timestamp, cell.is_tombstone, cell.value};
+      if (newer) slot = LatestCell{cell.timestamp, cell.is_tombstone, std::string(cell.value)};
     }
     return Status::OK();
   }
@@ -75,12 +75,12 @@ class LatestState : public EnvelopeConsumer {
     // Schema changes delete whole clustering prefixes: pair each start with its end.
     bool is_start = m.kind == ClusteringKind::kInclStartBound || m.kind == ClusteringKind::kExclStartBound;
     if (is_start || m.IsBoundary()) {
-      open_ = m.bound.values;
+      open_ = m.bound.CopyValues();
       open_at_ = m.IsBoundary() ? m.start_deletion.marked_for_delete_at : m.deletion.marked_for_delete_at;
     }
     if (!is_start) {
       int64_t at = m.IsBoundary() ? m.end_deletion.marked_for_delete_at : m.deletion.marked_for_delete_at;
-      current_->ranges.push_back({open_, m.bound.values, at});
+      current_->ranges.push_back({open_, m.bound.CopyValues(), at});
     }
     return Status::OK();
   }

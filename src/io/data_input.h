@@ -12,6 +12,7 @@
 // org.apache.cassandra.utils.vint.VIntCoding.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -35,6 +36,25 @@ class ChunkSource {
 
 // A ChunkSource over bytes the caller keeps alive for the source's lifetime.
 std::unique_ptr<ChunkSource> MemoryChunkSource(std::span<const uint8_t> bytes);
+
+// VIntCoding.readUnsignedVInt from memory with at least 9 readable bytes (the
+// longest encoding) at p; sets *length to the bytes the value takes.
+[[gnu::always_inline]] inline uint64_t DecodeUnsignedVInt(const uint8_t* p, size_t* length) {
+  uint8_t first = p[0];
+  if (first < 0x80) {
+    *length = 1;
+    return first;
+  }
+  // The number of leading one bits is the number of bytes that follow.
+  int extra = first == 0xff ? 8 : __builtin_clz(static_cast<uint32_t>(static_cast<uint8_t>(~first)) << 24);
+  // Load the eight bytes after the first at once and keep `extra` of them.
+  uint64_t raw;
+  std::memcpy(&raw, p + 1, 8);
+  raw = __builtin_bswap64(raw);
+  *length = 1 + static_cast<size_t>(extra);
+  if (extra == 8) return raw;
+  return (static_cast<uint64_t>(first & (0xffu >> extra)) << (8 * extra)) | (raw >> (64 - 8 * extra));
+}
 
 class DataInput {
  public:
@@ -64,22 +84,13 @@ class DataInput {
 
   uint64_t ReadUnsignedVInt() {
     // Fast paths: a one-byte value, or a whole value inside the current chunk.
-    if (pos_ < chunk_.size()) {
-      uint8_t first = chunk_[pos_];
-      if (first < 0x80) {
-        ++pos_;
-        return first;
-      }
-      int extra = first == 0xff ? 8 : __builtin_clz(static_cast<uint32_t>(static_cast<uint8_t>(~first)) << 24);
-      if (chunk_.size() - pos_ > 8 && extra < 8) {
-        // Load the eight bytes after the first at once and keep `extra` of them.
-        uint64_t raw;
-        std::memcpy(&raw, chunk_.data() + pos_ + 1, 8);
-        raw = __builtin_bswap64(raw) >> (64 - 8 * extra);
-        pos_ += 1 + extra;
-        return (static_cast<uint64_t>(first & (0xffu >> extra)) << (8 * extra)) | raw;
-      }
+    if (chunk_.size() - pos_ >= 9) {
+      size_t length;
+      uint64_t value = DecodeUnsignedVInt(chunk_.data() + pos_, &length);
+      pos_ += length;
+      return value;
     }
+    if (pos_ < chunk_.size() && chunk_[pos_] < 0x80) return chunk_[pos_++];
     return ReadUnsignedVIntSlow();
   }
   int64_t ReadVInt() {
@@ -109,6 +120,13 @@ class DataInput {
     ReadBytesSlow(n, out);
   }
   void Skip(uint64_t n);
+
+  // The current chunk's bytes not read yet (empty at a chunk's end, or after
+  // an error), for a parser that decodes in place. They stay valid until a
+  // read goes past them.
+  std::span<const uint8_t> Buffered() const { return chunk_.subspan(pos_); }
+  // Marks the first n bytes of Buffered() as read.
+  void Consume(size_t n) { pos_ += std::min(n, chunk_.size() - pos_); }
 
   // Latches a Corruption error at the current position (first error wins).
   void Fail(const std::string& what);
