@@ -66,6 +66,7 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
     target->deletion = row.deletion;
     target->deletion_is_shadowable = row.deletion_is_shadowable;
     const std::vector<ColumnTarget>& targets = row.is_static ? static_targets_ : regular_targets_;
+    target->columns.reserve(row.columns.size());
     for (const ColumnData& data : row.columns) {
       const ColumnTarget& column_target = targets[data.column];
       if (column_target.column < 0) continue;
@@ -76,6 +77,7 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
       if (column.complex_deletion.marked_for_delete_at <= column_target.dropped_at) {
         column.complex_deletion = DeletionTime{};
       }
+      column.cells.reserve(data.cells.size());
       for (const Cell& cell : data.cells) {
         if (cell.timestamp <= column_target.dropped_at) continue;
         FoldCell& copy = column.cells.emplace_back();

@@ -124,6 +124,7 @@ bool PartitionFolder::MergeRows(const std::vector<FoldRow*>& rows, DeletionTime 
   out->liveness = liveness;
   out->deletion = DeletionTime{};
   out->columns.clear();
+  out->columns.reserve(rows.front()->columns.size());
 
   // Walk the versions' columns (each in increasing column order) together.
   std::vector<size_t> next(rows.size(), 0);
