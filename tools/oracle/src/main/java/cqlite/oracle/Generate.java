@@ -155,9 +155,14 @@ public final class Generate
      * Runs one statement on this node only (single-node cluster): writes go
      * straight to the local storage engine, counters included, without the
      * coordinator's replica/availability machinery.
+     *
+     * Each statement gets a QueryState of its own, as each request does on a
+     * real node: a QueryState caches the write timestamp and the "now" (which
+     * sets TTL expiry and tombstone deletion times) of its first use.
      */
-    static ResultMessage execute(QueryState state, String cql)
+    static ResultMessage execute(QueryState session, String cql)
     {
+        QueryState state = new QueryState(session.getClientState());
         QueryOptions options = QueryOptions.forInternalCalls(ConsistencyLevel.ONE, Collections.emptyList());
         CQLStatement statement = QueryProcessor.instance.parse(cql, state, options);
         options.prepare(statement.getBindVariables());
@@ -176,8 +181,9 @@ public final class Generate
      * first line {"now_in_seconds": N}, then the [json] text of each row in
      * the order the node returned them.
      */
-    static int select(QueryState state, String qualified, long offset)
+    static int select(QueryState session, String qualified, long offset)
     {
+        QueryState state = new QueryState(session.getClientState());
         int dot = qualified.indexOf('.');
         String ks = qualified.substring(0, dot);
         String table = qualified.substring(dot + 1);
