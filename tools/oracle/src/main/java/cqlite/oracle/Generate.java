@@ -118,6 +118,9 @@ public final class Generate
          .append("snapshot_before_compaction: false\n")
          .append("uuid_sstable_identifiers_enabled: false\n")
          .append("compaction_throughput: 0MiB/s\n")
+         // Scenarios may write to hundreds of tables between flushes; 1 MiB
+         // slabs per memtable would fill the heap.
+         .append("memtable_allocation_type: unslabbed_heap_buffers\n")
          .append("storage_compatibility_mode: ").append(compat).append('\n')
          .append("sstable:\n")
          .append("  selected_format: ").append(sstableFormat).append('\n');
