@@ -38,7 +38,6 @@ import time
 import pytest
 
 import workloads
-from conftest import REPO
 
 DEFAULT_SEED = 1
 COUNT = int(os.environ.get("CQLITE_PARITY_WORKLOADS", "200"))
@@ -135,7 +134,13 @@ def parity(oracle):
         proc = subprocess.run(["bash", str(oracle), "generate", str(scenario_file), str(out), "--format", "oa"],
                               capture_output=True, text=True, env=env, timeout=timeout + 120)
         secs = time.monotonic() - t0
-        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
+        # The node's messages without JVM warnings and stack frames: the
+        # statement that failed and why.
+        lines = [ln for ln in (proc.stdout + proc.stderr).splitlines()
+                 if ln.strip() and not ln.startswith(("WARNING:", "\tat ", "\t... "))]
+        if proc.returncode in (124, 137):
+            lines.append(f"(timed out: ORACLE_GEN_TIMEOUT={timeout} s)")
+        tail = "\n".join(lines[-15:])
         run.chunks.append((indexes, proc.returncode, secs, tail))
         print(f"node run {k // CHUNK}: workloads {indexes[0]}..{indexes[-1]}, exit {proc.returncode}, {secs:.1f} s")
         if out.is_dir():
@@ -177,7 +182,8 @@ def test_oracle_replayed_every_workload(parity):
             rows += len(lines)
             empty += not lines
     SUMMARY.update(tables=tables, sstables=sstables, selects=selects, rows=rows, empty_selects=empty)
-    assert not problems, f"{reproduce()}\n" + "\n".join(problems[:20])
+    if problems:
+        pytest.fail(f"{reproduce()}\n" + "\n".join(problems[:20]), pytrace=False)
     if selects >= 20:
         assert empty * 2 < selects, f"{reproduce()}: {empty} of {selects} selects returned no rows"
 
