@@ -10,6 +10,7 @@ import os
 import pathlib
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -79,3 +80,16 @@ def sstabledump_batch(oracle_script, data_files, out_dir):
 
 def sanitized(path) -> str:
     return str(path).strip("/").replace("/", "__")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Prints the seed and size of the select parity run, pass or fail."""
+    summary = getattr(sys.modules.get("test_select_parity"), "SUMMARY", None)
+    if not summary:
+        return
+    line = (f"select parity: seed {summary['seed']}, {summary['workloads']} workloads, "
+            f"{summary['runs']} node run(s) in {summary['node_seconds']:.1f} s")
+    if "tables" in summary:
+        line += (f"; {summary['tables']} tables, {summary['sstables']} sstables, {summary['selects']} selects, "
+                 f"{summary['rows']} rows, {summary['empty_selects']} empty selects")
+    terminalreporter.write_line(line + f" (CQLITE_PARITY_SEED={summary['seed']} reproduces it)")

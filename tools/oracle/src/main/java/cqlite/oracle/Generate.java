@@ -10,8 +10,11 @@ import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -29,13 +32,17 @@ import org.apache.cassandra.schema.Schema;
 import org.apache.cassandra.service.CassandraDaemon;
 import org.apache.cassandra.service.ClientState;
 import org.apache.cassandra.service.QueryState;
+import org.apache.cassandra.transport.ProtocolVersion;
 import org.apache.cassandra.transport.messages.ResultMessage;
+import org.apache.cassandra.utils.FBUtilities;
 
 /**
  * Starts a single Cassandra 5.0 node inside this JVM (loopback only, private
  * data directories, free ports, no native transport, no JMX), replays a
  * scenario file through QueryProcessor, then copies the live SSTables of the
- * user keyspaces and a schema.cql per keyspace into the output directory.
+ * user keyspaces and a schema.cql per keyspace into the output directory,
+ * along with the results of the scenario's "-- select" directives
+ * (ks/table.selectN.jsonl).
  *
  * Usage: Generate scenario.cql outdir nb|oa|da workdir
  *
@@ -46,6 +53,10 @@ public final class Generate
 {
     private static final Pattern USE = Pattern.compile("(?is)\\s*USE\\s+(?:\"((?:[^\"]|\"\")+)\"|(\\w+))\\s*");
     private static final boolean VERBOSE = System.getenv("ORACLE_VERBOSE") != null;
+
+    /** Results of "-- select" directives, written with the SSTables: path relative to outdir -> content. */
+    private static final Map<Path, String> selectResults = new LinkedHashMap<>();
+    private static final Map<String, Integer> selectCounts = new HashMap<>();
 
     private Generate()
     {
@@ -107,6 +118,9 @@ public final class Generate
          .append("snapshot_before_compaction: false\n")
          .append("uuid_sstable_identifiers_enabled: false\n")
          .append("compaction_throughput: 0MiB/s\n")
+         // Scenarios may write to hundreds of tables between flushes; 1 MiB
+         // slabs per memtable would fill the heap.
+         .append("memtable_allocation_type: unslabbed_heap_buffers\n")
          .append("storage_compatibility_mode: ").append(compat).append('\n')
          .append("sstable:\n")
          .append("  selected_format: ").append(sstableFormat).append('\n');
@@ -144,14 +158,63 @@ public final class Generate
      * Runs one statement on this node only (single-node cluster): writes go
      * straight to the local storage engine, counters included, without the
      * coordinator's replica/availability machinery.
+     *
+     * Each statement gets a QueryState of its own, as each request does on a
+     * real node: a QueryState caches the write timestamp and the "now" (which
+     * sets TTL expiry and tombstone deletion times) of its first use.
      */
-    static ResultMessage execute(QueryState state, String cql)
+    static ResultMessage execute(QueryState session, String cql)
     {
+        QueryState state = new QueryState(session.getClientState());
         QueryOptions options = QueryOptions.forInternalCalls(ConsistencyLevel.ONE, Collections.emptyList());
         CQLStatement statement = QueryProcessor.instance.parse(cql, state, options);
         options.prepare(statement.getBindVariables());
         statement.validate(state.getClientState());
         return statement.executeLocally(state, options);
+    }
+
+    static String quote(String identifier)
+    {
+        return '"' + identifier.replace("\"", "\"\"") + '"';
+    }
+
+    /**
+     * SELECT JSON * over a whole table at an explicit query time (the node's
+     * clock plus offset seconds), unpaged. Keeps the result for copyOut: a
+     * first line {"now_in_seconds": N}, then the [json] text of each row in
+     * the order the node returned them.
+     */
+    static int select(QueryState session, String qualified, long offset)
+    {
+        QueryState state = new QueryState(session.getClientState());
+        int dot = qualified.indexOf('.');
+        String ks = qualified.substring(0, dot);
+        String table = qualified.substring(dot + 1);
+        if (Schema.instance.getTableMetadata(ks, table) == null)
+            throw new IllegalArgumentException("table " + qualified + " does not exist");
+        long now = FBUtilities.nowInSeconds() + offset;
+        QueryOptions options = QueryOptions.create(ConsistencyLevel.ONE, Collections.emptyList(), false, -1, null,
+                                                   ConsistencyLevel.SERIAL, ProtocolVersion.V5, null,
+                                                   Long.MIN_VALUE, now);
+        String cql = "SELECT JSON * FROM " + quote(ks) + '.' + quote(table);
+        CQLStatement statement = QueryProcessor.instance.parse(cql, state, options);
+        options.prepare(statement.getBindVariables());
+        statement.validate(state.getClientState());
+        ResultMessage msg = statement.executeLocally(state, options);
+        UntypedResultSet rows = UntypedResultSet.create(((ResultMessage.Rows) msg).result);
+        StringBuilder sb = new StringBuilder();
+        sb.append("{\"now_in_seconds\": ").append(now).append("}\n");
+        int n = 0;
+        for (UntypedResultSet.Row row : rows)
+        {
+            sb.append(row.getString("[json]")).append('\n');
+            n++;
+        }
+        int index = selectCounts.merge(qualified, 1, Integer::sum);
+        selectResults.put(Paths.get(ks, table + ".select" + index + ".jsonl"), sb.toString());
+        if (VERBOSE)
+            log(String.format(Locale.ROOT, "select %s #%d at %d: %d rows", qualified, index, now, n));
+        return n;
     }
 
     static String describe(QueryState state, String ks)
@@ -197,6 +260,12 @@ public final class Generate
                                                  ks, cfs.name, live.size(), files, tableDir));
             }
             Files.write(ksDir.resolve("schema.cql"), describe(state, ks).getBytes(StandardCharsets.UTF_8));
+        }
+        for (Map.Entry<Path, String> result : selectResults.entrySet())
+        {
+            Path file = outDir.resolve(result.getKey());
+            Files.createDirectories(file.getParent());
+            Files.write(file, result.getValue().getBytes(StandardCharsets.UTF_8));
         }
         return copied;
     }
@@ -244,6 +313,9 @@ public final class Generate
                     case SLEEP:
                         Thread.sleep((long) (Double.parseDouble(step.text) * 1000));
                         break;
+                    case SELECT:
+                        select(state, step.text, step.offset);
+                        break;
                 }
             }
             catch (Exception e)
@@ -255,7 +327,8 @@ public final class Generate
 
         Files.createDirectories(outDir);
         int n = copyOut(state, outDir);
-        log(String.format(Locale.ROOT, "copied %d sstables at %d ms", n, (System.nanoTime() - t0) / 1_000_000));
+        log(String.format(Locale.ROOT, "copied %d sstables and %d select results at %d ms",
+                          n, selectResults.size(), (System.nanoTime() - t0) / 1_000_000));
     }
 
     public static void main(String[] args)

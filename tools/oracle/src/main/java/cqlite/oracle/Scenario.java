@@ -10,31 +10,40 @@ import java.util.Locale;
  *   -- flush                    flush every table of the non-system keyspaces
  *   -- compact ks.table         major compaction of one table
  *   -- sleep SECONDS            pause (fractions allowed)
+ *   -- select ks.table [+N]     SELECT JSON * of one table, queried now (plus
+ *                               N seconds: a later query time)
  * Any other line whose first non-blank characters are "--" or "//" is a
  * comment. Semicolons inside '...' strings, "..." identifiers and $$...$$
  * blocks do not end a statement.
  */
 final class Scenario
 {
-    enum Kind { CQL, FLUSH, COMPACT, SLEEP }
+    enum Kind { CQL, FLUSH, COMPACT, SLEEP, SELECT }
 
     static final class Step
     {
         final Kind kind;
         final String text;   // statement, "ks.table" or seconds
+        final long offset;   // SELECT: seconds added to the node's clock
         final int line;      // 1-based line where the step starts
 
         Step(Kind kind, String text, int line)
         {
+            this(kind, text, 0, line);
+        }
+
+        Step(Kind kind, String text, long offset, int line)
+        {
             this.kind = kind;
             this.text = text;
+            this.offset = offset;
             this.line = line;
         }
 
         @Override
         public String toString()
         {
-            return "line " + line + ": " + kind + (text.isEmpty() ? "" : " " + text);
+            return "line " + line + ": " + kind + (text.isEmpty() ? "" : " " + text) + (offset == 0 ? "" : " +" + offset);
         }
     }
 
@@ -147,6 +156,20 @@ final class Scenario
                     throw new IllegalArgumentException("line " + line + ": expected '-- sleep <seconds>'");
                 Double.parseDouble(words[1]);
                 return new Step(Kind.SLEEP, words[1], line);
+            case "select":
+            {
+                String usage = "line " + line + ": expected '-- select <keyspace>.<table> [+<seconds>]'";
+                if (words.length < 2 || words.length > 3 || words[1].indexOf('.') <= 0 || words[1].endsWith("."))
+                    throw new IllegalArgumentException(usage);
+                long offset = 0;
+                if (words.length == 3)
+                {
+                    if (!words[2].matches("\\+[0-9]{1,9}"))
+                        throw new IllegalArgumentException(usage);
+                    offset = Long.parseLong(words[2].substring(1));
+                }
+                return new Step(Kind.SELECT, words[1], offset, line);
+            }
             default:
                 return null;
         }
