@@ -85,6 +85,7 @@ Status DeltaExport(const DeltaExportOptions& options) {
   }
 
   std::vector<std::string> written;
+  std::vector<std::string> report;
   for (size_t i = 0; i < sstables.size(); ++i) {
     auto records = envelope::ExportSSTable(fs, *sstables[i], schema.table, outputs[i], export_options);
     if (!records.ok()) {
@@ -94,8 +95,10 @@ Status DeltaExport(const DeltaExportOptions& options) {
       return records.status();
     }
     written.push_back(outputs[i]);
-    std::cout << outputs[i] << ": " << *records << " records from " << sstables[i]->location().DataPath() << "\n";
+    report.push_back(StrCat(outputs[i], ": ", *records, " records from ", sstables[i]->location().DataPath()));
   }
+  // Reported once every file is in place: a failed run reports nothing.
+  for (const std::string& line : report) std::cout << line << "\n";
   std::cout.flush();
   return Status::OK();
 }
