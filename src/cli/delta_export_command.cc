@@ -49,7 +49,8 @@ Status DeltaExport(const DeltaExportOptions& options) {
     ASSIGN_OR_RETURN(auto sstable, SSTable::Open(fs, location));
     sstables.push_back(std::move(sstable));
   }
-  ASSIGN_OR_RETURN(ResolvedSchema schema, ResolveSchema(fs, first, sstables.front()->header(), options.schema_file));
+  ASSIGN_OR_RETURN(ResolvedSchema schema,
+                   ResolveSchema(fs, first, sstables.front()->header(), options.schema_file));
   // Everything that can be refused is refused before any file is created.
   RETURN_IF_ERROR(envelope::CheckPrefix(schema.table, options.prefix));
   for (auto& sstable : sstables) {
@@ -66,9 +67,8 @@ Status DeltaExport(const DeltaExportOptions& options) {
   bool created_directory = false;
   if (to_directory && !fs.IsDirectory(options.output)) {
     if (fs.Exists(options.output)) {
-      return Status::InvalidArgument(
-          StrCat(options.output, ": is a file, but ", options.path, " holds ", sstables.size(),
-                 " SSTables; -o must name a directory for them"));
+      return Status::InvalidArgument(StrCat(options.output, ": is a file, but ", options.path, " holds ",
+                                            sstables.size(), " SSTables; -o must name a directory for them"));
     }
     RETURN_IF_ERROR(fs.CreateDirectories(options.output));
     created_directory = true;
@@ -95,7 +95,8 @@ Status DeltaExport(const DeltaExportOptions& options) {
       return records.status();
     }
     written.push_back(outputs[i]);
-    report.push_back(StrCat(outputs[i], ": ", *records, " records from ", sstables[i]->location().DataPath()));
+    report.push_back(
+        StrCat(outputs[i], ": ", *records, " records from ", sstables[i]->location().DataPath()));
   }
   // Reported once every file is in place: a failed run reports nothing.
   for (const std::string& line : report) std::cout << line << "\n";
@@ -109,11 +110,15 @@ CommandRunner AddDeltaExportCommand(CLI::App& app) {
   auto options = std::make_shared<DeltaExportOptions>();
   CLI::App* cmd = app.add_subcommand(
       "delta-export",
-      "Write each SSTable generation's envelope (every fact it stores: upserts, deletions, TTLs, local deletion "
-      "times, collection elements and tombstones, counter shards) as a Parquet envelope file, a superset of the "
-      "Rust CQLite envelope v1 schema. With one SSTable, -o names the output file (or an existing directory to "
+      "Write each SSTable generation's envelope (every fact it stores: upserts, deletions, TTLs, local "
+      "deletion "
+      "times, collection elements and tombstones, counter shards) as a Parquet envelope file, a superset of "
+      "the "
+      "Rust CQLite envelope v1 schema. With one SSTable, -o names the output file (or an existing directory "
+      "to "
       "write <sstable>.parquet in); with several, -o names a directory (created if needed) that receives one "
-      "<version>-<generation>-<format>.parquet per generation, e.g. nb-3-big.parquet. Files are written under "
+      "<version>-<generation>-<format>.parquet per generation, e.g. nb-3-big.parquet. Files are written "
+      "under "
       "a temporary name and renamed when complete; on error nothing of the run is left behind.");
   cmd->add_option("path", options->path,
                   "A table directory (<table>-<id>/, or a snapshot or backup inside one) or one SSTable file")
@@ -124,8 +129,9 @@ CommandRunner AddDeltaExportCommand(CLI::App& app) {
                   "Prefix of the envelope's own columns (op, ts, range_start, ...); change it when a table "
                   "column starts with the default")
       ->capture_default_str();
-  cmd->add_option("--schema", options->schema_file,
-                  "A CQL file with the table's CREATE TABLE (and CREATE TYPE) statements; default as for dump")
+  cmd->add_option(
+         "--schema", options->schema_file,
+         "A CQL file with the table's CREATE TABLE (and CREATE TYPE) statements; default as for dump")
       ->check(CLI::ExistingFile);
   cmd->add_option("--compression", options->compression, "Parquet compression")
       ->check(CLI::IsMember({"snappy", "zstd", "none"}))

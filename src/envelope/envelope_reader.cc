@@ -1,6 +1,7 @@
 #include "envelope/envelope_reader.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "cassandra/cql_schema.h"
@@ -110,8 +111,10 @@ std::string ClusteringKey(const Clustering& clustering) {
 // A time UUID (version 1) that sorts by `timestamp_micros`, then by `index`,
 // in TimeUUIDType order: list cell ids for v1 list elements.
 std::string SyntheticTimeUuid(int64_t timestamp_micros, uint64_t index) {
-  uint64_t t = static_cast<uint64_t>(std::max<int64_t>(timestamp_micros, 0) * 10 + kUuidEpochOffset);
-  uint64_t msb = ((t & 0xffffffffULL) << 32) | (((t >> 32) & 0xffffULL) << 16) | 0x1000ULL | ((t >> 48) & 0x0fffULL);
+  constexpr int64_t kLatest = (std::numeric_limits<int64_t>::max() - kUuidEpochOffset) / 10;
+  uint64_t t = static_cast<uint64_t>(std::clamp<int64_t>(timestamp_micros, 0, kLatest) * 10 + kUuidEpochOffset);
+  uint64_t msb =
+      ((t & 0xffffffffULL) << 32) | (((t >> 32) & 0xffffULL) << 16) | 0x1000ULL | ((t >> 48) & 0x0fffULL);
   // TimeUUIDType compares the low half as a signed long after flipping the
   // top bit of every byte.
   uint64_t lsb = (index + 0x8000000000000000ULL) ^ 0x8080808080808080ULL;
@@ -142,9 +145,13 @@ class EnvelopeFileSource : public FoldSource {
 // Turns one file's records into partitions.
 class Decoder {
  public:
-  Decoder(const std::string& path, const TableSchema& table, Flavor flavor, const parquet::Schema& file_schema,
-          const std::string& prefix, Partitioner partitioner)
-      : path_(path), table_(table), flavor_(flavor), partitioner_(partitioner), order_(ClusteringTypes(table)) {
+  Decoder(const std::string& path, const TableSchema& table, Flavor flavor,
+          const parquet::Schema& file_schema, const std::string& prefix, Partitioner partitioner)
+      : path_(path),
+        table_(table),
+        flavor_(flavor),
+        partitioner_(partitioner),
+        order_(ClusteringTypes(table)) {
     EnvelopeNames names(prefix);
     const auto& fields = file_schema.fields;
     for (const ColumnSchema& column : table.columns) {
@@ -193,18 +200,21 @@ class Decoder {
       PartitionBuild& build = partitions_[key];
       // Rows and bounds in clustering order; at equal positions an end bound
       // comes before the start bound of the next range.
-      std::stable_sort(build.items.begin(), build.items.end(),
-                       [&](const PartitionBuild::Item& a, const PartitionBuild::Item& b) {
-                         const Clustering& ca = a.is_marker ? build.markers[a.index].bound : build.rows[a.index].clustering;
-                         const Clustering& cb = b.is_marker ? build.markers[b.index].bound : build.rows[b.index].clustering;
-                         ClusteringKind ka = a.is_marker ? build.markers[a.index].kind : ClusteringKind::kClustering;
-                         ClusteringKind kb = b.is_marker ? build.markers[b.index].kind : ClusteringKind::kClustering;
-                         int c = order_.Compare(ca, ka, cb, kb);
-                         if (c != 0) return c < 0;
-                         bool a_end = a.is_marker && !build.markers[a.index].IsStart();
-                         bool b_end = b.is_marker && !build.markers[b.index].IsStart();
-                         return a_end && !b_end;
-                       });
+      std::stable_sort(
+          build.items.begin(), build.items.end(),
+          [&](const PartitionBuild::Item& a, const PartitionBuild::Item& b) {
+            const Clustering& ca =
+                a.is_marker ? build.markers[a.index].bound : build.rows[a.index].clustering;
+            const Clustering& cb =
+                b.is_marker ? build.markers[b.index].bound : build.rows[b.index].clustering;
+            ClusteringKind ka = a.is_marker ? build.markers[a.index].kind : ClusteringKind::kClustering;
+            ClusteringKind kb = b.is_marker ? build.markers[b.index].kind : ClusteringKind::kClustering;
+            int c = order_.Compare(ca, ka, cb, kb);
+            if (c != 0) return c < 0;
+            bool a_end = a.is_marker && !build.markers[a.index].IsStart();
+            bool b_end = b.is_marker && !build.markers[b.index].IsStart();
+            return a_end && !b_end;
+          });
       FoldPartition& partition = build.partition;
       for (const PartitionBuild::Item& item : build.items) {
         partition.item_is_marker.push_back(item.is_marker);
@@ -245,7 +255,8 @@ class Decoder {
 
   Result<std::string> Serialize(const ColumnSchema& column, const CqlType& type, const Value& value) const {
     auto bytes = FromTyped(type, value);
-    if (!bytes.ok()) return Status::Corruption(StrCat("column '", column.name, "': ", bytes.status().message()));
+    if (!bytes.ok())
+      return Status::Corruption(StrCat("column '", column.name, "': ", bytes.status().message()));
     return std::move(*bytes);
   }
 
@@ -319,8 +330,8 @@ class Decoder {
     for (int index : fields.clustering) typed.push_back(&FieldOf(bound, index));
     const Value& flag = FieldOf(bound, fields.inclusive);
     *inclusive = flag.kind() == Value::Kind::kBool && flag.bool_value();
-    return ReadClustering(FieldOf(record, which == 0 ? range_start_clustering_ : range_end_clustering_), typed, true,
-                          out);
+    return ReadClustering(FieldOf(record, which == 0 ? range_start_clustering_ : range_end_clustering_),
+                          typed, true, out);
   }
 
   PartitionBuild& Partition(const std::string& key) {
@@ -358,7 +369,8 @@ class Decoder {
         FoldRow& row = RowAt(build, clustering);
         if (Supersedes(deletion, row.deletion)) row.deletion = deletion;
         const Value& shadowable = FieldOf(record, shadowable_);
-        if (shadowable.kind() == Value::Kind::kBool && shadowable.bool_value()) row.deletion_is_shadowable = true;
+        if (shadowable.kind() == Value::Kind::kBool && shadowable.bool_value())
+          row.deletion_is_shadowable = true;
         return Status::OK();
       }
       FoldMarker start, end;
@@ -368,8 +380,8 @@ class Decoder {
       // No clustering values is the bottom or top, whatever `inclusive` says.
       start.kind = start.bound.values.empty() || start_inclusive ? ClusteringKind::kInclStartBound
                                                                  : ClusteringKind::kExclStartBound;
-      end.kind =
-          end.bound.values.empty() || end_inclusive ? ClusteringKind::kInclEndBound : ClusteringKind::kExclEndBound;
+      end.kind = end.bound.values.empty() || end_inclusive ? ClusteringKind::kInclEndBound
+                                                           : ClusteringKind::kExclEndBound;
       start.deletion = end.deletion = deletion;
       build.items.push_back({true, build.markers.size()});
       build.markers.push_back(std::move(start));
@@ -419,13 +431,15 @@ class Decoder {
 
   void SetExpiry(const Value& expires_at, int64_t writetime, FoldCell* cell) const {
     if (expires_at.kind() != Value::Kind::kInt64) return;
-    int64_t ldt = std::clamp<int64_t>(FloorDiv(expires_at.int64_value(), kMicrosPerSecond), 0, kMaxDeletionTime);
+    int64_t ldt =
+        std::clamp<int64_t>(FloorDiv(expires_at.int64_value(), kMicrosPerSecond), 0, kMaxDeletionTime);
     cell->local_deletion_time = ldt;
-    cell->ttl = static_cast<int32_t>(
-        std::clamp<int64_t>(ldt - FloorDiv(writetime, kMicrosPerSecond), 1, std::numeric_limits<int32_t>::max() - 1));
+    cell->ttl = static_cast<int32_t>(std::clamp<int64_t>(ldt - FloorDiv(writetime, kMicrosPerSecond), 1,
+                                                         std::numeric_limits<int32_t>::max() - 1));
   }
 
-  Status DecodeColumn(const ColumnSchema& column, const ColumnFields& f, const Value& data, FoldColumn* out) const {
+  Status DecodeColumn(const ColumnSchema& column, const ColumnFields& f, const Value& data,
+                      FoldColumn* out) const {
     const CqlType& type = *column.type;
     ASSIGN_OR_RETURN(int64_t writetime, RequiredInt64(FieldOf(data, f.writetime), "writetime"));
     const Value& value = FieldOf(data, f.value);
@@ -462,7 +476,8 @@ class Decoder {
       } else if (!value.is_null() && type.kind != CqlKind::kCounter) {
         ASSIGN_OR_RETURN(cell.value, Serialize(column, type, value));
       } else if (cell.local_deletion_time == kNoDeletionTime) {
-        return Status::Corruption(StrCat("column '", column.name, "': a tombstone without a local deletion time"));
+        return Status::Corruption(
+            StrCat("column '", column.name, "': a tombstone without a local deletion time"));
       }
       return Status::OK();
     }
@@ -475,7 +490,8 @@ class Decoder {
     return Status::OK();
   }
 
-  Status DecodeCells(const ColumnSchema& column, const ColumnFields& f, const Value& data, FoldColumn* out) const {
+  Status DecodeCells(const ColumnSchema& column, const ColumnFields& f, const Value& data,
+                     FoldColumn* out) const {
     const Value& deletion = FieldOf(data, f.deletion);
     if (!deletion.is_null()) {
       ASSIGN_OR_RETURN(int64_t at, RequiredInt64(FieldOf(deletion, f.deletion_mfda), "the complex deletion"));
@@ -505,8 +521,8 @@ class Decoder {
   // A v1 collection: the elements of this generation at `writetime`; a null
   // value deletes the column at `writetime`; `replaced` deletes what came
   // before (at writetime - 1, as Cassandra writes an overwrite).
-  Status DecodeV1Collection(const ColumnSchema& column, const ColumnFields& f, const Value& data, int64_t writetime,
-                            FoldColumn* out) const {
+  Status DecodeV1Collection(const ColumnSchema& column, const ColumnFields& f, const Value& data,
+                            int64_t writetime, FoldColumn* out) const {
     const CqlType& type = *column.type;
     const Value& value = FieldOf(data, f.value);
     if (value.is_null()) {
@@ -515,7 +531,8 @@ class Decoder {
     }
     const Value& replaced = FieldOf(data, f.replaced);
     if (replaced.kind() == Value::Kind::kBool && replaced.bool_value()) {
-      out->complex_deletion = DeletionTime{writetime - 1, StandInLocalDeletionTime(writetime)};
+      int64_t before = writetime == std::numeric_limits<int64_t>::min() ? writetime : writetime - 1;
+      out->complex_deletion = DeletionTime{before, StandInLocalDeletionTime(writetime)};
     }
     const Value& expires_at = FieldOf(data, f.expires_at);
     auto add = [&](std::string path, std::string bytes) {
@@ -527,7 +544,8 @@ class Decoder {
     };
     switch (type.kind) {
       case CqlKind::kList:
-        if (value.kind() != Value::Kind::kList) return Status::Corruption(StrCat("column '", column.name, "': not a list"));
+        if (value.kind() != Value::Kind::kList)
+          return Status::Corruption(StrCat("column '", column.name, "': not a list"));
         for (size_t i = 0; i < value.elements().size(); ++i) {
           if (value.elements()[i].is_null()) continue;
           ASSIGN_OR_RETURN(std::string bytes, Serialize(column, *type.params[0], value.elements()[i]));
@@ -535,7 +553,8 @@ class Decoder {
         }
         break;
       case CqlKind::kSet:
-        if (value.kind() != Value::Kind::kList) return Status::Corruption(StrCat("column '", column.name, "': not a list"));
+        if (value.kind() != Value::Kind::kList)
+          return Status::Corruption(StrCat("column '", column.name, "': not a list"));
         for (const Value& element : value.elements()) {
           if (element.is_null()) continue;
           ASSIGN_OR_RETURN(std::string bytes, Serialize(column, *type.params[0], element));
@@ -543,7 +562,8 @@ class Decoder {
         }
         break;
       case CqlKind::kMap:
-        if (value.kind() != Value::Kind::kMap) return Status::Corruption(StrCat("column '", column.name, "': not a map"));
+        if (value.kind() != Value::Kind::kMap)
+          return Status::Corruption(StrCat("column '", column.name, "': not a map"));
         for (size_t i = 0; i < value.map_size(); ++i) {
           if (value.map_value(i).is_null()) continue;
           ASSIGN_OR_RETURN(std::string key, Serialize(column, *type.params[0], value.map_key(i)));
@@ -590,8 +610,8 @@ class Decoder {
   int op_ = -1, ts_ = -1;
   RangeFields start_, end_;
   std::vector<int> range_index_;
-  int partition_key_ = -1, clustering_ = -1, range_start_clustering_ = -1, range_end_clustering_ = -1, ttl_ = -1,
-      ldt_ = -1, shadowable_ = -1;
+  int partition_key_ = -1, clustering_ = -1, range_start_clustering_ = -1, range_end_clustering_ = -1,
+      ttl_ = -1, ldt_ = -1, shadowable_ = -1;
   int64_t row_ = 0;
   std::map<std::string, PartitionBuild> partitions_;
 };
@@ -643,16 +663,15 @@ Result<EnvelopeInputs> OpenEnvelopeFiles(FileSystem& fs, const std::vector<std::
           StrCat(path, ": not an envelope file: its footer has no ", kVersionKey, " entry"));
     }
     if (*version != kVersion) {
-      return Status::NotSupported(
-          StrCat(path, ": unknown envelope version ", *version, " (", kVersionKey, "; this cqlite reads version ",
-                 kVersion, ")"));
+      return Status::NotSupported(StrCat(path, ": unknown envelope version ", *version, " (", kVersionKey,
+                                         "; this cqlite reads version ", kVersion, ")"));
     }
     const std::string* extension_version = FooterValue(metadata, kExtensionVersionKey);
     Flavor flavor = extension_version ? Flavor::kCqlite : Flavor::kV1;
     if (extension_version && *extension_version != kExtensionVersion) {
-      return Status::NotSupported(StrCat(path, ": unknown cqlite envelope extension version ", *extension_version,
-                                         " (", kExtensionVersionKey, "; this cqlite reads version ",
-                                         kExtensionVersion, ")"));
+      return Status::NotSupported(StrCat(path, ": unknown cqlite envelope extension version ",
+                                         *extension_version, " (", kExtensionVersionKey,
+                                         "; this cqlite reads version ", kExtensionVersion, ")"));
     }
     std::string prefix = options.prefix.empty() ? kDefaultPrefix : options.prefix;
     std::optional<Partitioner> partitioner = Partitioner::kMurmur3;
@@ -666,7 +685,9 @@ Result<EnvelopeInputs> OpenEnvelopeFiles(FileSystem& fs, const std::vector<std::
       }
       if (!explicit_schema) {
         const std::string* cql = FooterValue(metadata, kSchemaCqlKey);
-        if (!cql) return Status::InvalidArgument(StrCat(path, ": the footer has no ", kSchemaCqlKey, "; pass --schema"));
+        if (!cql)
+          return Status::InvalidArgument(
+              StrCat(path, ": the footer has no ", kSchemaCqlKey, "; pass --schema"));
         if (!inputs.schema) {
           ASSIGN_OR_RETURN(TableSchema table, ParseTable(*cql, StrCat(path, ": ", kSchemaCqlKey)));
           inputs.schema = std::make_shared<TableSchema>(std::move(table));
@@ -680,12 +701,13 @@ Result<EnvelopeInputs> OpenEnvelopeFiles(FileSystem& fs, const std::vector<std::
     } else {
       any_v1 = true;
       if (!explicit_schema) {
-        return Status::InvalidArgument(
-            StrCat(path, ": an envelope v1 file carries no table schema; pass --schema with its CREATE TABLE"));
+        return Status::InvalidArgument(StrCat(
+            path, ": an envelope v1 file carries no table schema; pass --schema with its CREATE TABLE"));
       }
     }
     const TableSchema& table = *inputs.schema;
-    if (Status s = CheckPrefix(table, prefix); !s.ok()) return Status::InvalidArgument(StrCat(path, ": ", s.message()));
+    if (Status s = CheckPrefix(table, prefix); !s.ok())
+      return Status::InvalidArgument(StrCat(path, ": ", s.message()));
     if (flavor == Flavor::kV1) {
       for (const ColumnSchema& column : table.columns) {
         if (column.type->kind == CqlKind::kCounter) {
@@ -696,15 +718,17 @@ Result<EnvelopeInputs> OpenEnvelopeFiles(FileSystem& fs, const std::vector<std::
     }
     parquet::Schema expected = BuildEnvelopeSchema(table, prefix, flavor);
     if (Status s = CheckSchemaMatches(expected, reader->schema()); !s.ok()) {
-      return Status::InvalidArgument(StrCat(path, ": the file does not match the envelope schema of ", table.keyspace,
-                                            table.keyspace.empty() ? "" : ".", table.table, ": ", s.message()));
+      return Status::InvalidArgument(StrCat(path, ": the file does not match the envelope schema of ",
+                                            table.keyspace, table.keyspace.empty() ? "" : ".", table.table,
+                                            ": ", s.message()));
     }
     if (inputs.sources.empty()) {
       inputs.partitioner = partitioner;
     } else if (inputs.partitioner != partitioner) {
       return Status::InvalidArgument(StrCat(path, ": written by another partitioner than ", paths.front()));
     }
-    Decoder decoder(path, table, flavor, reader->schema(), prefix, partitioner.value_or(Partitioner::kMurmur3));
+    Decoder decoder(path, table, flavor, reader->schema(), prefix,
+                    partitioner.value_or(Partitioner::kMurmur3));
     for (int group = 0; group < reader->num_row_groups(); ++group) {
       auto rows = reader->ReadRowGroup(group);
       if (!rows.ok()) {

@@ -41,11 +41,12 @@ Field ColumnStruct(const ColumnSchema& column, Flavor flavor) {
     } else {
       fields.push_back(Field::Binary(kRawField, kOptional, std::nullopt));
       if (type.kind == CqlKind::kCounter) {
-        Field shard = Field::Struct(
-            "element", kRequired, std::nullopt,
-            {Field::String(kShardKindField, kRequired, std::nullopt),
-             Field::Primitive(kCounterIdField, PhysicalType::kFixedLenByteArray, kRequired, std::nullopt, {}, 16),
-             Field::Int64(kClockField, kRequired, std::nullopt), Field::Int64(kCountField, kRequired, std::nullopt)});
+        Field shard = Field::Struct("element", kRequired, std::nullopt,
+                                    {Field::String(kShardKindField, kRequired, std::nullopt),
+                                     Field::Primitive(kCounterIdField, PhysicalType::kFixedLenByteArray,
+                                                      kRequired, std::nullopt, {}, 16),
+                                     Field::Int64(kClockField, kRequired, std::nullopt),
+                                     Field::Int64(kCountField, kRequired, std::nullopt)});
         fields.push_back(Field::List(kShardsField, kOptional, std::nullopt, std::move(shard)));
       }
     }
@@ -104,7 +105,7 @@ std::string Describe(const Field& f) {
     case LogicalType::kTime:
     case LogicalType::kTimestamp:
       text += StrCat(EffectiveLogical(f) == LogicalType::kTime ? " (TIME " : " (TIMESTAMP ",
-                     t.unit == parquet::TimeUnit::kMillis  ? "MILLIS"
+                     t.unit == parquet::TimeUnit::kMillis   ? "MILLIS"
                      : t.unit == parquet::TimeUnit::kMicros ? "MICROS"
                                                             : "NANOS",
                      ")");
@@ -126,12 +127,14 @@ bool SameType(const Field& a, const Field& b) {
   if (EffectiveLogical(a) != EffectiveLogical(b)) return false;
   switch (EffectiveLogical(a)) {
     case LogicalType::kDecimal:
-      return a.logical_type.scale == b.logical_type.scale && a.logical_type.precision == b.logical_type.precision;
+      return a.logical_type.scale == b.logical_type.scale &&
+             a.logical_type.precision == b.logical_type.precision;
     case LogicalType::kTime:
     case LogicalType::kTimestamp:
       return a.logical_type.unit == b.logical_type.unit;
     case LogicalType::kInteger:
-      return a.logical_type.bit_width == b.logical_type.bit_width && a.logical_type.is_signed == b.logical_type.is_signed;
+      return a.logical_type.bit_width == b.logical_type.bit_width &&
+             a.logical_type.is_signed == b.logical_type.is_signed;
     default:
       return true;
   }
@@ -164,7 +167,8 @@ Status CompareFields(const Field& expected, const Field& actual, const std::stri
         bool known = false;
         for (const Field& want : expected.children) known = known || want.name == have.name;
         if (!known) {
-          return Status::InvalidArgument(StrCat("column '", path, ".", have.name, "' is not in the envelope schema"));
+          return Status::InvalidArgument(
+              StrCat("column '", path, ".", have.name, "' is not in the envelope schema"));
         }
       }
       return Status::OK();
@@ -240,8 +244,8 @@ Status CheckPrefix(const TableSchema& table, std::string_view prefix) {
   if (prefix.empty()) return Status::InvalidArgument("the envelope prefix must not be empty");
   for (const ColumnSchema& column : table.columns) {
     if (StartsWith(column.name, prefix)) {
-      return Status::InvalidArgument(StrCat("column '", column.name, "' of ", table.keyspace, ".", table.table,
-                                            " collides with the envelope prefix '", prefix,
+      return Status::InvalidArgument(StrCat("column '", column.name, "' of ", table.keyspace, ".",
+                                            table.table, " collides with the envelope prefix '", prefix,
                                             "'; choose another with --envelope-prefix"));
     }
   }
@@ -303,7 +307,8 @@ Status CheckSchemaMatches(const parquet::Schema& expected, const parquet::Schema
   for (const Field& have : actual.fields) {
     bool known = false;
     for (const Field& want : expected.fields) known = known || want.name == have.name;
-    if (!known) return Status::InvalidArgument(StrCat("column '", have.name, "' is not in the table or the envelope"));
+    if (!known)
+      return Status::InvalidArgument(StrCat("column '", have.name, "' is not in the table or the envelope"));
   }
   return Status::OK();
 }
@@ -354,12 +359,15 @@ std::string SchemaHash(const TableSchema& table) {
   feed(".");
   feed(table.table);
   feed(":");
-  for (const ColumnSchema* column : table.PartitionKeyColumns()) feed(StrCat(column->name, " ", TypeCql(*column->type), ","));
+  for (const ColumnSchema* column : table.PartitionKeyColumns())
+    feed(StrCat(column->name, " ", TypeCql(*column->type), ","));
   feed(";");
-  for (const ColumnSchema* column : table.ClusteringColumns()) feed(StrCat(column->name, " ", TypeCql(*column->type), ","));
+  for (const ColumnSchema* column : table.ClusteringColumns())
+    feed(StrCat(column->name, " ", TypeCql(*column->type), ","));
   feed(";");
   for (const ColumnSchema& column : table.columns) {
-    feed(StrCat(column.name, " ", TypeCql(*column.type), column.kind == ColumnKind::kStatic ? " static," : ","));
+    feed(StrCat(column.name, " ", TypeCql(*column.type),
+                column.kind == ColumnKind::kStatic ? " static," : ","));
   }
   static const char kDigits[] = "0123456789abcdef";
   std::string out(16, '0');

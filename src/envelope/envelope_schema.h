@@ -80,8 +80,8 @@ struct EnvelopeNames {
   // v1
   std::string op, ts, range_start, range_end;
   // ours
-  std::string partition_key, clustering, range_start_clustering, range_end_clustering, ttl, local_deletion_time,
-      shadowable;
+  std::string partition_key, clustering, range_start_clustering, range_end_clustering, ttl,
+      local_deletion_time, shadowable;
 };
 
 // Top-level field positions: table column i (TableSchema::columns order:

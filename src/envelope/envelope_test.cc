@@ -83,17 +83,20 @@ TEST(ValueConvertTest, Durations) {
   EXPECT_EQ(days, -2);
   EXPECT_FALSE(ParseDurationText("2x", &months, &days, &nanos));
   std::string encoded;
-  AppendUnsignedVInt(28, &encoded);   // months 14, zigzag
-  AppendUnsignedVInt(50, &encoded);   // days 25
+  AppendUnsignedVInt(28, &encoded);  // months 14, zigzag
+  AppendUnsignedVInt(50, &encoded);  // days 25
   AppendUnsignedVInt(2 * 18367008009010LL, &encoded);
   ExpectRoundTrip("duration", encoded);
 }
 
 TEST(ValueConvertTest, NestedTypes) {
   UserTypes types;
-  auto tables = ParseCqlSchema("CREATE TYPE ks.pt (x int, y text); CREATE TABLE ks.t (k int PRIMARY KEY);", &types);
+  auto tables =
+      ParseCqlSchema("CREATE TYPE ks.pt (x int, y text); CREATE TABLE ks.t (k int PRIMARY KEY);", &types);
   ASSERT_TRUE(tables.ok());
-  auto element = [](const std::string& bytes) { return Int32Bytes(static_cast<int32_t>(bytes.size())) + bytes; };
+  auto element = [](const std::string& bytes) {
+    return Int32Bytes(static_cast<int32_t>(bytes.size())) + bytes;
+  };
   std::string list = Int32Bytes(2) + element(Int32Bytes(1)) + element(Int32Bytes(2));
   ExpectRoundTrip("frozen<list<int>>", list);
   ExpectRoundTrip("frozen<set<int>>", list);
@@ -110,7 +113,11 @@ TEST(ValueConvertTest, NestedTypes) {
   ASSERT_TRUE(typed);
   EXPECT_FALSE(Reproduces(*udt, short_point, *typed));
   ExpectRoundTrip("vector<float, 2>", std::string(8, '\x01'));
-  ExpectRoundTrip("vector<text, 2>", std::string("\x01" "a" "\x02" "bc", 5));
+  ExpectRoundTrip("vector<text, 2>", std::string("\x01"
+                                                 "a"
+                                                 "\x02"
+                                                 "bc",
+                                                 5));
 }
 
 TEST(EnvelopeSchemaTest, PrefixCollisionsAreRefused) {
@@ -125,12 +132,14 @@ TEST(EnvelopeSchemaTest, PrefixCollisionsAreRefused) {
 
 TEST(EnvelopeSchemaTest, V1ColumnsInOrder) {
   auto table = ParseCqlTableSchema(
-      "CREATE TABLE ks.t (k int, c text, s int static, l list<int>, f frozen<list<int>>, PRIMARY KEY (k, c));");
+      "CREATE TABLE ks.t (k int, c text, s int static, l list<int>, f frozen<list<int>>, PRIMARY KEY (k, "
+      "c));");
   ASSERT_TRUE(table.ok());
   parquet::Schema schema = BuildEnvelopeSchema(*table, "__", Flavor::kV1);
   std::vector<std::string> names;
   for (const auto& field : schema.fields) names.push_back(field.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"k", "c", "s", "l", "f", "__op", "__ts", "__range_start", "__range_end"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"k", "c", "s", "l", "f", "__op", "__ts", "__range_start",
+                                             "__range_end"}));
   std::vector<std::string> l_fields, f_fields;
   for (const auto& field : schema.fields[3].children) l_fields.push_back(field.name);
   for (const auto& field : schema.fields[4].children) f_fields.push_back(field.name);
@@ -250,7 +259,8 @@ TEST_F(RoundTripTest, EveryFactSurvives) {
   v.cells.push_back(Cell{201, 0, 1700000003, true, false, "", ""});  // cell tombstone
   ColumnData n;
   n.column = 1;
-  std::string context = std::string("\x00\x01\x80\x00", 4) + std::string(16, '\x11') + Int64Bytes(3) + Int64Bytes(42);
+  std::string context =
+      std::string("\x00\x01\x80\x00", 4) + std::string(16, '\x11') + Int64Bytes(3) + Int64Bytes(42);
   n.cells.push_back(Cell{202, 0, kNoDeletionTime, false, false, "", context});
   ColumnData st;
   st.column = 2;
@@ -356,8 +366,9 @@ TEST_F(RoundTripTest, BadFilesAreNamed) {
     inputs = OpenEnvelopeFiles(fs_, {"/in/plain.parquet"}, ReadOptions{});
     ASSERT_FALSE(inputs.ok());
     EXPECT_TRUE(StartsWith(inputs.status().message(), "/in/plain.parquet: ")) << inputs.status().ToString();
-    EXPECT_NE(inputs.status().message().find(*version ? "unknown envelope version 2" : "cqlite.delta.version"),
-              std::string::npos)
+    EXPECT_NE(
+        inputs.status().message().find(*version ? "unknown envelope version 2" : "cqlite.delta.version"),
+        std::string::npos)
         << inputs.status().ToString();
   }
 
@@ -374,7 +385,8 @@ TEST_F(RoundTripTest, BadFilesAreNamed) {
   fs_.AddFile("/in/t.cql", "CREATE TABLE ks.t (k int PRIMARY KEY, v text);");
   inputs = OpenEnvelopeFiles(fs_, {"/in/v1.parquet"}, ReadOptions{"/in/t.cql", ""});
   ASSERT_FALSE(inputs.ok());
-  EXPECT_NE(inputs.status().message().find("column 'k' is missing"), std::string::npos) << inputs.status().ToString();
+  EXPECT_NE(inputs.status().message().find("column 'k' is missing"), std::string::npos)
+      << inputs.status().ToString();
 }
 
 TEST_F(RoundTripTest, CollidingColumnsAreRefusedBeforeWriting) {

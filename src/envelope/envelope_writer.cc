@@ -24,7 +24,8 @@ std::vector<HeaderColumn> MapColumns(const std::vector<ColumnLayout>& columns, c
       if (table.columns[i].name == layout.name) target.column = static_cast<int>(i);
     }
     for (const DroppedColumnSchema& dropped : table.dropped_columns) {
-      if (dropped.name == layout.name) target.dropped_at = std::max(target.dropped_at, dropped.drop_time_micros);
+      if (dropped.name == layout.name)
+        target.dropped_at = std::max(target.dropped_at, dropped.drop_time_micros);
     }
     targets.push_back(target);
   }
@@ -73,7 +74,8 @@ GenerationInfo DescribeGeneration(const SSTable& sstable, const TableSchema& tab
 }
 
 Result<std::unique_ptr<EnvelopeWriter>> EnvelopeWriter::Open(FileSystem& fs, const std::string& path,
-                                                             const TableSchema& table, GenerationInfo generation,
+                                                             const TableSchema& table,
+                                                             GenerationInfo generation,
                                                              const ExportOptions& options) {
   RETURN_IF_ERROR(CheckPrefix(table, options.prefix));
   EnvelopeLayout layout;
@@ -99,8 +101,10 @@ Result<std::unique_ptr<EnvelopeWriter>> EnvelopeWriter::Open(FileSystem& fs, con
       {kDataSizeKey, std::to_string(generation.data_size)},
       {kPartitionerKey, PartitionerName(generation.partitioner)},
   };
-  ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(fs, path, std::move(schema), std::move(writer_options)));
-  return std::unique_ptr<EnvelopeWriter>(new EnvelopeWriter(table, std::move(generation), layout, std::move(writer)));
+  ASSIGN_OR_RETURN(auto writer,
+                   parquet::ParquetWriter::Open(fs, path, std::move(schema), std::move(writer_options)));
+  return std::unique_ptr<EnvelopeWriter>(
+      new EnvelopeWriter(table, std::move(generation), layout, std::move(writer)));
 }
 
 EnvelopeWriter::EnvelopeWriter(const TableSchema& table, GenerationInfo generation, EnvelopeLayout layout,
@@ -142,8 +146,9 @@ Status EnvelopeWriter::OnPartitionStart(const PartitionHeader& partition) {
     if (i < components.size()) typed = ToTyped(*column.type, components[i]);
     bool nullable = writer_->schema().fields[i].optional();
     if (!typed && !nullable) {
-      return Status::InvalidArgument(StrCat("partition key 0x", ToHex(key_), ": the value of column ", column.name,
-                                            " has no ", column.type->ToCql(), " form in the envelope"));
+      return Status::InvalidArgument(StrCat("partition key 0x", ToHex(key_), ": the value of column ",
+                                            column.name, " has no ", column.type->ToCql(),
+                                            " form in the envelope"));
     }
     key_values_.push_back(typed ? std::move(*typed) : Value::Null());
   }
@@ -210,7 +215,8 @@ Status EnvelopeWriter::WriteRange(const PendingStart& start, const Clustering& e
   std::vector<std::string> end_values;
   for (const auto& v : end.values) end_values.emplace_back(v.data(), v.size());
   std::vector<bool> end_present(end.present.begin(), end.present.end());
-  record[layout_.range_end] = RangeBound(end_values, end_present, end_inclusive, &record[layout_.range_end_clustering]);
+  record[layout_.range_end] =
+      RangeBound(end_values, end_present, end_inclusive, &record[layout_.range_end_clustering]);
   return Write(std::move(record));
 }
 
@@ -255,8 +261,8 @@ Status EnvelopeWriter::OnRangeTombstoneMarker(const RangeTombstoneMarker& marker
 
 Status EnvelopeWriter::OnPartitionEnd() {
   if (pending_start_) {
-    return Status::Corruption(
-        StrCat(generation_.source, ": partition 0x", ToHex(key_), ": a range tombstone is opened and never closed"));
+    return Status::Corruption(StrCat(generation_.source, ": partition 0x", ToHex(key_),
+                                     ": a range tombstone is opened and never closed"));
   }
   return Status::OK();
 }
@@ -379,7 +385,8 @@ Value EnvelopeWriter::ComplexColumn(const ColumnSchema& column, const ColumnData
 }
 
 Status EnvelopeWriter::SetColumns(const Row& row, std::vector<Value>* record) const {
-  const std::vector<HeaderColumn>& targets = row.is_static ? generation_.static_columns : generation_.regular_columns;
+  const std::vector<HeaderColumn>& targets =
+      row.is_static ? generation_.static_columns : generation_.regular_columns;
   std::vector<const Cell*> kept;
   for (const ColumnData& data : row.columns) {
     if (data.column < 0 || static_cast<size_t>(data.column) >= targets.size()) {
@@ -395,7 +402,8 @@ Status EnvelopeWriter::SetColumns(const Row& row, std::vector<Value>* record) co
     }
     if (data.is_complex || column.type->IsMultiCell()) {
       ColumnData live = data;
-      if (live.complex_deletion.marked_for_delete_at <= target.dropped_at) live.complex_deletion = DeletionTime{};
+      if (live.complex_deletion.marked_for_delete_at <= target.dropped_at)
+        live.complex_deletion = DeletionTime{};
       if (kept.empty() && live.complex_deletion.IsLive()) continue;
       (*record)[target.column] = ComplexColumn(column, live, kept);
     } else {

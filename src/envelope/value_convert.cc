@@ -52,7 +52,8 @@ void AppendBigEndian(uint64_t v, int width, std::string* out) {
 std::optional<Int128> ReadTwosComplement(std::string_view bytes) {
   if (bytes.empty() || bytes.size() > 16) return std::nullopt;
   Int128 v = (static_cast<uint8_t>(bytes[0]) & 0x80) ? -1 : 0;
-  for (char c : bytes) v = static_cast<Int128>((static_cast<unsigned __int128>(v) << 8) | static_cast<uint8_t>(c));
+  for (char c : bytes)
+    v = static_cast<Int128>((static_cast<unsigned __int128>(v) << 8) | static_cast<uint8_t>(c));
   return v;
 }
 
@@ -114,8 +115,8 @@ bool ValidUtf8(std::string_view s) {
       if ((cc & 0xc0) != 0x80) return false;
       cp = (cp << 6) | (cc & 0x3f);
     }
-    if ((extra == 1 && cp < 0x80) || (extra == 2 && cp < 0x800) || (extra == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff)) {
+    if ((extra == 1 && cp < 0x80) || (extra == 2 && cp < 0x800) ||
+        (extra == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff)) {
       return false;
     }
     i += extra + 1;
@@ -137,7 +138,8 @@ bool ReadUnsignedVInt(std::string_view bytes, size_t* pos, uint64_t* out) {
 uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
 
 // Splits `count` length-prefixed (int32, -1 = null) values; false if malformed.
-bool SplitValues(std::string_view bytes, size_t* pos, size_t count, std::vector<std::optional<std::string_view>>* out) {
+bool SplitValues(std::string_view bytes, size_t* pos, size_t count,
+                 std::vector<std::optional<std::string_view>>* out) {
   for (size_t i = 0; i < count; ++i) {
     if (bytes.size() - *pos < 4) return false;
     auto len = static_cast<int32_t>(ReadBigEndian(bytes.substr(*pos, 4)));
@@ -293,9 +295,11 @@ Field TypedField(const std::string& name, const CqlType& type, Repetition repeti
     case CqlKind::kInt:
       return Field::Int32(name, repetition, std::nullopt);
     case CqlKind::kSmallint:
-      return Field::Primitive(name, PhysicalType::kInt32, repetition, std::nullopt, LogicalType::Integer(16, true));
+      return Field::Primitive(name, PhysicalType::kInt32, repetition, std::nullopt,
+                              LogicalType::Integer(16, true));
     case CqlKind::kTinyint:
-      return Field::Primitive(name, PhysicalType::kInt32, repetition, std::nullopt, LogicalType::Integer(8, true));
+      return Field::Primitive(name, PhysicalType::kInt32, repetition, std::nullopt,
+                              LogicalType::Integer(8, true));
     case CqlKind::kTime: {
       LogicalType time = LogicalType::TimeMicros();
       time.unit = parquet::TimeUnit::kNanos;
@@ -349,7 +353,8 @@ std::optional<Value> ToTyped(const CqlType& type, std::string_view bytes) {
       return Value::Bool(bytes[0] != 0);
     case CqlKind::kDate:
       if (!fixed(4)) return std::nullopt;
-      return Value::Int32(static_cast<int32_t>(static_cast<int64_t>(ReadBigEndian(bytes)) - kDateEpochOffset));
+      return Value::Int32(
+          static_cast<int32_t>(static_cast<int64_t>(ReadBigEndian(bytes)) - kDateEpochOffset));
     case CqlKind::kDecimal: {
       if (bytes.size() < 5) return std::nullopt;
       auto scale = static_cast<int32_t>(ReadBigEndian(bytes.substr(0, 4)));
@@ -363,7 +368,8 @@ std::optional<Value> ToTyped(const CqlType& type, std::string_view bytes) {
         v /= divisor;
       } else {
         for (int s = scale; s < kDecimalScale; ++s) {
-          if (!FitsPrecision(v * 10)) return std::nullopt;
+          // |v| < 10^37 keeps v * 10 within the precision (and within 128 bits).
+          if (v >= Pow10(kDecimalPrecision - 1) || v <= -Pow10(kDecimalPrecision - 1)) return std::nullopt;
           v *= 10;
         }
       }
@@ -415,7 +421,8 @@ std::optional<Value> ToTyped(const CqlType& type, std::string_view bytes) {
       size_t pos = 4;
       std::vector<std::optional<std::string_view>> parts;
       if (static_cast<size_t>(count) > bytes.size()) return std::nullopt;
-      if (!SplitValues(bytes, &pos, static_cast<size_t>(count) * (is_map ? 2 : 1), &parts) || pos != bytes.size()) {
+      if (!SplitValues(bytes, &pos, static_cast<size_t>(count) * (is_map ? 2 : 1), &parts) ||
+          pos != bytes.size()) {
         return std::nullopt;
       }
       if (is_map) {
@@ -551,7 +558,8 @@ Result<std::string> FromTyped(const CqlType& type, const Value& value) {
     case CqlKind::kInet: {
       RETURN_IF_ERROR(expect(Kind::kBytes));
       unsigned char buffer[16];
-      if (inet_pton(AF_INET, value.bytes().c_str(), buffer) == 1) return std::string(reinterpret_cast<char*>(buffer), 4);
+      if (inet_pton(AF_INET, value.bytes().c_str(), buffer) == 1)
+        return std::string(reinterpret_cast<char*>(buffer), 4);
       if (inet_pton(AF_INET6, value.bytes().c_str(), buffer) == 1) {
         return std::string(reinterpret_cast<char*>(buffer), 16);
       }
@@ -574,7 +582,8 @@ Result<std::string> FromTyped(const CqlType& type, const Value& value) {
       RETURN_IF_ERROR(expect(Kind::kList));
       const CqlType& element_type = *type.params[0];
       if (type.kind == CqlKind::kVector) {
-        if (value.elements().size() != static_cast<size_t>(type.vector_dimension)) return Mismatch(type, value);
+        if (value.elements().size() != static_cast<size_t>(type.vector_dimension))
+          return Mismatch(type, value);
         bool fixed_width = element_type.FixedValueLength().has_value();
         for (const Value& element : value.elements()) {
           if (element.is_null()) return Mismatch(type, value);
@@ -632,7 +641,8 @@ std::string CounterContext(const std::vector<CounterShard>& shards) {
     out->push_back(static_cast<char>(v & 0xff));
   };
   auto put64 = [](std::string* out, int64_t v) {
-    for (int i = 7; i >= 0; --i) out->push_back(static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff));
+    for (int i = 7; i >= 0; --i)
+      out->push_back(static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff));
   };
   for (size_t i = 0; i < shards.size(); ++i) {
     const CounterShard& shard = shards[i];
