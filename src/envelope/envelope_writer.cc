@@ -297,7 +297,7 @@ Value EnvelopeWriter::SimpleColumn(const ColumnSchema& column, const Cell& cell)
   std::vector<Value> fields;
   fields.push_back(std::move(value));
   fields.push_back(Value::Int64(cell.timestamp));
-  fields.push_back(OptionalInt64(expiring, cell.local_deletion_time * kMicrosPerSecond));
+  fields.push_back(expiring ? Value::Int64(cell.local_deletion_time * kMicrosPerSecond) : Value::Null());
   fields.push_back(expiring ? Value::Int32(cell.ttl) : Value::Null());
   fields.push_back(OptionalInt64(cell.local_deletion_time != kNoDeletionTime, cell.local_deletion_time));
   fields.push_back(std::move(raw));
