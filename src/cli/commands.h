@@ -14,5 +14,6 @@ using CommandRunner = std::function<int()>;
 CommandRunner AddLsCommand(CLI::App& app);
 CommandRunner AddDumpCommand(CLI::App& app);
 CommandRunner AddSelectCommand(CLI::App& app);
+CommandRunner AddDeltaExportCommand(CLI::App& app);
 
 }  // namespace cqlite

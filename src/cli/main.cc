@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   auto ls = cqlite::AddLsCommand(app);
   auto dump = cqlite::AddDumpCommand(app);
   auto select = cqlite::AddSelectCommand(app);
+  auto delta_export = cqlite::AddDeltaExportCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("ls")) return ls();
     if (app.got_subcommand("dump")) return dump();
     if (app.got_subcommand("select")) return select();
+    if (app.got_subcommand("delta-export")) return delta_export();
   } catch (const std::exception& e) {
     std::cerr << "cqlite: internal error: " << e.what() << "\n";
     return 70;

@@ -8,6 +8,7 @@
 #include "cassandra/sstable.h"
 #include "cassandra/value_format.h"
 #include "cli/commands.h"
+#include "envelope/envelope_reader.h"
 #include "fold/select_json.h"
 #include "fold/sstable_source.h"
 #include "fold/table_fold.h"
@@ -23,6 +24,8 @@ struct SelectOptions {
   int64_t now_seconds = -1;
   int64_t limit = -1;
   std::vector<std::string> where;
+  std::vector<std::string> from_envelopes;
+  std::string envelope_prefix;
 };
 
 // One `--where column=value` restriction on a partition key column, compared
@@ -68,8 +71,20 @@ bool Matches(const std::vector<KeyRestriction>& restrictions, const std::vector<
   return true;
 }
 
+Status FoldAndPrint(const SelectOptions& options, const TableSchema& table, std::optional<Partitioner> partitioner,
+                    std::vector<std::unique_ptr<FoldSource>> sources);
+
 Status Select(const SelectOptions& options) {
   FileSystem& fs = LocalFileSystem();
+  if (!options.from_envelopes.empty()) {
+    if (!options.path.empty()) {
+      return Status::InvalidArgument(StrCat(options.path, ": give either a table directory or --from-envelopes"));
+    }
+    ASSIGN_OR_RETURN(auto inputs, envelope::OpenEnvelopeFiles(fs, options.from_envelopes,
+                                                              {options.schema_file, options.envelope_prefix}));
+    return FoldAndPrint(options, *inputs.schema, inputs.partitioner, std::move(inputs.sources));
+  }
+  if (options.path.empty()) return Status::InvalidArgument("give a table directory or --from-envelopes");
   ASSIGN_OR_RETURN(auto locations, FindSSTables(fs, options.path));
   const SSTableLocation& first = locations.front();
   for (const SSTableLocation& location : locations) {
@@ -104,14 +119,19 @@ Status Select(const SelectOptions& options) {
     ASSIGN_OR_RETURN(auto source, OpenSSTableFoldSource(*sstable, schema.table));
     sources.push_back(std::move(source));
   }
-  ASSIGN_OR_RETURN(auto restrictions, ParseWhere(options.where, schema.table));
+  return FoldAndPrint(options, schema.table, partitioner, std::move(sources));
+}
+
+Status FoldAndPrint(const SelectOptions& options, const TableSchema& table, std::optional<Partitioner> partitioner,
+                    std::vector<std::unique_ptr<FoldSource>> sources) {
+  ASSIGN_OR_RETURN(auto restrictions, ParseWhere(options.where, table));
 
   int64_t now = options.now_seconds;
   if (now < 0) {
     now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   }
-  ASSIGN_OR_RETURN(auto fold, TableFold::Make(schema.table, partitioner, std::move(sources), now));
-  SelectJsonRenderer renderer(schema.table);
+  ASSIGN_OR_RETURN(auto fold, TableFold::Make(table, partitioner, std::move(sources), now));
+  SelectJsonRenderer renderer(table);
   FoldedPartition partition;
   std::vector<std::string> lines;
   int64_t printed = 0;
@@ -143,8 +163,7 @@ CommandRunner AddSelectCommand(CLI::App& app) {
       "Print a table's current rows, folded from all its SSTables, one JSON object per line, as Cassandra's "
       "SELECT JSON * returns them (token order, then clustering order)");
   cmd->add_option("path", options->path,
-                  "A table directory (<table>-<id>/, or a snapshot or backup inside one) or one SSTable file")
-      ->required();
+                  "A table directory (<table>-<id>/, or a snapshot or backup inside one) or one SSTable file");
   cmd->add_option("--now", options->now_seconds,
                   "When TTLs are evaluated, in seconds since the Unix epoch (default: now)")
       ->check(CLI::NonNegativeNumber);
@@ -157,6 +176,13 @@ CommandRunner AddSelectCommand(CLI::App& app) {
   cmd->add_option("--schema", options->schema_file,
                   "A CQL file with the table's CREATE TABLE (and CREATE TYPE) statements; default as for dump")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--from-envelopes", options->from_envelopes,
+                  "Fold these envelope files (cqlite delta-export output, or files in the Rust CQLite envelope v1 "
+                  "schema, which need --schema) instead of SSTables")
+      ->expected(1, -1)
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--envelope-prefix", options->envelope_prefix,
+                  "Prefix of the envelope columns of v1 files (default __; our files record theirs)");
   return [options] {
     Status status = Select(*options);
     if (!status.ok()) {

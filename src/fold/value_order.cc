@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "cassandra/value_format.h"
@@ -252,6 +253,45 @@ int CompareTuples(const CqlType& type, std::string_view a, std::string_view b) {
   return rest_a ? 0 : 1;
 }
 
+// The next element of a serialized vector: `width` bytes, or (variable-width
+// elements) an unsigned vint length and the bytes.
+bool ReadVectorElement(std::string_view v, size_t* pos, std::optional<int> width, std::string_view* out) {
+  size_t len;
+  if (width) {
+    len = static_cast<size_t>(*width);
+  } else {
+    if (*pos >= v.size()) return false;
+    auto first = static_cast<uint8_t>(v[(*pos)++]);
+    int extra = 0;
+    while (extra < 8 && (first & (0x80 >> extra))) ++extra;
+    uint64_t n = extra >= 8 ? 0 : (first & (0xffu >> extra));
+    if (v.size() - *pos < static_cast<size_t>(extra)) return false;
+    for (int i = 0; i < extra; ++i) n = (n << 8) | static_cast<uint8_t>(v[(*pos)++]);
+    len = n;
+  }
+  if (v.size() - *pos < len) return false;
+  *out = v.substr(*pos, len);
+  *pos += len;
+  return true;
+}
+
+// VectorType.compareCustom: element by element with the element type.
+int CompareVectors(const CqlType& type, std::string_view a, std::string_view b) {
+  int result;
+  if (EitherEmpty(a, b, &result)) return result;
+  if (type.params.empty()) return CompareBytes(a, b);
+  const CqlType& element = *type.params[0];
+  std::optional<int> width = element.FixedValueLength();
+  size_t oa = 0, ob = 0;
+  for (int i = 0; i < type.vector_dimension; ++i) {
+    std::string_view x, y;
+    if (!ReadVectorElement(a, &oa, width, &x) || !ReadVectorElement(b, &ob, width, &y)) return CompareBytes(a, b);
+    int c = CompareValues(element, x, y);
+    if (c != 0) return c;
+  }
+  return 0;
+}
+
 int CompareBooleans(std::string_view a, std::string_view b) {
   int result;
   if (EitherEmpty(a, b, &result)) return result;
@@ -329,9 +369,11 @@ int CompareValues(const CqlType& type, std::string_view a, std::string_view b) {
     case CqlKind::kTuple:
     case CqlKind::kUdt:
       return CompareTuples(type, a, b);
+    case CqlKind::kVector:
+      return CompareVectors(type, a, b);
     default:
-      // ascii, text, blob, inet, date, time, duration, counters, vectors and
-      // custom types compare as unsigned bytes (ComparisonType.BYTE_ORDER).
+      // ascii, text, blob, inet, date, time, duration, counters and custom
+      // types compare as unsigned bytes (ComparisonType.BYTE_ORDER).
       return CompareBytes(a, b);
   }
 }

@@ -26,6 +26,20 @@ TEST(CompareValuesTest, IntegersCompareSigned) {
   EXPECT_LT(CompareValues(*type, "", Bytes({0x80, 0, 0, 0})), 0);  // empty sorts first
 }
 
+// Vectors compare element by element (the order Cassandra writes vector
+// clustering columns in), not as bytes: -1.5f is 0xbfc00000.
+TEST(CompareValuesTest, VectorsCompareByElement) {
+  auto floats = Type("org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType,2)");
+  std::string minus = Bytes({0xbf, 0xc0, 0, 0, 0, 0, 0, 0});  // [-1.5, 0]
+  std::string one = Bytes({0x3f, 0x80, 0, 0, 0, 0, 0, 0});    // [1.0, 0]
+  std::string one_two = Bytes({0x3f, 0x80, 0, 0, 0x40, 0, 0, 0});  // [1.0, 2.0]
+  EXPECT_LT(CompareValues(*floats, minus, one), 0);
+  EXPECT_LT(CompareValues(*floats, one, one_two), 0);
+  EXPECT_EQ(CompareValues(*floats, one, one), 0);
+  auto texts = Type("org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.UTF8Type,2)");
+  EXPECT_LT(CompareValues(*texts, Bytes({1, 'b', 1, 'a'}), Bytes({2, 'b', 'a', 1, 'a'})), 0);  // "b" < "ba"
+}
+
 TEST(CompareValuesTest, VarintsOfDifferentLengths) {
   auto type = Type("org.apache.cassandra.db.marshal.IntegerType");
   EXPECT_LT(CompareValues(*type, Bytes({0xff}), Bytes({0x01, 0x00})), 0);        // -1 < 256

@@ -1,0 +1,746 @@
+#include "envelope/envelope_reader.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "cassandra/cql_schema.h"
+#include "envelope/envelope_schema.h"
+#include "envelope/value_convert.h"
+#include "fold/reconcile.h"
+#include "fold/value_order.h"
+#include "parquet/reader.h"
+#include "util/strings.h"
+
+namespace cqlite::envelope {
+
+namespace {
+
+using parquet::Field;
+using parquet::Value;
+
+constexpr int64_t kMicrosPerSecond = 1000000;
+// 100-nanosecond intervals from 1582-10-15 (the UUID epoch) to 1970-01-01.
+constexpr int64_t kUuidEpochOffset = 0x01B21DD213814000LL;
+
+int FindField(const std::vector<Field>& fields, std::string_view name) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+const Value& FieldOf(const Value& record, int index) {
+  static const Value kNull;
+  if (index < 0 || record.is_null() || static_cast<size_t>(index) >= record.fields().size()) return kNull;
+  return record.fields()[index];
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0); }
+
+// Where the fields of one column struct are in this file.
+struct ColumnFields {
+  int value = -1, writetime = -1, expires_at = -1, replaced = -1, ttl = -1, ldt = -1, raw = -1, deletion = -1,
+      cells = -1, shards = -1;
+  int deletion_mfda = -1, deletion_ldt = -1;
+  int cell_path = -1, cell_value = -1, cell_writetime = -1, cell_ttl = -1, cell_ldt = -1;
+  int shard_kind = -1, shard_id = -1, shard_clock = -1, shard_count = -1;
+
+  explicit ColumnFields(const Field& column) {
+    const auto& f = column.children;
+    value = FindField(f, kValueField);
+    writetime = FindField(f, kWritetimeField);
+    expires_at = FindField(f, kExpiresAtField);
+    replaced = FindField(f, kReplacedField);
+    ttl = FindField(f, kTtlField);
+    ldt = FindField(f, kLocalDeletionTimeField);
+    raw = FindField(f, kRawField);
+    deletion = FindField(f, kDeletionField);
+    cells = FindField(f, kCellsField);
+    shards = FindField(f, kShardsField);
+    if (deletion >= 0) {
+      deletion_mfda = FindField(f[deletion].children, kMarkedForDeleteAtField);
+      deletion_ldt = FindField(f[deletion].children, kLocalDeletionTimeField);
+    }
+    if (cells >= 0) {
+      const auto& c = f[cells].children[0].children;
+      cell_path = FindField(c, kPathField);
+      cell_value = FindField(c, kValueField);
+      cell_writetime = FindField(c, kWritetimeField);
+      cell_ttl = FindField(c, kTtlField);
+      cell_ldt = FindField(c, kLocalDeletionTimeField);
+    }
+    if (shards >= 0) {
+      const auto& s = f[shards].children[0].children;
+      shard_kind = FindField(s, kShardKindField);
+      shard_id = FindField(s, kCounterIdField);
+      shard_clock = FindField(s, kClockField);
+      shard_count = FindField(s, kCountField);
+    }
+  }
+};
+
+struct RangeFields {
+  std::vector<int> clustering;
+  int inclusive = -1;
+};
+
+// A partition being collected from the file's records.
+struct PartitionBuild {
+  FoldPartition partition;
+  std::vector<FoldRow> rows;
+  std::vector<FoldMarker> markers;
+  std::map<std::string, size_t> row_by_clustering;
+  struct Item {
+    bool is_marker;
+    size_t index;
+  };
+  std::vector<Item> items;
+};
+
+std::string ClusteringKey(const Clustering& clustering) {
+  std::string key;
+  for (size_t i = 0; i < clustering.values.size(); ++i) {
+    key += clustering.present[i] ? '1' : '0';
+    key += StrCat(clustering.values[i].size(), ":");
+    key += clustering.values[i];
+  }
+  return key;
+}
+
+// A time UUID (version 1) that sorts by `timestamp_micros`, then by `index`,
+// in TimeUUIDType order: list cell ids for v1 list elements.
+std::string SyntheticTimeUuid(int64_t timestamp_micros, uint64_t index) {
+  constexpr int64_t kLatest = (std::numeric_limits<int64_t>::max() - kUuidEpochOffset) / 10;
+  uint64_t t = static_cast<uint64_t>(std::clamp<int64_t>(timestamp_micros, 0, kLatest) * 10 + kUuidEpochOffset);
+  uint64_t msb =
+      ((t & 0xffffffffULL) << 32) | (((t >> 32) & 0xffffULL) << 16) | 0x1000ULL | ((t >> 48) & 0x0fffULL);
+  // TimeUUIDType compares the low half as a signed long after flipping the
+  // top bit of every byte.
+  uint64_t lsb = (index + 0x8000000000000000ULL) ^ 0x8080808080808080ULL;
+  std::string out;
+  for (int i = 7; i >= 0; --i) out.push_back(static_cast<char>((msb >> (8 * i)) & 0xff));
+  for (int i = 7; i >= 0; --i) out.push_back(static_cast<char>((lsb >> (8 * i)) & 0xff));
+  return out;
+}
+
+class EnvelopeFileSource : public FoldSource {
+ public:
+  EnvelopeFileSource(std::string path, std::vector<FoldPartition> partitions)
+      : path_(std::move(path)), partitions_(std::move(partitions)) {}
+
+  Result<bool> Next(FoldPartition* partition) override {
+    if (next_ >= partitions_.size()) return false;
+    *partition = std::move(partitions_[next_++]);
+    return true;
+  }
+  const std::string& name() const override { return path_; }
+
+ private:
+  std::string path_;
+  std::vector<FoldPartition> partitions_;
+  size_t next_ = 0;
+};
+
+// Turns one file's records into partitions.
+class Decoder {
+ public:
+  Decoder(const std::string& path, const TableSchema& table, Flavor flavor,
+          const parquet::Schema& file_schema, const std::string& prefix, Partitioner partitioner)
+      : path_(path),
+        table_(table),
+        flavor_(flavor),
+        partitioner_(partitioner),
+        order_(ClusteringTypes(table)) {
+    EnvelopeNames names(prefix);
+    const auto& fields = file_schema.fields;
+    for (const ColumnSchema& column : table.columns) {
+      int index = FindField(fields, column.name);
+      column_index_.push_back(index);
+      if (column.kind == ColumnKind::kStatic || column.kind == ColumnKind::kRegular) {
+        column_fields_.emplace_back(fields[index]);
+      } else {
+        column_fields_.emplace_back(Field{});
+      }
+      if (column.kind == ColumnKind::kPartitionKey) partition_key_columns_.push_back(&column);
+      if (column.kind == ColumnKind::kClustering) clustering_columns_.push_back(&column);
+    }
+    op_ = FindField(fields, names.op);
+    ts_ = FindField(fields, names.ts);
+    for (auto [range, name] : {std::pair{&start_, &names.range_start}, std::pair{&end_, &names.range_end}}) {
+      int index = FindField(fields, *name);
+      range_index_.push_back(index);
+      for (const ColumnSchema* column : clustering_columns_) {
+        range->clustering.push_back(FindField(fields[index].children, column->name));
+      }
+      range->inclusive = FindField(fields[index].children, kInclusiveField);
+    }
+    partition_key_ = FindField(fields, names.partition_key);
+    clustering_ = FindField(fields, names.clustering);
+    range_start_clustering_ = FindField(fields, names.range_start_clustering);
+    range_end_clustering_ = FindField(fields, names.range_end_clustering);
+    ttl_ = FindField(fields, names.ttl);
+    ldt_ = FindField(fields, names.local_deletion_time);
+    shadowable_ = FindField(fields, names.shadowable);
+  }
+
+  Status Add(const Value& record) {
+    ++row_;
+    Status status = AddRecord(record);
+    if (!status.ok()) return status.WithContext(StrCat(path_, ": record ", row_));
+    return status;
+  }
+
+  std::vector<FoldPartition> Finish() {
+    std::vector<std::string> keys;
+    for (auto& [key, build] : partitions_) keys.push_back(key);
+    std::sort(keys.begin(), keys.end(), PartitionKeyLess{partitioner_});
+    std::vector<FoldPartition> out;
+    for (const std::string& key : keys) {
+      PartitionBuild& build = partitions_[key];
+      // Rows and bounds in clustering order; at equal positions an end bound
+      // comes before the start bound of the next range.
+      std::stable_sort(
+          build.items.begin(), build.items.end(),
+          [&](const PartitionBuild::Item& a, const PartitionBuild::Item& b) {
+            const Clustering& ca =
+                a.is_marker ? build.markers[a.index].bound : build.rows[a.index].clustering;
+            const Clustering& cb =
+                b.is_marker ? build.markers[b.index].bound : build.rows[b.index].clustering;
+            ClusteringKind ka = a.is_marker ? build.markers[a.index].kind : ClusteringKind::kClustering;
+            ClusteringKind kb = b.is_marker ? build.markers[b.index].kind : ClusteringKind::kClustering;
+            int c = order_.Compare(ca, ka, cb, kb);
+            if (c != 0) return c < 0;
+            bool a_end = a.is_marker && !build.markers[a.index].IsStart();
+            bool b_end = b.is_marker && !build.markers[b.index].IsStart();
+            return a_end && !b_end;
+          });
+      FoldPartition& partition = build.partition;
+      for (const PartitionBuild::Item& item : build.items) {
+        partition.item_is_marker.push_back(item.is_marker);
+        if (item.is_marker) {
+          partition.markers.push_back(std::move(build.markers[item.index]));
+        } else {
+          partition.rows.push_back(std::move(build.rows[item.index]));
+        }
+      }
+      out.push_back(std::move(partition));
+    }
+    return out;
+  }
+
+ private:
+  static std::vector<CqlTypePtr> ClusteringTypes(const TableSchema& table) {
+    std::vector<CqlTypePtr> types;
+    for (const ColumnSchema* column : table.ClusteringColumns()) {
+      auto type = std::make_shared<CqlType>(*column->type);
+      type->reversed = column->reversed;
+      types.push_back(std::move(type));
+    }
+    return types;
+  }
+
+  bool ours() const { return flavor_ == Flavor::kCqlite; }
+
+  static Result<int64_t> RequiredInt64(const Value& v, const char* what) {
+    if (v.kind() != Value::Kind::kInt64) return Status::Corruption(StrCat(what, " is null"));
+    return v.int64_value();
+  }
+
+  int64_t DeletionLdt(const Value& record, int64_t timestamp) const {
+    const Value& ldt = FieldOf(record, ldt_);
+    if (ours() && ldt.kind() == Value::Kind::kInt64) return ldt.int64_value();
+    return StandInLocalDeletionTime(timestamp);
+  }
+
+  Result<std::string> Serialize(const ColumnSchema& column, const CqlType& type, const Value& value) const {
+    auto bytes = FromTyped(type, value);
+    if (!bytes.ok())
+      return Status::Corruption(StrCat("column '", column.name, "': ", bytes.status().message()));
+    return std::move(*bytes);
+  }
+
+  Result<std::string> PartitionKey(const Value& record) const {
+    if (ours()) {
+      const Value& key = FieldOf(record, partition_key_);
+      if (key.kind() != Value::Kind::kBytes) return Status::Corruption("the partition key is null");
+      return key.bytes();
+    }
+    std::vector<std::string> components;
+    for (size_t i = 0; i < partition_key_columns_.size(); ++i) {
+      const ColumnSchema& column = *partition_key_columns_[i];
+      const Value& v = FieldOf(record, column_index_[&column - &table_.columns[0]]);
+      if (v.is_null()) return Status::Corruption(StrCat("partition key column '", column.name, "' is null"));
+      ASSIGN_OR_RETURN(std::string bytes, Serialize(column, *column.type, v));
+      components.push_back(std::move(bytes));
+    }
+    if (components.size() == 1) return components[0];
+    std::string key;
+    for (const std::string& component : components) {
+      key.push_back(static_cast<char>((component.size() >> 8) & 0xff));
+      key.push_back(static_cast<char>(component.size() & 0xff));
+      key += component;
+      key.push_back('\0');
+    }
+    return key;
+  }
+
+  // The raw list of our files, or the typed values: a full clustering for
+  // rows, the leading non-null values for range bounds.
+  Status ReadClustering(const Value& raw, const std::vector<const Value*>& typed, bool prefix,
+                        Clustering* out) const {
+    out->Clear();
+    if (ours() && !raw.is_null()) {
+      for (const Value& v : raw.elements()) {
+        out->values.push_back(v.is_null() ? std::string() : v.bytes());
+        out->present.push_back(!v.is_null());
+      }
+      return Status::OK();
+    }
+    for (size_t i = 0; i < typed.size(); ++i) {
+      const ColumnSchema& column = *clustering_columns_[i];
+      if (typed[i]->is_null()) {
+        if (prefix) break;
+        return Status::Corruption(StrCat("clustering column '", column.name, "' is null"));
+      }
+      ASSIGN_OR_RETURN(std::string bytes, Serialize(column, *column.type, *typed[i]));
+      out->values.push_back(std::move(bytes));
+      out->present.push_back(true);
+    }
+    return Status::OK();
+  }
+
+  Status RowClustering(const Value& record, Clustering* out) const {
+    std::vector<const Value*> typed;
+    for (const ColumnSchema* column : clustering_columns_) {
+      typed.push_back(&FieldOf(record, column_index_[column - &table_.columns[0]]));
+    }
+    return ReadClustering(FieldOf(record, clustering_), typed, false, out);
+  }
+
+  Status Bound(const Value& record, int which, Clustering* out, bool* inclusive) const {
+    const RangeFields& fields = which == 0 ? start_ : end_;
+    const Value& bound = FieldOf(record, range_index_[which]);
+    *inclusive = true;
+    if (bound.is_null()) {
+      out->Clear();  // open
+      return Status::OK();
+    }
+    std::vector<const Value*> typed;
+    for (int index : fields.clustering) typed.push_back(&FieldOf(bound, index));
+    const Value& flag = FieldOf(bound, fields.inclusive);
+    *inclusive = flag.kind() == Value::Kind::kBool && flag.bool_value();
+    return ReadClustering(FieldOf(record, which == 0 ? range_start_clustering_ : range_end_clustering_),
+                          typed, true, out);
+  }
+
+  PartitionBuild& Partition(const std::string& key) {
+    auto [it, inserted] = partitions_.try_emplace(key);
+    if (inserted) it->second.partition.key = key;
+    return it->second;
+  }
+
+  FoldRow& RowAt(PartitionBuild& build, const Clustering& clustering) {
+    auto [it, inserted] = build.row_by_clustering.try_emplace(ClusteringKey(clustering), build.rows.size());
+    if (inserted) {
+      build.rows.emplace_back().clustering = clustering;
+      build.items.push_back({false, it->second});
+    }
+    return build.rows[it->second];
+  }
+
+  Status AddRecord(const Value& record) {
+    const Value& op_value = FieldOf(record, op_);
+    if (op_value.kind() != Value::Kind::kBytes) return Status::Corruption("the op is null");
+    const std::string& op = op_value.bytes();
+    ASSIGN_OR_RETURN(std::string key, PartitionKey(record));
+    PartitionBuild& build = Partition(key);
+    const Value& ts = FieldOf(record, ts_);
+    if (op == kOpPartitionDelete || op == kOpRowDelete || op == kOpRangeDelete) {
+      ASSIGN_OR_RETURN(int64_t at, RequiredInt64(ts, "the deletion's timestamp"));
+      DeletionTime deletion{at, DeletionLdt(record, at)};
+      if (op == kOpPartitionDelete) {
+        if (Supersedes(deletion, build.partition.deletion)) build.partition.deletion = deletion;
+        return Status::OK();
+      }
+      if (op == kOpRowDelete) {
+        Clustering clustering;
+        RETURN_IF_ERROR(RowClustering(record, &clustering));
+        FoldRow& row = RowAt(build, clustering);
+        if (Supersedes(deletion, row.deletion)) row.deletion = deletion;
+        const Value& shadowable = FieldOf(record, shadowable_);
+        if (shadowable.kind() == Value::Kind::kBool && shadowable.bool_value())
+          row.deletion_is_shadowable = true;
+        return Status::OK();
+      }
+      FoldMarker start, end;
+      bool start_inclusive, end_inclusive;
+      RETURN_IF_ERROR(Bound(record, 0, &start.bound, &start_inclusive));
+      RETURN_IF_ERROR(Bound(record, 1, &end.bound, &end_inclusive));
+      // No clustering values is the bottom or top, whatever `inclusive` says.
+      start.kind = start.bound.values.empty() || start_inclusive ? ClusteringKind::kInclStartBound
+                                                                 : ClusteringKind::kExclStartBound;
+      end.kind = end.bound.values.empty() || end_inclusive ? ClusteringKind::kInclEndBound
+                                                           : ClusteringKind::kExclEndBound;
+      start.deletion = end.deletion = deletion;
+      build.items.push_back({true, build.markers.size()});
+      build.markers.push_back(std::move(start));
+      build.items.push_back({true, build.markers.size()});
+      build.markers.push_back(std::move(end));
+      return Status::OK();
+    }
+    FoldRow* row;
+    if (op == kOpStaticUpsert) {
+      build.partition.has_static_row = true;
+      row = &build.partition.static_row;
+    } else if (op == kOpUpsert) {
+      Clustering clustering;
+      RETURN_IF_ERROR(RowClustering(record, &clustering));
+      row = &RowAt(build, clustering);
+      if (ts.kind() == Value::Kind::kInt64) {
+        LivenessInfo liveness;
+        liveness.timestamp = ts.int64_value();
+        const Value& ttl = FieldOf(record, ttl_);
+        const Value& ldt = FieldOf(record, ldt_);
+        if (ours() && ttl.kind() == Value::Kind::kInt32 && ldt.kind() == Value::Kind::kInt64) {
+          liveness.ttl = ttl.int32_value();
+          liveness.local_expiration_time = ldt.int64_value();
+        }
+        if (Supersedes(liveness, row->liveness)) row->liveness = liveness;
+      }
+    } else {
+      return Status::Corruption(StrCat("unknown op '", op, "'"));
+    }
+    for (size_t i = 0; i < table_.columns.size(); ++i) {
+      const ColumnSchema& column = table_.columns[i];
+      if (column.kind != ColumnKind::kStatic && column.kind != ColumnKind::kRegular) continue;
+      const Value& data = FieldOf(record, column_index_[i]);
+      if (data.is_null()) continue;
+      FoldColumn decoded;
+      decoded.column = static_cast<int>(i);
+      RETURN_IF_ERROR(DecodeColumn(column, column_fields_[i], data, &decoded));
+      auto at = std::lower_bound(row->columns.begin(), row->columns.end(), decoded.column,
+                                 [](const FoldColumn& c, int column) { return c.column < column; });
+      if (at != row->columns.end() && at->column == decoded.column) {
+        return Status::Corruption(StrCat("column '", column.name, "' is written twice for the same row"));
+      }
+      row->columns.insert(at, std::move(decoded));
+    }
+    return Status::OK();
+  }
+
+  void SetExpiry(const Value& expires_at, int64_t writetime, FoldCell* cell) const {
+    if (expires_at.kind() != Value::Kind::kInt64) return;
+    int64_t ldt =
+        std::clamp<int64_t>(FloorDiv(expires_at.int64_value(), kMicrosPerSecond), 0, kMaxDeletionTime);
+    cell->local_deletion_time = ldt;
+    cell->ttl = static_cast<int32_t>(std::clamp<int64_t>(ldt - FloorDiv(writetime, kMicrosPerSecond), 1,
+                                                         std::numeric_limits<int32_t>::max() - 1));
+  }
+
+  Status DecodeColumn(const ColumnSchema& column, const ColumnFields& f, const Value& data,
+                      FoldColumn* out) const {
+    const CqlType& type = *column.type;
+    ASSIGN_OR_RETURN(int64_t writetime, RequiredInt64(FieldOf(data, f.writetime), "writetime"));
+    const Value& value = FieldOf(data, f.value);
+    if (type.IsMultiCell()) {
+      out->is_complex = true;
+      if (ours()) return DecodeCells(column, f, data, out);
+      return DecodeV1Collection(column, f, data, writetime, out);
+    }
+    FoldCell& cell = out->cells.emplace_back();
+    cell.timestamp = writetime;
+    if (ours()) {
+      const Value& ttl = FieldOf(data, f.ttl);
+      const Value& ldt = FieldOf(data, f.ldt);
+      const Value& raw = FieldOf(data, f.raw);
+      const Value& shards = FieldOf(data, f.shards);
+      if (ttl.kind() == Value::Kind::kInt32) cell.ttl = ttl.int32_value();
+      if (ldt.kind() == Value::Kind::kInt64) cell.local_deletion_time = ldt.int64_value();
+      if (raw.kind() == Value::Kind::kBytes) {
+        cell.value = raw.bytes();
+      } else if (type.kind == CqlKind::kCounter && !shards.is_null()) {
+        std::vector<CounterShard> list;
+        for (const Value& s : shards.elements()) {
+          CounterShard& shard = list.emplace_back();
+          const std::string& kind = FieldOf(s, f.shard_kind).bytes();
+          shard.kind = kind == "global"  ? CounterShard::Kind::kGlobal
+                       : kind == "local" ? CounterShard::Kind::kLocal
+                                         : CounterShard::Kind::kRemote;
+          const std::string& id = FieldOf(s, f.shard_id).bytes();
+          std::copy_n(id.begin(), std::min<size_t>(id.size(), 16), shard.counter_id.begin());
+          shard.clock = FieldOf(s, f.shard_clock).int64_value();
+          shard.count = FieldOf(s, f.shard_count).int64_value();
+        }
+        cell.value = CounterContext(list);
+      } else if (!value.is_null() && type.kind != CqlKind::kCounter) {
+        ASSIGN_OR_RETURN(cell.value, Serialize(column, type, value));
+      } else if (cell.local_deletion_time == kNoDeletionTime) {
+        return Status::Corruption(
+            StrCat("column '", column.name, "': a tombstone without a local deletion time"));
+      }
+      return Status::OK();
+    }
+    if (value.is_null()) {
+      cell.local_deletion_time = StandInLocalDeletionTime(writetime);
+      return Status::OK();
+    }
+    ASSIGN_OR_RETURN(cell.value, Serialize(column, type, value));
+    SetExpiry(FieldOf(data, f.expires_at), writetime, &cell);
+    return Status::OK();
+  }
+
+  Status DecodeCells(const ColumnSchema& column, const ColumnFields& f, const Value& data,
+                     FoldColumn* out) const {
+    const Value& deletion = FieldOf(data, f.deletion);
+    if (!deletion.is_null()) {
+      ASSIGN_OR_RETURN(int64_t at, RequiredInt64(FieldOf(deletion, f.deletion_mfda), "the complex deletion"));
+      ASSIGN_OR_RETURN(int64_t ldt, RequiredInt64(FieldOf(deletion, f.deletion_ldt), "the complex deletion"));
+      out->complex_deletion = DeletionTime{at, ldt};
+    }
+    const Value& cells = FieldOf(data, f.cells);
+    if (cells.is_null()) return Status::OK();
+    for (const Value& c : cells.elements()) {
+      FoldCell& cell = out->cells.emplace_back();
+      const Value& path = FieldOf(c, f.cell_path);
+      const Value& value = FieldOf(c, f.cell_value);
+      const Value& ttl = FieldOf(c, f.cell_ttl);
+      const Value& ldt = FieldOf(c, f.cell_ldt);
+      if (path.kind() != Value::Kind::kBytes) {
+        return Status::Corruption(StrCat("column '", column.name, "': a cell without a path"));
+      }
+      cell.path = path.bytes();
+      if (value.kind() == Value::Kind::kBytes) cell.value = value.bytes();
+      ASSIGN_OR_RETURN(cell.timestamp, RequiredInt64(FieldOf(c, f.cell_writetime), "a cell's writetime"));
+      if (ttl.kind() == Value::Kind::kInt32) cell.ttl = ttl.int32_value();
+      if (ldt.kind() == Value::Kind::kInt64) cell.local_deletion_time = ldt.int64_value();
+    }
+    return Status::OK();
+  }
+
+  // A v1 collection: the elements of this generation at `writetime`; a null
+  // value deletes the column at `writetime`; `replaced` deletes what came
+  // before (at writetime - 1, as Cassandra writes an overwrite).
+  Status DecodeV1Collection(const ColumnSchema& column, const ColumnFields& f, const Value& data,
+                            int64_t writetime, FoldColumn* out) const {
+    const CqlType& type = *column.type;
+    const Value& value = FieldOf(data, f.value);
+    if (value.is_null()) {
+      out->complex_deletion = DeletionTime{writetime, StandInLocalDeletionTime(writetime)};
+      return Status::OK();
+    }
+    const Value& replaced = FieldOf(data, f.replaced);
+    if (replaced.kind() == Value::Kind::kBool && replaced.bool_value()) {
+      int64_t before = writetime == std::numeric_limits<int64_t>::min() ? writetime : writetime - 1;
+      out->complex_deletion = DeletionTime{before, StandInLocalDeletionTime(writetime)};
+    }
+    const Value& expires_at = FieldOf(data, f.expires_at);
+    auto add = [&](std::string path, std::string bytes) {
+      FoldCell& cell = out->cells.emplace_back();
+      cell.timestamp = writetime;
+      cell.path = std::move(path);
+      cell.value = std::move(bytes);
+      SetExpiry(expires_at, writetime, &cell);
+    };
+    switch (type.kind) {
+      case CqlKind::kList:
+        if (value.kind() != Value::Kind::kList)
+          return Status::Corruption(StrCat("column '", column.name, "': not a list"));
+        for (size_t i = 0; i < value.elements().size(); ++i) {
+          if (value.elements()[i].is_null()) continue;
+          ASSIGN_OR_RETURN(std::string bytes, Serialize(column, *type.params[0], value.elements()[i]));
+          add(SyntheticTimeUuid(writetime, i), std::move(bytes));
+        }
+        break;
+      case CqlKind::kSet:
+        if (value.kind() != Value::Kind::kList)
+          return Status::Corruption(StrCat("column '", column.name, "': not a list"));
+        for (const Value& element : value.elements()) {
+          if (element.is_null()) continue;
+          ASSIGN_OR_RETURN(std::string bytes, Serialize(column, *type.params[0], element));
+          add(std::move(bytes), "");
+        }
+        break;
+      case CqlKind::kMap:
+        if (value.kind() != Value::Kind::kMap)
+          return Status::Corruption(StrCat("column '", column.name, "': not a map"));
+        for (size_t i = 0; i < value.map_size(); ++i) {
+          if (value.map_value(i).is_null()) continue;
+          ASSIGN_OR_RETURN(std::string key, Serialize(column, *type.params[0], value.map_key(i)));
+          ASSIGN_OR_RETURN(std::string bytes, Serialize(column, *type.params[1], value.map_value(i)));
+          add(std::move(key), std::move(bytes));
+        }
+        break;
+      case CqlKind::kUdt:
+        if (value.kind() != Value::Kind::kStruct) break;
+        for (size_t i = 0; i < value.fields().size() && i < type.params.size(); ++i) {
+          if (value.fields()[i].is_null()) continue;
+          ASSIGN_OR_RETURN(std::string bytes, Serialize(column, *type.params[i], value.fields()[i]));
+          add(std::string{static_cast<char>(i >> 8), static_cast<char>(i & 0xff)}, std::move(bytes));
+        }
+        break;
+      default:
+        return Status::NotSupported(StrCat("column '", column.name, "': multi-cell type ", type.ToCql()));
+    }
+    // Cells in path order, one per path (the last one given wins).
+    std::stable_sort(out->cells.begin(), out->cells.end(), [&type](const FoldCell& a, const FoldCell& b) {
+      return CompareCellPaths(type, a.path, b.path) < 0;
+    });
+    std::vector<FoldCell> unique;
+    for (FoldCell& cell : out->cells) {
+      if (!unique.empty() && CompareCellPaths(type, unique.back().path, cell.path) == 0) {
+        unique.back() = std::move(cell);
+      } else {
+        unique.push_back(std::move(cell));
+      }
+    }
+    out->cells = std::move(unique);
+    return Status::OK();
+  }
+
+  const std::string& path_;
+  const TableSchema& table_;
+  Flavor flavor_;
+  Partitioner partitioner_;
+  ClusteringOrder order_;
+  std::vector<int> column_index_;
+  std::vector<ColumnFields> column_fields_;
+  std::vector<const ColumnSchema*> partition_key_columns_;
+  std::vector<const ColumnSchema*> clustering_columns_;
+  int op_ = -1, ts_ = -1;
+  RangeFields start_, end_;
+  std::vector<int> range_index_;
+  int partition_key_ = -1, clustering_ = -1, range_start_clustering_ = -1, range_end_clustering_ = -1,
+      ttl_ = -1, ldt_ = -1, shadowable_ = -1;
+  int64_t row_ = 0;
+  std::map<std::string, PartitionBuild> partitions_;
+};
+
+const std::string* FooterValue(const parquet::FileMetaData& metadata, std::string_view key) {
+  for (const parquet::KeyValue& kv : metadata.key_value_metadata) {
+    if (kv.key == key && kv.value) return &*kv.value;
+  }
+  return nullptr;
+}
+
+Result<TableSchema> ParseTable(std::string_view cql, const std::string& what) {
+  auto table = ParseCqlTableSchema(cql);
+  if (!table.ok()) return Status::InvalidArgument(StrCat(what, ": ", table.status().message()));
+  return std::move(*table);
+}
+
+}  // namespace
+
+int64_t StandInLocalDeletionTime(int64_t timestamp_micros) {
+  return std::clamp<int64_t>(FloorDiv(timestamp_micros, kMicrosPerSecond), 0, kMaxDeletionTime);
+}
+
+Result<EnvelopeInputs> OpenEnvelopeFiles(FileSystem& fs, const std::vector<std::string>& paths,
+                                         const ReadOptions& options) {
+  if (paths.empty()) return Status::InvalidArgument("no envelope files given");
+  EnvelopeInputs inputs;
+  std::shared_ptr<TableSchema> explicit_schema;
+  if (!options.schema_file.empty()) {
+    ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(options.schema_file));
+    ASSIGN_OR_RETURN(TableSchema table, ParseTable(text, options.schema_file));
+    explicit_schema = std::make_shared<TableSchema>(std::move(table));
+    inputs.schema = explicit_schema;
+  }
+  std::string first_schema_cql, first_path;
+  bool any_v1 = false;
+  for (const std::string& path : paths) {
+    auto opened = parquet::ParquetReader::Open(fs, path);
+    if (!opened.ok()) {
+      std::string message = opened.status().message();
+      if (StartsWith(message, path + ": ")) message = message.substr(path.size() + 2);
+      return Status::InvalidArgument(StrCat(path, ": not a Parquet envelope file: ", message));
+    }
+    std::unique_ptr<parquet::ParquetReader> reader = std::move(*opened);
+    const parquet::FileMetaData& metadata = reader->metadata();
+    const std::string* version = FooterValue(metadata, kVersionKey);
+    if (!version) {
+      return Status::InvalidArgument(
+          StrCat(path, ": not an envelope file: its footer has no ", kVersionKey, " entry"));
+    }
+    if (*version != kVersion) {
+      return Status::NotSupported(StrCat(path, ": unknown envelope version ", *version, " (", kVersionKey,
+                                         "; this cqlite reads version ", kVersion, ")"));
+    }
+    const std::string* extension_version = FooterValue(metadata, kExtensionVersionKey);
+    Flavor flavor = extension_version ? Flavor::kCqlite : Flavor::kV1;
+    if (extension_version && *extension_version != kExtensionVersion) {
+      return Status::NotSupported(StrCat(path, ": unknown cqlite envelope extension version ",
+                                         *extension_version, " (", kExtensionVersionKey,
+                                         "; this cqlite reads version ", kExtensionVersion, ")"));
+    }
+    std::string prefix = options.prefix.empty() ? kDefaultPrefix : options.prefix;
+    std::optional<Partitioner> partitioner = Partitioner::kMurmur3;
+    if (flavor == Flavor::kCqlite) {
+      if (const std::string* p = FooterValue(metadata, kPrefixKey)) prefix = *p;
+      const std::string* name = FooterValue(metadata, kPartitionerKey);
+      if (name && *name == "org.apache.cassandra.dht.RandomPartitioner") partitioner = Partitioner::kRandom;
+      if (name && *name != "org.apache.cassandra.dht.RandomPartitioner" &&
+          *name != "org.apache.cassandra.dht.Murmur3Partitioner") {
+        partitioner.reset();
+      }
+      if (!explicit_schema) {
+        const std::string* cql = FooterValue(metadata, kSchemaCqlKey);
+        if (!cql)
+          return Status::InvalidArgument(
+              StrCat(path, ": the footer has no ", kSchemaCqlKey, "; pass --schema"));
+        if (!inputs.schema) {
+          ASSIGN_OR_RETURN(TableSchema table, ParseTable(*cql, StrCat(path, ": ", kSchemaCqlKey)));
+          inputs.schema = std::make_shared<TableSchema>(std::move(table));
+          first_schema_cql = *cql;
+          first_path = path;
+        } else if (*cql != first_schema_cql) {
+          return Status::InvalidArgument(
+              StrCat(path, ": its table schema differs from that of ", first_path, "; pass --schema"));
+        }
+      }
+    } else {
+      any_v1 = true;
+      if (!explicit_schema) {
+        return Status::InvalidArgument(StrCat(
+            path, ": an envelope v1 file carries no table schema; pass --schema with its CREATE TABLE"));
+      }
+    }
+    const TableSchema& table = *inputs.schema;
+    if (Status s = CheckPrefix(table, prefix); !s.ok())
+      return Status::InvalidArgument(StrCat(path, ": ", s.message()));
+    if (flavor == Flavor::kV1) {
+      for (const ColumnSchema& column : table.columns) {
+        if (column.type->kind == CqlKind::kCounter) {
+          return Status::NotSupported(
+              StrCat(path, ": column '", column.name, "' is a counter, which envelope v1 files cannot hold"));
+        }
+      }
+    }
+    parquet::Schema expected = BuildEnvelopeSchema(table, prefix, flavor);
+    if (Status s = CheckSchemaMatches(expected, reader->schema()); !s.ok()) {
+      return Status::InvalidArgument(StrCat(path, ": the file does not match the envelope schema of ",
+                                            table.keyspace, table.keyspace.empty() ? "" : ".", table.table,
+                                            ": ", s.message()));
+    }
+    if (inputs.sources.empty()) {
+      inputs.partitioner = partitioner;
+    } else if (inputs.partitioner != partitioner) {
+      return Status::InvalidArgument(StrCat(path, ": written by another partitioner than ", paths.front()));
+    }
+    Decoder decoder(path, table, flavor, reader->schema(), prefix,
+                    partitioner.value_or(Partitioner::kMurmur3));
+    for (int group = 0; group < reader->num_row_groups(); ++group) {
+      auto rows = reader->ReadRowGroup(group);
+      if (!rows.ok()) {
+        if (StartsWith(rows.status().message(), path)) return rows.status();
+        return rows.status().WithContext(path);
+      }
+      for (const Value& row : *rows) RETURN_IF_ERROR(decoder.Add(row));
+    }
+    inputs.sources.push_back(std::make_unique<EnvelopeFileSource>(path, decoder.Finish()));
+  }
+  (void)any_v1;
+  return inputs;
+}
+
+}  // namespace cqlite::envelope

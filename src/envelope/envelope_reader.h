@@ -1,0 +1,54 @@
+// Reads envelope files back into the fold (docs/formats/envelope.md): our own
+// files with every fact they keep, and files in the Rust CQLite envelope v1
+// schema with the losses that schema implies (no local deletion times, no TTL
+// durations, collections as whole values with `replaced`, no element
+// tombstones), filled in with the documented stand-ins.
+//
+// Each file becomes one FoldSource, so `cqlite select --from-envelopes`
+// folds generations exported earlier exactly as it folds SSTables. A file is
+// read whole into memory when opened (its partitions are sorted into token
+// order there, since v1 files written by other tools need not be sorted).
+//
+// Errors name the file (and the column where one is at fault): not a Parquet
+// file, no envelope version in the footer, an unknown version, a schema that
+// does not match the table, a table column colliding with the prefix.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cassandra/table_schema.h"
+#include "cassandra/token.h"
+#include "fold/table_fold.h"
+#include "io/file_system.h"
+
+namespace cqlite::envelope {
+
+struct ReadOptions {
+  // A CQL file with the table (and its types); required for v1 files, which
+  // carry no schema. Overrides the schema stored in our files.
+  std::string schema_file;
+  // The prefix of v1 files (ours record theirs in the footer); empty = "__".
+  std::string prefix;
+};
+
+struct EnvelopeInputs {
+  std::shared_ptr<const TableSchema> schema;
+  // From our files' footers; Murmur3 for v1 files (Cassandra's default).
+  std::optional<Partitioner> partitioner;
+  // One per file, in the order given.
+  std::vector<std::unique_ptr<FoldSource>> sources;
+};
+
+// Opens every file (all of one table) as a fold source.
+Result<EnvelopeInputs> OpenEnvelopeFiles(FileSystem& fs, const std::vector<std::string>& paths,
+                                         const ReadOptions& options);
+
+// The stand-in local deletion time of a v1 deletion or tombstone written at
+// `timestamp_micros`: that time in seconds, which is when Cassandra would
+// have set it had the write been made then (clamped to the valid range).
+int64_t StandInLocalDeletionTime(int64_t timestamp_micros);
+
+}  // namespace cqlite::envelope

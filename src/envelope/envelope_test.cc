@@ -1,0 +1,401 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "cassandra/cql_schema.h"
+#include "envelope/envelope_reader.h"
+#include "envelope/envelope_schema.h"
+#include "envelope/envelope_writer.h"
+#include "envelope/value_convert.h"
+#include "parquet/reader.h"
+#include "parquet/writer.h"
+#include "util/strings.h"
+
+namespace cqlite::envelope {
+namespace {
+
+using parquet::Value;
+
+std::string Int32Bytes(int32_t v) {
+  std::string out(4, '\0');
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((static_cast<uint32_t>(v) >> (24 - 8 * i)) & 0xff);
+  return out;
+}
+std::string Int64Bytes(int64_t v) {
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((static_cast<uint64_t>(v) >> (56 - 8 * i)) & 0xff);
+  return out;
+}
+
+CqlTypePtr Type(const std::string& cql, const UserTypes& types = {}) {
+  auto type = ParseCqlType(cql, types);
+  EXPECT_TRUE(type.ok()) << cql << ": " << type.status().ToString();
+  return *type;
+}
+
+void ExpectRoundTrip(const std::string& cql, const std::string& bytes, bool reproduces = true) {
+  CqlTypePtr type = Type(cql);
+  std::optional<Value> typed = ToTyped(*type, bytes);
+  ASSERT_TRUE(typed.has_value()) << cql;
+  EXPECT_EQ(Reproduces(*type, bytes, *typed), reproduces) << cql << " " << typed->ToString();
+}
+
+TEST(ValueConvertTest, ScalarsRoundTrip) {
+  ExpectRoundTrip("int", Int32Bytes(-7));
+  ExpectRoundTrip("bigint", Int64Bytes(INT64_MIN));
+  ExpectRoundTrip("text", "h\xc3\xa9llo");
+  ExpectRoundTrip("boolean", std::string(1, '\1'));
+  ExpectRoundTrip("boolean", std::string(1, '\2'), false);  // any non-zero byte is true
+  ExpectRoundTrip("smallint", std::string("\x80\x00", 2));
+  ExpectRoundTrip("tinyint", "\x7f");
+  ExpectRoundTrip("double", Int64Bytes(0x7ff8000000000001LL));  // NaN payload kept
+  ExpectRoundTrip("date", Int32Bytes(static_cast<int32_t>(0x80000000u)));
+  ExpectRoundTrip("timestamp", Int64Bytes(-1));
+  ExpectRoundTrip("time", Int64Bytes(86399999999999LL));
+  ExpectRoundTrip("uuid", std::string(16, '\xab'));
+  ExpectRoundTrip("inet", std::string("\x7f\x00\x00\x01", 4));
+  ExpectRoundTrip("inet", std::string("\x20\x01\x0d\xb8", 4) + std::string(10, '\0') + "\x83\x29");
+  ExpectRoundTrip("blob", "");
+  ExpectRoundTrip("text", "");
+}
+
+TEST(ValueConvertTest, DecimalsAndVarints) {
+  // 1.5 with scale 9 is exact; with scale 1 the typed value loses the scale.
+  ExpectRoundTrip("decimal", Int32Bytes(9) + std::string("\x59\x68\x2f\x00", 4));
+  ExpectRoundTrip("decimal", Int32Bytes(1) + std::string("\x0f", 1), false);
+  ExpectRoundTrip("varint", std::string("\xff\xff", 2), false);  // not minimal
+  ExpectRoundTrip("varint", std::string("\x00\x80", 2));
+  ExpectRoundTrip("varint", std::string("\x01\x00\x00\x00\x00\x00\x00\x00\x00", 9));
+  // More than 38 digits or 10 fractional digits: no typed form.
+  EXPECT_FALSE(ToTyped(*Type("varint"), std::string(17, '\x7f')).has_value());
+  EXPECT_FALSE(ToTyped(*Type("decimal"), Int32Bytes(10) + "\x01").has_value());
+  EXPECT_FALSE(ToTyped(*Type("int"), "").has_value());
+  EXPECT_FALSE(ToTyped(*Type("text"), "\xff").has_value());
+}
+
+TEST(ValueConvertTest, Durations) {
+  int64_t months, days, nanos;
+  ASSERT_TRUE(ParseDurationText("1y2mo3w4d5h6m7s8ms9us10ns", &months, &days, &nanos));
+  EXPECT_EQ(months, 14);
+  EXPECT_EQ(days, 25);
+  EXPECT_EQ(nanos, ((5 * 60 + 6) * 60 + 7) * 1000000000LL + 8000000 + 9000 + 10);
+  ASSERT_TRUE(ParseDurationText("-2d", &months, &days, &nanos));
+  EXPECT_EQ(days, -2);
+  EXPECT_FALSE(ParseDurationText("2x", &months, &days, &nanos));
+  std::string encoded;
+  AppendUnsignedVInt(28, &encoded);  // months 14, zigzag
+  AppendUnsignedVInt(50, &encoded);  // days 25
+  AppendUnsignedVInt(2 * 18367008009010LL, &encoded);
+  ExpectRoundTrip("duration", encoded);
+}
+
+TEST(ValueConvertTest, NestedTypes) {
+  UserTypes types;
+  auto tables =
+      ParseCqlSchema("CREATE TYPE ks.pt (x int, y text); CREATE TABLE ks.t (k int PRIMARY KEY);", &types);
+  ASSERT_TRUE(tables.ok());
+  auto element = [](const std::string& bytes) {
+    return Int32Bytes(static_cast<int32_t>(bytes.size())) + bytes;
+  };
+  std::string list = Int32Bytes(2) + element(Int32Bytes(1)) + element(Int32Bytes(2));
+  ExpectRoundTrip("frozen<list<int>>", list);
+  ExpectRoundTrip("frozen<set<int>>", list);
+  ExpectRoundTrip("frozen<map<int, text>>", Int32Bytes(1) + element(Int32Bytes(1)) + element("one"));
+  ExpectRoundTrip("tuple<int, text>", element(Int32Bytes(1)) + Int32Bytes(-1));
+  CqlTypePtr udt = Type("frozen<pt>", types);
+  std::string point = element(Int32Bytes(3)) + element("z");
+  auto typed = ToTyped(*udt, point);
+  ASSERT_TRUE(typed);
+  EXPECT_TRUE(Reproduces(*udt, point, *typed));
+  // A user type value written before a field was added has fewer fields.
+  std::string short_point = element(Int32Bytes(3));
+  typed = ToTyped(*udt, short_point);
+  ASSERT_TRUE(typed);
+  EXPECT_FALSE(Reproduces(*udt, short_point, *typed));
+  ExpectRoundTrip("vector<float, 2>", std::string(8, '\x01'));
+  ExpectRoundTrip("vector<text, 2>", std::string("\x01"
+                                                 "a"
+                                                 "\x02"
+                                                 "bc",
+                                                 5));
+}
+
+TEST(EnvelopeSchemaTest, PrefixCollisionsAreRefused) {
+  auto table = ParseCqlTableSchema("CREATE TABLE ks.t (k int PRIMARY KEY, __op text);");
+  ASSERT_TRUE(table.ok());
+  Status status = CheckPrefix(*table, "__");
+  EXPECT_EQ(status.kind(), StatusKind::kInvalidArgument);
+  EXPECT_NE(status.message().find("__op"), std::string::npos);
+  EXPECT_NE(status.message().find("--envelope-prefix"), std::string::npos);
+  EXPECT_TRUE(CheckPrefix(*table, "_cqlite_").ok());
+}
+
+TEST(EnvelopeSchemaTest, V1ColumnsInOrder) {
+  auto table = ParseCqlTableSchema(
+      "CREATE TABLE ks.t (k int, c text, s int static, l list<int>, f frozen<list<int>>, PRIMARY KEY (k, "
+      "c));");
+  ASSERT_TRUE(table.ok());
+  parquet::Schema schema = BuildEnvelopeSchema(*table, "__", Flavor::kV1);
+  std::vector<std::string> names;
+  for (const auto& field : schema.fields) names.push_back(field.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"k", "c", "s", "l", "f", "__op", "__ts", "__range_start",
+                                             "__range_end"}));
+  std::vector<std::string> l_fields, f_fields;
+  for (const auto& field : schema.fields[3].children) l_fields.push_back(field.name);
+  for (const auto& field : schema.fields[4].children) f_fields.push_back(field.name);
+  EXPECT_EQ(l_fields, (std::vector<std::string>{"value", "writetime", "expires_at", "replaced"}));
+  EXPECT_EQ(f_fields, (std::vector<std::string>{"value", "writetime", "expires_at"}));
+  EXPECT_FALSE(schema.fields[0].optional());
+  EXPECT_TRUE(schema.fields[1].optional());
+  EXPECT_TRUE(ValidateSchema(schema).ok());
+  EXPECT_TRUE(ValidateSchema(BuildEnvelopeSchema(*table, "__", Flavor::kCqlite)).ok());
+  EXPECT_TRUE(CheckSchemaMatches(schema, schema).ok());
+  Status mismatch = CheckSchemaMatches(schema, BuildEnvelopeSchema(*table, "__", Flavor::kCqlite));
+  EXPECT_FALSE(mismatch.ok());
+}
+
+TEST(EnvelopeSchemaTest, SchemaCqlReadsBack) {
+  const char* cql = R"(
+    CREATE TYPE ks."Point" (x double, "Y" frozen<list<int>>);
+    CREATE TABLE ks."T" (k int, "C" text, d timestamp, s set<int> static, u "Point", fu frozen<"Point">,
+                         m map<text, frozen<"Point">>, t tuple<int, text>, v vector<float, 3>,
+                         PRIMARY KEY ((k, d), "C")) WITH CLUSTERING ORDER BY ("C" DESC);)";
+  auto table = ParseCqlTableSchema(cql);
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  std::string text = TableSchemaToCql(*table);
+  auto again = ParseCqlTableSchema(text);
+  ASSERT_TRUE(again.ok()) << again.status().ToString() << "\n" << text;
+  EXPECT_EQ(TableSchemaToCql(*again), text);
+  EXPECT_EQ(SchemaHash(*again), SchemaHash(*table));
+  ASSERT_EQ(again->columns.size(), table->columns.size());
+  for (size_t i = 0; i < table->columns.size(); ++i) {
+    EXPECT_EQ(again->columns[i].name, table->columns[i].name);
+    EXPECT_EQ(again->columns[i].type->ToCql(), table->columns[i].type->ToCql());
+    EXPECT_EQ(again->columns[i].kind, table->columns[i].kind);
+    EXPECT_EQ(again->columns[i].reversed, table->columns[i].reversed);
+  }
+}
+
+// Writes records through EnvelopeWriter and reads them back as the fold sees them.
+class RoundTripTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto table = ParseCqlTableSchema(
+        "CREATE TABLE ks.t (k int, c int, d decimal, s text static, v text, n counter, st set<int>, "
+        "PRIMARY KEY (k, c, d)) WITH CLUSTERING ORDER BY (c DESC, d ASC);");
+    ASSERT_TRUE(table.ok()) << table.status().ToString();
+    table_ = *table;
+    generation_.source = "nb-1-big-Data.db";
+    generation_.generation = "1";
+    generation_.partitioner = Partitioner::kMurmur3;
+    // Header columns in the table's order: s (static); v, n, st (regular).
+    generation_.static_columns = {{3}};
+    generation_.regular_columns = {{4}, {5}, {6}};
+  }
+
+  std::unique_ptr<EnvelopeWriter> Open(const std::string& path) {
+    auto writer = EnvelopeWriter::Open(fs_, path, table_, generation_, ExportOptions{});
+    EXPECT_TRUE(writer.ok()) << writer.status().ToString();
+    return std::move(*writer);
+  }
+
+  std::vector<FoldPartition> ReadBack(const std::string& path) {
+    auto inputs = OpenEnvelopeFiles(fs_, {path}, ReadOptions{});
+    EXPECT_TRUE(inputs.ok()) << inputs.status().ToString();
+    std::vector<FoldPartition> out;
+    if (!inputs.ok()) return out;
+    FoldPartition partition;
+    while (true) {
+      auto more = inputs->sources[0]->Next(&partition);
+      EXPECT_TRUE(more.ok());
+      if (!more.ok() || !*more) break;
+      out.push_back(partition);
+    }
+    return out;
+  }
+
+  MemoryFileSystem fs_;
+  TableSchema table_;
+  GenerationInfo generation_;
+};
+
+Clustering MakeClustering(std::vector<std::string> values) {
+  Clustering c;
+  c.present.assign(values.size(), true);
+  c.values = std::move(values);
+  return c;
+}
+
+TEST_F(RoundTripTest, EveryFactSurvives) {
+  auto writer = Open("/out/a.parquet");
+  PartitionHeader header;
+  header.key = Int32Bytes(1);
+  header.deletion = DeletionTime{50, 1700000000};
+  ASSERT_TRUE(writer->OnPartitionStart(header).ok());
+
+  Row static_row;
+  static_row.is_static = true;
+  ColumnData s;
+  s.column = 0;
+  s.cells.push_back(Cell{100, 3600, 1700003600, false, true, "", "static"});
+  static_row.columns.push_back(s);
+  ASSERT_TRUE(writer->OnRow(static_row).ok());
+
+  // A range deletion [c=9, c=5) followed by a boundary, then (5, c=3].
+  RangeTombstoneMarker start;
+  start.kind = ClusteringKind::kInclStartBound;
+  start.bound = MakeClustering({Int32Bytes(9)});
+  start.deletion = DeletionTime{60, 1700000001};
+  ASSERT_TRUE(writer->OnRangeTombstoneMarker(start).ok());
+
+  // A row inside the range, with a decimal the typed column cannot hold
+  // exactly (scale 1), a row deletion and newer cells.
+  Row row;
+  row.clustering = MakeClustering({Int32Bytes(7), Int32Bytes(1) + "\x0f"});
+  row.liveness = LivenessInfo{200, 86400, 1700086400};
+  row.deletion = DeletionTime{150, 1700000002};
+  ColumnData v;
+  v.column = 0;
+  v.cells.push_back(Cell{201, 0, 1700000003, true, false, "", ""});  // cell tombstone
+  ColumnData n;
+  n.column = 1;
+  std::string context =
+      std::string("\x00\x01\x80\x00", 4) + std::string(16, '\x11') + Int64Bytes(3) + Int64Bytes(42);
+  n.cells.push_back(Cell{202, 0, kNoDeletionTime, false, false, "", context});
+  ColumnData st;
+  st.column = 2;
+  st.is_complex = true;
+  st.complex_deletion = DeletionTime{199, 1700000004};
+  st.cells.push_back(Cell{200, 0, kNoDeletionTime, false, false, Int32Bytes(1), ""});
+  st.cells.push_back(Cell{203, 0, 1700000005, true, false, Int32Bytes(2), ""});  // element tombstone
+  row.columns = {v, n, st};
+  ASSERT_TRUE(writer->OnRow(row).ok());
+
+  RangeTombstoneMarker boundary;
+  boundary.kind = ClusteringKind::kExclEndInclStartBoundary;
+  boundary.bound = MakeClustering({Int32Bytes(5)});
+  boundary.end_deletion = DeletionTime{60, 1700000001};
+  boundary.start_deletion = DeletionTime{70, 1700000006};
+  ASSERT_TRUE(writer->OnRangeTombstoneMarker(boundary).ok());
+  RangeTombstoneMarker end;
+  end.kind = ClusteringKind::kInclEndBound;
+  end.bound = MakeClustering({Int32Bytes(3)});
+  end.deletion = DeletionTime{70, 1700000006};
+  ASSERT_TRUE(writer->OnRangeTombstoneMarker(end).ok());
+  ASSERT_TRUE(writer->OnPartitionEnd().ok());
+  auto records = writer->Close();
+  ASSERT_TRUE(records.ok());
+  EXPECT_EQ(*records, 6);  // partition_delete, static_upsert, 2 range_delete, row_delete, upsert
+  EXPECT_FALSE(fs_.Exists(TemporaryPath("/out/a.parquet")));
+
+  std::vector<FoldPartition> partitions = ReadBack("/out/a.parquet");
+  ASSERT_EQ(partitions.size(), 1u);
+  const FoldPartition& p = partitions[0];
+  EXPECT_EQ(p.key, Int32Bytes(1));
+  EXPECT_EQ(p.deletion, (DeletionTime{50, 1700000000}));
+  ASSERT_TRUE(p.has_static_row);
+  ASSERT_EQ(p.static_row.columns.size(), 1u);
+  EXPECT_EQ(p.static_row.columns[0].column, 3);
+  EXPECT_EQ(p.static_row.columns[0].cells[0].value, "static");
+  EXPECT_EQ(p.static_row.columns[0].cells[0].ttl, 3600);
+  EXPECT_EQ(p.static_row.columns[0].cells[0].local_deletion_time, 1700003600);
+
+  // start(9), row(7), end(5 excl), start(5 incl), end(3 incl).
+  ASSERT_EQ(p.item_is_marker, (std::vector<bool>{true, false, true, true, true}));
+  ASSERT_EQ(p.markers.size(), 4u);
+  EXPECT_EQ(p.markers[0].kind, ClusteringKind::kInclStartBound);
+  EXPECT_EQ(p.markers[0].deletion, (DeletionTime{60, 1700000001}));
+  EXPECT_EQ(p.markers[1].kind, ClusteringKind::kExclEndBound);
+  EXPECT_EQ(p.markers[1].bound.values, (std::vector<std::string>{Int32Bytes(5)}));
+  EXPECT_EQ(p.markers[2].kind, ClusteringKind::kInclStartBound);
+  EXPECT_EQ(p.markers[2].deletion, (DeletionTime{70, 1700000006}));
+  EXPECT_EQ(p.markers[3].kind, ClusteringKind::kInclEndBound);
+
+  ASSERT_EQ(p.rows.size(), 1u);
+  const FoldRow& r = p.rows[0];
+  EXPECT_EQ(r.clustering.values, row.clustering.values);
+  EXPECT_EQ(r.liveness.timestamp, 200);
+  EXPECT_EQ(r.liveness.ttl, 86400);
+  EXPECT_EQ(r.liveness.local_expiration_time, 1700086400);
+  EXPECT_EQ(r.deletion, (DeletionTime{150, 1700000002}));
+  ASSERT_EQ(r.columns.size(), 3u);
+  EXPECT_EQ(r.columns[0].column, 4);
+  EXPECT_TRUE(r.columns[0].cells[0].IsTombstone());
+  EXPECT_EQ(r.columns[0].cells[0].timestamp, 201);
+  EXPECT_EQ(r.columns[0].cells[0].local_deletion_time, 1700000003);
+  EXPECT_EQ(r.columns[1].column, 5);
+  EXPECT_EQ(r.columns[1].cells[0].value, context);
+  EXPECT_EQ(r.columns[2].column, 6);
+  EXPECT_TRUE(r.columns[2].is_complex);
+  EXPECT_EQ(r.columns[2].complex_deletion, (DeletionTime{199, 1700000004}));
+  ASSERT_EQ(r.columns[2].cells.size(), 2u);
+  EXPECT_EQ(r.columns[2].cells[0].path, Int32Bytes(1));
+  EXPECT_FALSE(r.columns[2].cells[0].IsTombstone());
+  EXPECT_EQ(r.columns[2].cells[1].path, Int32Bytes(2));
+  EXPECT_TRUE(r.columns[2].cells[1].IsTombstone());
+  EXPECT_EQ(r.columns[2].cells[1].local_deletion_time, 1700000005);
+
+  // The footer carries the schema and the generation.
+  auto reader = parquet::ParquetReader::Open(fs_, "/out/a.parquet");
+  ASSERT_TRUE(reader.ok());
+  std::map<std::string, std::string> footer;
+  for (const auto& kv : (*reader)->metadata().key_value_metadata) footer[kv.key] = kv.value.value_or("");
+  EXPECT_EQ(footer[kVersionKey], "1");
+  EXPECT_EQ(footer[kExtensionVersionKey], "1");
+  EXPECT_EQ(footer[kSourceKey], "nb-1-big-Data.db");
+  EXPECT_EQ(footer[kGenerationKey], "1");
+  EXPECT_EQ(footer[kSchemaHashKey].size(), 16u);
+}
+
+TEST_F(RoundTripTest, BadFilesAreNamed) {
+  fs_.AddFile("/in/garbage.parquet", "not parquet at all");
+  auto inputs = OpenEnvelopeFiles(fs_, {"/in/garbage.parquet"}, ReadOptions{});
+  ASSERT_FALSE(inputs.ok());
+  EXPECT_TRUE(StartsWith(inputs.status().message(), "/in/garbage.parquet: "));
+
+  // A Parquet file without our footer keys.
+  parquet::Schema plain;
+  plain.fields = {parquet::Field::Int32("x", parquet::Repetition::kRequired, std::nullopt)};
+  for (const char* version : {"", "2"}) {
+    parquet::WriterOptions options;
+    if (*version) options.key_value_metadata.push_back({kVersionKey, version});
+    auto writer = parquet::ParquetWriter::Open(fs_, "/in/plain.parquet", plain, options);
+    ASSERT_TRUE(writer.ok());
+    ASSERT_TRUE((*writer)->WriteRow(Value::Struct({Value::Int32(1)})).ok());
+    ASSERT_TRUE((*writer)->Close().ok());
+    inputs = OpenEnvelopeFiles(fs_, {"/in/plain.parquet"}, ReadOptions{});
+    ASSERT_FALSE(inputs.ok());
+    EXPECT_TRUE(StartsWith(inputs.status().message(), "/in/plain.parquet: ")) << inputs.status().ToString();
+    EXPECT_NE(
+        inputs.status().message().find(*version ? "unknown envelope version 2" : "cqlite.delta.version"),
+        std::string::npos)
+        << inputs.status().ToString();
+  }
+
+  // A v1 file without --schema.
+  parquet::WriterOptions options;
+  options.key_value_metadata.push_back({kVersionKey, kVersion});
+  auto writer = parquet::ParquetWriter::Open(fs_, "/in/v1.parquet", plain, options);
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  inputs = OpenEnvelopeFiles(fs_, {"/in/v1.parquet"}, ReadOptions{});
+  ASSERT_FALSE(inputs.ok());
+  EXPECT_NE(inputs.status().message().find("--schema"), std::string::npos);
+  // With a schema that the file does not match.
+  fs_.AddFile("/in/t.cql", "CREATE TABLE ks.t (k int PRIMARY KEY, v text);");
+  inputs = OpenEnvelopeFiles(fs_, {"/in/v1.parquet"}, ReadOptions{"/in/t.cql", ""});
+  ASSERT_FALSE(inputs.ok());
+  EXPECT_NE(inputs.status().message().find("column 'k' is missing"), std::string::npos)
+      << inputs.status().ToString();
+}
+
+TEST_F(RoundTripTest, CollidingColumnsAreRefusedBeforeWriting) {
+  auto table = ParseCqlTableSchema("CREATE TABLE ks.t (k int PRIMARY KEY, __ts bigint);");
+  ASSERT_TRUE(table.ok());
+  auto writer = EnvelopeWriter::Open(fs_, "/out/b.parquet", *table, generation_, ExportOptions{});
+  ASSERT_FALSE(writer.ok());
+  EXPECT_FALSE(fs_.Exists("/out/b.parquet"));
+}
+
+}  // namespace
+}  // namespace cqlite::envelope

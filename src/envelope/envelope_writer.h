@@ -1,0 +1,120 @@
+// Writes the envelope of one SSTable generation as a Parquet envelope file
+// (docs/formats/envelope.md): every record the Data.db reader emits becomes
+// one or more rows in the v1 shape (upsert, static_upsert, row_delete,
+// range_delete, partition_delete), with our columns keeping what v1 drops.
+//
+// EnvelopeWriter is an EnvelopeConsumer; ExportSSTable drives it over an
+// SSTable and makes the output appear atomically: it writes a temporary file
+// in the output's directory and renames it over the output only when the
+// footer is written, removing it on any error. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cassandra/envelope.h"
+#include "cassandra/sstable.h"
+#include "cassandra/table_schema.h"
+#include "cassandra/token.h"
+#include "envelope/envelope_schema.h"
+#include "io/file_system.h"
+#include "parquet/writer.h"
+
+namespace cqlite::envelope {
+
+struct ExportOptions {
+  std::string prefix = kDefaultPrefix;
+  parquet::CompressionCodec compression = parquet::CompressionCodec::kSnappy;
+  int64_t row_group_rows = 10000;  // as the v1 writer
+};
+
+// Where the cells of one serialization-header column go.
+struct HeaderColumn {
+  int column = -1;  // index into TableSchema::columns; -1 drops the column's cells
+  // Cells written at or before this time belong to a dropped incarnation of
+  // the column and are left out, as Cassandra's reader skips them.
+  int64_t dropped_at = std::numeric_limits<int64_t>::min();
+};
+
+// The generation a file holds: footer identity and the header's columns.
+struct GenerationInfo {
+  std::string source;  // the Data.db file name, e.g. "nb-3-big-Data.db"
+  std::string generation;
+  std::string sstable_version;  // "nb", "oa", "da"
+  std::string sstable_format;   // "big" or "bti"
+  std::string keyspace, table, table_id;
+  uint64_t data_size = 0;
+  std::optional<Partitioner> partitioner;
+  std::vector<HeaderColumn> static_columns;   // by ColumnData::column of static rows
+  std::vector<HeaderColumn> regular_columns;  // by ColumnData::column of other rows
+};
+
+// REQUIRES: `sstable` uses `table` (SSTable::UseSchema).
+GenerationInfo DescribeGeneration(const SSTable& sstable, const TableSchema& table);
+
+class EnvelopeWriter : public EnvelopeConsumer {
+ public:
+  // Creates `path`. InvalidArgument (before creating anything) when a table
+  // column collides with the prefix. `table` must outlive the writer.
+  static Result<std::unique_ptr<EnvelopeWriter>> Open(FileSystem& fs, const std::string& path,
+                                                      const TableSchema& table, GenerationInfo generation,
+                                                      const ExportOptions& options);
+
+  Status OnPartitionStart(const PartitionHeader& partition) override;
+  Status OnRow(const Row& row) override;
+  Status OnRangeTombstoneMarker(const RangeTombstoneMarker& marker) override;
+  Status OnPartitionEnd() override;
+
+  // Writes the footer. Returns the number of records written.
+  Result<int64_t> Close();
+
+ private:
+  struct PendingStart {
+    std::vector<std::string> values;
+    std::vector<bool> present;
+    bool inclusive = true;
+  };
+
+  EnvelopeWriter(const TableSchema& table, GenerationInfo generation, EnvelopeLayout layout,
+                 std::unique_ptr<parquet::ParquetWriter> writer);
+  // A record with the partition key set and everything else null.
+  std::vector<parquet::Value> NewRecord(const char* op) const;
+  Status Write(std::vector<parquet::Value> record);
+  void SetClustering(const Clustering& clustering, std::vector<parquet::Value>* record) const;
+  parquet::Value RangeBound(const std::vector<std::string>& values, const std::vector<bool>& present,
+                            bool inclusive, parquet::Value* raw) const;
+  Status WriteRange(const PendingStart& start, const Clustering& end, bool end_inclusive,
+                    const DeletionTime& deletion);
+  Status SetColumns(const Row& row, std::vector<parquet::Value>* record) const;
+  parquet::Value SimpleColumn(const ColumnSchema& column, const Cell& cell) const;
+  parquet::Value ComplexColumn(const ColumnSchema& column, const ColumnData& data,
+                               const std::vector<const Cell*>& cells) const;
+
+  const TableSchema& table_;
+  GenerationInfo generation_;
+  EnvelopeLayout layout_;
+  std::unique_ptr<parquet::ParquetWriter> writer_;
+  std::vector<const ColumnSchema*> partition_key_columns_;
+  std::vector<const ColumnSchema*> clustering_columns_;
+  int first_clustering_field_ = 0;
+
+  // The current partition.
+  std::string key_;
+  std::vector<parquet::Value> key_values_;
+  std::optional<PendingStart> pending_start_;
+  int64_t records_ = 0;
+};
+
+// Writes `sstable`'s envelope to `output` through a temporary file beside it
+// (removed on error). Returns the number of records.
+Result<int64_t> ExportSSTable(FileSystem& fs, const SSTable& sstable, const TableSchema& table,
+                              const std::string& output, const ExportOptions& options);
+
+// The temporary name ExportSSTable writes `output` under.
+std::string TemporaryPath(const std::string& output);
+
+}  // namespace cqlite::envelope
