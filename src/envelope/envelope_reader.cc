@@ -98,7 +98,7 @@ struct PartitionBuild {
   std::vector<Item> items;
 };
 
-std::string ClusteringKey(const Clustering& clustering) {
+std::string ClusteringKey(const FoldClustering& clustering) {
   std::string key;
   for (size_t i = 0; i < clustering.values.size(); ++i) {
     key += clustering.present[i] ? '1' : '0';
@@ -203,9 +203,9 @@ class Decoder {
       std::stable_sort(
           build.items.begin(), build.items.end(),
           [&](const PartitionBuild::Item& a, const PartitionBuild::Item& b) {
-            const Clustering& ca =
+            const FoldClustering& ca =
                 a.is_marker ? build.markers[a.index].bound : build.rows[a.index].clustering;
-            const Clustering& cb =
+            const FoldClustering& cb =
                 b.is_marker ? build.markers[b.index].bound : build.rows[b.index].clustering;
             ClusteringKind ka = a.is_marker ? build.markers[a.index].kind : ClusteringKind::kClustering;
             ClusteringKind kb = b.is_marker ? build.markers[b.index].kind : ClusteringKind::kClustering;
@@ -288,7 +288,7 @@ class Decoder {
   // The raw list of our files, or the typed values: a full clustering for
   // rows, the leading non-null values for range bounds.
   Status ReadClustering(const Value& raw, const std::vector<const Value*>& typed, bool prefix,
-                        Clustering* out) const {
+                        FoldClustering* out) const {
     out->Clear();
     if (ours() && !raw.is_null()) {
       for (const Value& v : raw.elements()) {
@@ -310,7 +310,7 @@ class Decoder {
     return Status::OK();
   }
 
-  Status RowClustering(const Value& record, Clustering* out) const {
+  Status RowClustering(const Value& record, FoldClustering* out) const {
     std::vector<const Value*> typed;
     for (const ColumnSchema* column : clustering_columns_) {
       typed.push_back(&FieldOf(record, column_index_[column - &table_.columns[0]]));
@@ -318,7 +318,7 @@ class Decoder {
     return ReadClustering(FieldOf(record, clustering_), typed, false, out);
   }
 
-  Status Bound(const Value& record, int which, Clustering* out, bool* inclusive) const {
+  Status Bound(const Value& record, int which, FoldClustering* out, bool* inclusive) const {
     const RangeFields& fields = which == 0 ? start_ : end_;
     const Value& bound = FieldOf(record, range_index_[which]);
     *inclusive = true;
@@ -340,7 +340,7 @@ class Decoder {
     return it->second;
   }
 
-  FoldRow& RowAt(PartitionBuild& build, const Clustering& clustering) {
+  FoldRow& RowAt(PartitionBuild& build, const FoldClustering& clustering) {
     auto [it, inserted] = build.row_by_clustering.try_emplace(ClusteringKey(clustering), build.rows.size());
     if (inserted) {
       build.rows.emplace_back().clustering = clustering;
@@ -364,7 +364,7 @@ class Decoder {
         return Status::OK();
       }
       if (op == kOpRowDelete) {
-        Clustering clustering;
+        FoldClustering clustering;
         RETURN_IF_ERROR(RowClustering(record, &clustering));
         FoldRow& row = RowAt(build, clustering);
         if (Supersedes(deletion, row.deletion)) row.deletion = deletion;
@@ -394,7 +394,7 @@ class Decoder {
       build.partition.has_static_row = true;
       row = &build.partition.static_row;
     } else if (op == kOpUpsert) {
-      Clustering clustering;
+      FoldClustering clustering;
       RETURN_IF_ERROR(RowClustering(record, &clustering));
       row = &RowAt(build, clustering);
       if (ts.kind() == Value::Kind::kInt64) {

@@ -19,6 +19,11 @@ namespace cqlite {
 struct FoldClustering {
   std::vector<std::string> values;
   std::vector<bool> present;
+
+  void Clear() {
+    values.clear();
+    present.clear();
+  }
 };
 
 struct FoldCell {
