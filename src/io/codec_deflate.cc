@@ -20,6 +20,9 @@ class DeflateCodec final : public Codec {
     if (input.size() > std::numeric_limits<uInt>::max() || output.size() > std::numeric_limits<uInt>::max()) {
       return Status::Corruption("Deflate block too large");
     }
+    // Cassandra writes a trailing chunk with no bytes at all, and its
+    // DeflateCompressor inflates nothing into nothing without complaint.
+    if (input.empty()) return size_t{0};
     z_stream stream{};
     if (inflateInit(&stream) != Z_OK) return Status::Corruption("Deflate: cannot initialise zlib");
     stream.next_in = const_cast<Bytef*>(input.data());

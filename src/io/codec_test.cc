@@ -81,6 +81,16 @@ TEST(CodecTest, Lz4EmptyChunkAsCassandraWritesIt) {
   EXPECT_EQ(*n, 0u);
 }
 
+// Cassandra leaves the trailing chunk of a Deflate file with no bytes at all
+// (seen on a table of 1245 bytes: chunk offsets 0 and 717 in a 721-byte
+// Data.db, the last 4 bytes being its checksum).
+TEST(CodecTest, DeflateInflatesNoBytesIntoNothing) {
+  std::vector<uint8_t> output(16);
+  auto n = GetCodec(CodecKind::kDeflate).Decompress({}, output);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 0u);
+}
+
 TEST(CodecTest, DeflateWritesAZlibHeader) {
   auto compressed = CompressOrDie(GetCodec(CodecKind::kDeflate), SampleData(1000));
   ASSERT_GE(compressed.size(), 2u);
