@@ -218,7 +218,7 @@ def missing_select(cqlite):
 
 
 @pytest.mark.parametrize("index", INDEXES, ids=lambda i: f"w{i}")
-def test_select_matches_cassandra(index, parity, cqlite, missing_select):
+def test_select_matches_cassandra(index, parity, cqlite, missing_select, tmp_path):
     d = parity.described[index]
     where = f"w{index} ({d['shape']}, {d['mode']} timestamps); {reproduce(index)}"
     if missing_select:
@@ -228,18 +228,27 @@ def test_select_matches_cassandra(index, parity, cqlite, missing_select):
         pytest.fail(f"{where}\n{failed}", pytrace=False)
     table_dir = parity.table_dir(index)
     assert table_dir is not None, f"{where}: the node left no table directory"
+    # The same generations as envelope files: folding them must give the same rows.
+    envelopes = tmp_path / "envelopes"
+    envelopes.mkdir()
+    export = cqlite("delta-export", table_dir, "-o", envelopes, check=False)
+    assert export.returncode == 0, f"{where}: cqlite delta-export {table_dir} failed: {export.stderr.strip()}"
+    envelope_files = sorted(str(p) for p in envelopes.glob("*.parquet"))
+    assert envelope_files, f"{where}: cqlite delta-export wrote no envelope file"
     mismatches = []
     for path in parity.selects(index):
         now, expected = _read_select(path)
-        proc = cqlite("select", table_dir, "--now", now, check=False)
-        if proc.returncode != 0:
-            mismatches.append(f"{path.name}: cqlite select {table_dir} --now {now} exited {proc.returncode}: "
-                              f"{proc.stderr.strip()[:2000]}")
-            continue
-        actual = proc.stdout.splitlines()
-        if not _same(expected, actual):
-            diff = list(difflib.unified_diff(expected, actual, "cassandra", "cqlite", lineterm="", n=1))
-            mismatches.append(f"{path.name} (--now {now}): {len(expected)} rows from Cassandra, {len(actual)} from "
-                              f"cqlite ({COMPARE} comparison)\n" + "\n".join(diff[:60]))
+        for source, args in (("sstables", [table_dir]), ("envelopes", ["--from-envelopes", *envelope_files])):
+            proc = cqlite("select", *args, "--now", now, check=False)
+            if proc.returncode != 0:
+                mismatches.append(f"{path.name}: cqlite select ({source}) --now {now} exited {proc.returncode}: "
+                                  f"{proc.stderr.strip()[:2000]}")
+                continue
+            actual = proc.stdout.splitlines()
+            if not _same(expected, actual):
+                diff = list(difflib.unified_diff(expected, actual, "cassandra", f"cqlite ({source})", lineterm="",
+                                                 n=1))
+                mismatches.append(f"{path.name} (--now {now}, from {source}): {len(expected)} rows from Cassandra, "
+                                  f"{len(actual)} from cqlite ({COMPARE} comparison)\n" + "\n".join(diff[:60]))
     if mismatches:
         pytest.fail(f"{where}\n" + "\n".join(mismatches), pytrace=False)
