@@ -12,3 +12,8 @@ first=$(find examples/data -name '*-Data.db' | sort | head -n 1)
 echo
 echo "\$ cqlite dump $first"
 "$bin" dump "$first"
+for table in $(find examples/data -mindepth 2 -maxdepth 2 -type d | sort); do
+  echo
+  echo "\$ cqlite select $table"
+  "$bin" select "$table"
+done
