@@ -5,6 +5,7 @@
 
 #include "cassandra/schema_source.h"
 #include "cassandra/sstable.h"
+#include "cassandra/table_sstables.h"
 #include "cli/commands.h"
 #include "envelope/envelope_writer.h"
 #include "util/strings.h"
@@ -34,32 +35,11 @@ Status DeltaExport(const DeltaExportOptions& options) {
     export_options.compression = parquet::CompressionCodec::kUncompressed;
   }
 
-  ASSIGN_OR_RETURN(auto locations, FindSSTables(fs, options.path));
-  const SSTableLocation& first = locations.front();
-  for (const SSTableLocation& location : locations) {
-    if (location.keyspace != first.keyspace || location.table != first.table ||
-        location.directory != first.directory) {
-      return Status::InvalidArgument(StrCat(options.path, ": holds SSTables of more than one table (",
-                                            first.DataPath(), " and ", location.DataPath(),
-                                            "); point at one table directory"));
-    }
-  }
-  std::vector<std::unique_ptr<SSTable>> sstables;
-  for (const SSTableLocation& location : locations) {
-    ASSIGN_OR_RETURN(auto sstable, SSTable::Open(fs, location));
-    sstables.push_back(std::move(sstable));
-  }
-  ASSIGN_OR_RETURN(ResolvedSchema schema,
-                   ResolveSchema(fs, first, sstables.front()->header(), options.schema_file));
+  ASSIGN_OR_RETURN(TableSSTables table, OpenTableSSTables(fs, options.path, options.schema_file));
+  std::vector<std::unique_ptr<SSTable>>& sstables = table.sstables;
+  const ResolvedSchema& schema = table.schema;
   // Everything that can be refused is refused before any file is created.
   RETURN_IF_ERROR(envelope::CheckPrefix(schema.table, options.prefix));
-  for (auto& sstable : sstables) {
-    if (sstable.get() != sstables.front().get()) {
-      RETURN_IF_ERROR(CheckSchemaAgainstHeader(schema.table, sstable->header(),
-                                               sstable->location().ComponentPath("Statistics.db")));
-    }
-    sstable->UseSchema(schema.table);
-  }
 
   // One SSTable: -o is the file (or an existing directory to write it in).
   // Several: -o is a directory, one <sstable-name>.parquet per generation.

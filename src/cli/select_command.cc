@@ -6,6 +6,7 @@
 
 #include "cassandra/schema_source.h"
 #include "cassandra/sstable.h"
+#include "cassandra/table_sstables.h"
 #include "cassandra/value_format.h"
 #include "cli/commands.h"
 #include "envelope/envelope_reader.h"
@@ -85,41 +86,13 @@ Status Select(const SelectOptions& options) {
     return FoldAndPrint(options, *inputs.schema, inputs.partitioner, std::move(inputs.sources));
   }
   if (options.path.empty()) return Status::InvalidArgument("give a table directory or --from-envelopes");
-  ASSIGN_OR_RETURN(auto locations, FindSSTables(fs, options.path));
-  const SSTableLocation& first = locations.front();
-  for (const SSTableLocation& location : locations) {
-    if (location.keyspace != first.keyspace || location.table != first.table ||
-        location.directory != first.directory) {
-      return Status::InvalidArgument(StrCat(options.path, ": holds SSTables of more than one table (",
-                                            first.DataPath(), " and ", location.DataPath(),
-                                            "); point at one table directory"));
-    }
-  }
-  std::vector<std::unique_ptr<SSTable>> sstables;
-  for (const SSTableLocation& location : locations) {
-    ASSIGN_OR_RETURN(auto sstable, SSTable::Open(fs, location));
-    sstables.push_back(std::move(sstable));
-  }
-  ASSIGN_OR_RETURN(ResolvedSchema schema, ResolveSchema(fs, first, sstables.front()->header(), options.schema_file));
-  if (schema.origin == SchemaOrigin::kSerializationHeader) {
-    for (auto& sstable : sstables) AddColumnsFromHeader(sstable->header(), &schema.table);
-  }
-  std::optional<Partitioner> partitioner = sstables.front()->Partitioner();
+  ASSIGN_OR_RETURN(TableSSTables table, OpenTableSSTables(fs, options.path, options.schema_file));
   std::vector<std::unique_ptr<FoldSource>> sources;
-  for (auto& sstable : sstables) {
-    if (sstable.get() != sstables.front().get()) {
-      RETURN_IF_ERROR(CheckSchemaAgainstHeader(schema.table, sstable->header(),
-                                               sstable->location().ComponentPath("Statistics.db")));
-      if (sstable->Partitioner() != partitioner) {
-        return Status::InvalidArgument(StrCat(sstable->location().DataPath(), ": written by another partitioner than ",
-                                              first.DataPath()));
-      }
-    }
-    sstable->UseSchema(schema.table);
-    ASSIGN_OR_RETURN(auto source, OpenSSTableFoldSource(*sstable, schema.table));
+  for (auto& sstable : table.sstables) {
+    ASSIGN_OR_RETURN(auto source, OpenSSTableFoldSource(*sstable, table.schema.table));
     sources.push_back(std::move(source));
   }
-  return FoldAndPrint(options, schema.table, partitioner, std::move(sources));
+  return FoldAndPrint(options, table.schema.table, table.partitioner, std::move(sources));
 }
 
 Status FoldAndPrint(const SelectOptions& options, const TableSchema& table, std::optional<Partitioner> partitioner,

@@ -1,0 +1,42 @@
+#include "cassandra/table_sstables.h"
+
+#include "util/strings.h"
+
+namespace cqlite {
+
+Result<TableSSTables> OpenTableSSTables(FileSystem& fs, const std::string& path, const std::string& schema_file) {
+  ASSIGN_OR_RETURN(auto locations, FindSSTables(fs, path));
+  const SSTableLocation& first = locations.front();
+  for (const SSTableLocation& location : locations) {
+    if (location.keyspace != first.keyspace || location.table != first.table ||
+        location.directory != first.directory) {
+      return Status::InvalidArgument(StrCat(path, ": holds SSTables of more than one table (", first.DataPath(),
+                                            " and ", location.DataPath(), "); point at one table directory"));
+    }
+  }
+  TableSSTables table;
+  for (const SSTableLocation& location : locations) {
+    ASSIGN_OR_RETURN(auto sstable, SSTable::Open(fs, location));
+    table.sstables.push_back(std::move(sstable));
+  }
+  const SSTable& front = *table.sstables.front();
+  ASSIGN_OR_RETURN(table.schema, ResolveSchema(fs, first, front.header(), schema_file));
+  if (table.schema.origin == SchemaOrigin::kSerializationHeader) {
+    for (auto& sstable : table.sstables) AddColumnsFromHeader(sstable->header(), &table.schema.table);
+  }
+  table.partitioner = front.Partitioner();
+  for (auto& sstable : table.sstables) {
+    if (sstable.get() != &front) {
+      RETURN_IF_ERROR(CheckSchemaAgainstHeader(table.schema.table, sstable->header(),
+                                               sstable->location().ComponentPath("Statistics.db")));
+      if (sstable->Partitioner() != table.partitioner) {
+        return Status::InvalidArgument(
+            StrCat(sstable->location().DataPath(), ": written by another partitioner than ", first.DataPath()));
+      }
+    }
+    sstable->UseSchema(table.schema.table);
+  }
+  return table;
+}
+
+}  // namespace cqlite

@@ -1,0 +1,31 @@
+// Opens every SSTable generation of one table found under a path, with one
+// schema they all agree with: what `cqlite select` and `cqlite delta-export`
+// start from. Refuses paths that hold several tables, generations written by
+// different partitioners, and schemas that contradict any generation's header.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cassandra/schema_source.h"
+#include "cassandra/sstable.h"
+#include "cassandra/token.h"
+#include "io/file_system.h"
+
+namespace cqlite {
+
+struct TableSSTables {
+  std::vector<std::unique_ptr<SSTable>> sstables;  // in generation order, each using `schema`
+  ResolvedSchema schema;
+  // Murmur3 or Random, as every generation says; nullopt for partitioners
+  // whose key order CQLite does not know.
+  std::optional<Partitioner> partitioner;
+};
+
+// `schema_file` may be empty (see ResolveSchema). A schema taken from the
+// serialization header gets the columns of every generation's header.
+Result<TableSSTables> OpenTableSSTables(FileSystem& fs, const std::string& path, const std::string& schema_file);
+
+}  // namespace cqlite
