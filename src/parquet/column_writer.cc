@@ -55,6 +55,32 @@ void NormalizeZero(const Field& field, bool is_min, std::string* bytes) {
   }
 }
 
+// Values a chunk's dictionary is given before its hit rate is judged.
+constexpr int64_t kDictionaryProbeValues = 8192;
+
+uint64_t Mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+uint64_t HashKey(std::string_view key) {
+  if (key.size() == 8) {
+    uint64_t v;
+    std::memcpy(&v, key.data(), 8);
+    return Mix(v);
+  }
+  if (key.size() == 4) {
+    uint32_t v;
+    std::memcpy(&v, key.data(), 4);
+    return Mix(v);
+  }
+  return std::hash<std::string_view>{}(key);
+}
+
 }  // namespace
 
 LeafColumnWriter::LeafColumnWriter(const ColumnDescriptor& column, const WriterOptions& options)
@@ -80,25 +106,72 @@ void LeafColumnWriter::Add(int rep_level, int def_level, const Value* value) {
     return;
   }
   ++page_values_;
-  std::string bytes = StatisticsBytes(field_, *value);
+  // The value's PLAIN bytes without a length prefix: also its statistics bytes.
+  std::string_view key;
+  const PhysicalType type = field_.physical_type;
+  if (type == PhysicalType::kByteArray || type == PhysicalType::kFixedLenByteArray) {
+    key = value->bytes();
+  } else if (type == PhysicalType::kBoolean) {
+    key_scratch_.assign(1, value->bool_value() ? 1 : 0);
+    key = key_scratch_;
+  } else {
+    key_scratch_.clear();
+    AppendPlain(field_, *value, &key_scratch_);
+    key = key_scratch_;
+  }
   if (is_float_ && IsNaN(*value)) {
     ++metrics_.nan_count;
   } else {
-    UpdateBounds(bytes);
+    UpdateBounds(key);
   }
-  if (field_.physical_type == PhysicalType::kBoolean) {
+  if (type == PhysicalType::kBoolean) {
     bool_values_.push_back(value->bool_value());
   } else if (use_dictionary_) {
-    auto [it, inserted] =
-        dictionary_.try_emplace(std::move(bytes), static_cast<uint32_t>(dictionary_.size()));
-    if (inserted) AppendPlain(field_, *value, &dictionary_plain_);
-    indices_.push_back(it->second);
+    indices_.push_back(DictionaryIndex(key, *value));
   } else {
     AppendPlain(field_, *value, &plain_values_);
   }
 }
 
-void LeafColumnWriter::UpdateBounds(const std::string& bytes) {
+uint32_t LeafColumnWriter::DictionaryIndex(std::string_view key, const Value& value) {
+  const uint64_t hash = HashKey(key);
+  size_t mask = dictionary_slots_.size() - 1;
+  if (!dictionary_slots_.empty()) {
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      uint32_t slot = dictionary_slots_[i];
+      if (slot == 0) break;
+      const DictionaryEntry& e = dictionary_[slot - 1];
+      if (e.hash == hash && std::string_view(dictionary_plain_.data() + e.offset, e.size) == key) return slot - 1;
+    }
+  }
+  // New: add it, growing the table to keep it at most half full.
+  uint32_t index = static_cast<uint32_t>(dictionary_.size());
+  AppendPlain(field_, value, &dictionary_plain_);
+  dictionary_.push_back({hash, static_cast<uint32_t>(dictionary_plain_.size() - key.size()),
+                         static_cast<uint32_t>(key.size())});
+  if (dictionary_.size() * 2 > dictionary_slots_.size()) {
+    dictionary_slots_.assign(std::max<size_t>(64, dictionary_slots_.size() * 2), 0);
+    mask = dictionary_slots_.size() - 1;
+    for (uint32_t j = 0; j < dictionary_.size(); ++j) {
+      size_t i = dictionary_[j].hash & mask;
+      while (dictionary_slots_[i] != 0) i = (i + 1) & mask;
+      dictionary_slots_[i] = j + 1;
+    }
+  } else {
+    size_t i = hash & mask;
+    while (dictionary_slots_[i] != 0) i = (i + 1) & mask;
+    dictionary_slots_[i] = index + 1;
+  }
+  return index;
+}
+
+void LeafColumnWriter::ClearDictionary() {
+  dictionary_.clear();
+  dictionary_slots_.clear();
+  dictionary_plain_.clear();
+}
+
+void LeafColumnWriter::UpdateBounds(std::string_view bytes) {
   if (!chunk_has_bounds_) {
     chunk_min_ = chunk_max_ = bytes;
     chunk_has_bounds_ = true;
@@ -130,7 +203,12 @@ size_t LeafColumnWriter::BufferedBytes() const {
 Status LeafColumnWriter::EndRecord() {
   size_t open = BufferedBytes() - pages_bytes_ - (use_dictionary_ ? dictionary_plain_.size() : 0);
   if (open >= options_.page_size) RETURN_IF_ERROR(FinishPage());
-  if (use_dictionary_ && dictionary_plain_.size() > options_.dictionary_page_size_limit) {
+  // High-cardinality columns gain nothing from a dictionary: stop building it
+  // once most values seen in this chunk have been new (or it outgrows its limit).
+  const int64_t chunk_values = chunk_num_values_ - chunk_null_count_;
+  if (use_dictionary_ &&
+      (dictionary_plain_.size() > options_.dictionary_page_size_limit ||
+       (chunk_values >= kDictionaryProbeValues && static_cast<int64_t>(dictionary_.size()) * 2 > chunk_values))) {
     // Pages written so far keep the dictionary; the rest of the chunk is PLAIN.
     RETURN_IF_ERROR(FinishPage());
     use_dictionary_ = false;
@@ -273,8 +351,7 @@ Status LeafColumnWriter::FlushChunk(WritableFile& file, int64_t* offset, ColumnC
 
   pages_.clear();
   pages_bytes_ = 0;
-  dictionary_.clear();
-  dictionary_plain_.clear();
+  ClearDictionary();
   dictionary_pages_written_ = false;
   use_dictionary_ = options_.enable_dictionary && field_.physical_type != PhysicalType::kBoolean;
   chunk_num_values_ = 0;

@@ -2,7 +2,9 @@
 // shredded (repetition level, definition level, value) triples, cuts them
 // into data pages (v1) of about WriterOptions::page_size bytes at record
 // boundaries, dictionary-encodes values until the dictionary outgrows its
-// limit (then falls back to PLAIN), compresses each page, and keeps the
+// limit or most values turn out distinct (then falls back to PLAIN: after
+// 8192 values of a chunk, when the dictionary holds more than half of the
+// values seen), compresses each page, and keeps the
 // finished pages of the current row group in memory until FlushChunk writes
 // them out. It also keeps the chunk's statistics and the file's metrics.
 // Not thread-safe; owned by ParquetWriter.
@@ -10,7 +12,7 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 #include <vector>
 
 #include "io/file_system.h"
@@ -47,8 +49,11 @@ class LeafColumnWriter {
   };
   Status FinishPage();
   Status AddPage(PageType type, std::string body, int32_t num_values, Encoding encoding, bool front);
-  void UpdateBounds(const std::string& bytes);
-  void FallBackToPlain();
+  void UpdateBounds(std::string_view bytes);
+  // The dictionary index of the value whose PLAIN bytes (without a length
+  // prefix) are `key`, adding it to the dictionary when new.
+  uint32_t DictionaryIndex(std::string_view key, const Value& value);
+  void ClearDictionary();
 
   const ColumnDescriptor& column_;
   const Field& field_;
@@ -66,8 +71,19 @@ class LeafColumnWriter {
 
   // The current chunk.
   bool use_dictionary_;
-  std::unordered_map<std::string, uint32_t> dictionary_;
+  // The dictionary: its distinct values in index order (dictionary_plain_,
+  // the dictionary page's body), found through an open-addressing table
+  // (power-of-two size) of entry index + 1, 0 for an empty slot. Entries
+  // point at their value bytes inside dictionary_plain_.
+  struct DictionaryEntry {
+    uint64_t hash;
+    uint32_t offset;
+    uint32_t size;
+  };
+  std::vector<DictionaryEntry> dictionary_;
+  std::vector<uint32_t> dictionary_slots_;
   std::string dictionary_plain_;
+  std::string key_scratch_;  // the PLAIN bytes of a fixed-width value
   bool dictionary_pages_written_ = false;
   std::vector<Page> pages_;
   size_t pages_bytes_ = 0;
