@@ -1,6 +1,7 @@
 #include "parquet/column_writer.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -67,17 +68,16 @@ uint64_t Mix(uint64_t x) {
   return x;
 }
 
+template <typename T>
+T LoadWord(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
 uint64_t HashKey(std::string_view key) {
-  if (key.size() == 8) {
-    uint64_t v;
-    std::memcpy(&v, key.data(), 8);
-    return Mix(v);
-  }
-  if (key.size() == 4) {
-    uint32_t v;
-    std::memcpy(&v, key.data(), 4);
-    return Mix(v);
-  }
+  if (key.size() == 8) return Mix(LoadWord<uint64_t>(key.data()));
+  if (key.size() == 4) return Mix(LoadWord<uint32_t>(key.data()));
   return std::hash<std::string_view>{}(key);
 }
 
@@ -90,9 +90,76 @@ LeafColumnWriter::LeafColumnWriter(const ColumnDescriptor& column, const WriterO
       codec_(&GetCodec(CodecKindFor(options.compression))),
       is_float_(field_.physical_type == PhysicalType::kFloat ||
                 field_.physical_type == PhysicalType::kDouble),
+      level_bits_(static_cast<size_t>(BitWidth(column.max_rep_level) + BitWidth(column.max_def_level))),
       use_dictionary_(options.enable_dictionary && field_.physical_type != PhysicalType::kBoolean) {
   metrics_.field_id = field_.field_id;
   metrics_.path = column.path;
+  if constexpr (std::endian::native == std::endian::little) {
+    const bool is_unsigned = field_.logical_type.kind == LogicalType::kInteger && !field_.logical_type.is_signed;
+    const bool is_decimal = field_.logical_type.kind == LogicalType::kDecimal;
+    switch (field_.physical_type) {
+      case PhysicalType::kInt32:
+        if (!is_unsigned) order_ = BoundsOrder::kInt32;
+        break;
+      case PhysicalType::kInt64:
+        if (!is_unsigned) order_ = BoundsOrder::kInt64;
+        break;
+      case PhysicalType::kFloat:
+        order_ = BoundsOrder::kFloat;
+        break;
+      case PhysicalType::kDouble:
+        order_ = BoundsOrder::kDouble;
+        break;
+      case PhysicalType::kByteArray:
+      case PhysicalType::kFixedLenByteArray:
+        if (!is_decimal) order_ = BoundsOrder::kBytes;
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+namespace {
+
+template <typename T>
+int CompareLoaded(std::string_view a, std::string_view b) {
+  T x, y;
+  std::memcpy(&x, a.data(), sizeof x);
+  std::memcpy(&y, b.data(), sizeof y);
+  return x < y ? -1 : (y < x ? 1 : 0);
+}
+
+}  // namespace
+
+int LeafColumnWriter::CompareBounds(std::string_view a, std::string_view b) const {
+  switch (order_) {
+    case BoundsOrder::kInt32:
+      return CompareLoaded<int32_t>(a, b);
+    case BoundsOrder::kInt64:
+      return CompareLoaded<int64_t>(a, b);
+    case BoundsOrder::kFloat:
+      return CompareLoaded<float>(a, b);
+    case BoundsOrder::kDouble:
+      return CompareLoaded<double>(a, b);
+    case BoundsOrder::kBytes: {
+      int c = a.compare(b);  // unsigned bytewise, then shorter first
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    case BoundsOrder::kOther:
+      break;
+  }
+  return CompareStatistics(field_, a, b);
+}
+
+void LeafColumnWriter::MergeChunkBounds(ColumnMetrics* metrics) const {
+  if (!chunk_has_bounds_) return;
+  if (!metrics->lower_bound || CompareStatistics(field_, chunk_min_, *metrics->lower_bound) < 0) {
+    metrics->lower_bound = chunk_min_;
+  }
+  if (!metrics->upper_bound || CompareStatistics(field_, chunk_max_, *metrics->upper_bound) > 0) {
+    metrics->upper_bound = chunk_max_;
+  }
 }
 
 void LeafColumnWriter::Add(int rep_level, int def_level, const Value* value) {
@@ -108,16 +175,29 @@ void LeafColumnWriter::Add(int rep_level, int def_level, const Value* value) {
   ++page_values_;
   // The value's PLAIN bytes without a length prefix: also its statistics bytes.
   std::string_view key;
+  char fixed[8];
   const PhysicalType type = field_.physical_type;
+  auto load = [&](const auto& v) {
+    std::memcpy(fixed, &v, sizeof v);
+    key = std::string_view(fixed, sizeof v);
+  };
   if (type == PhysicalType::kByteArray || type == PhysicalType::kFixedLenByteArray) {
     key = value->bytes();
   } else if (type == PhysicalType::kBoolean) {
-    key_scratch_.assign(1, value->bool_value() ? 1 : 0);
-    key = key_scratch_;
-  } else {
+    fixed[0] = value->bool_value() ? 1 : 0;
+    key = std::string_view(fixed, 1);
+  } else if (std::endian::native != std::endian::little) {
     key_scratch_.clear();
     AppendPlain(field_, *value, &key_scratch_);
     key = key_scratch_;
+  } else if (type == PhysicalType::kInt32) {
+    load(value->int32_value());
+  } else if (type == PhysicalType::kInt64) {
+    load(value->int64_value());
+  } else if (type == PhysicalType::kFloat) {
+    load(value->float_value());
+  } else {
+    load(value->double_value());
   }
   if (is_float_ && IsNaN(*value)) {
     ++metrics_.nan_count;
@@ -128,8 +208,10 @@ void LeafColumnWriter::Add(int rep_level, int def_level, const Value* value) {
     bool_values_.push_back(value->bool_value());
   } else if (use_dictionary_) {
     indices_.push_back(DictionaryIndex(key, *value));
-  } else {
+  } else if (type == PhysicalType::kByteArray) {
     AppendPlain(field_, *value, &plain_values_);
+  } else {
+    plain_values_.append(key);  // PLAIN bytes of the other types
   }
 }
 
@@ -141,7 +223,13 @@ uint32_t LeafColumnWriter::DictionaryIndex(std::string_view key, const Value& va
       uint32_t slot = dictionary_slots_[i];
       if (slot == 0) break;
       const DictionaryEntry& e = dictionary_[slot - 1];
-      if (e.hash == hash && std::string_view(dictionary_plain_.data() + e.offset, e.size) == key) return slot - 1;
+      if (e.hash != hash || e.size != key.size()) continue;
+      const char* stored = dictionary_plain_.data() + e.offset;
+      if (key.size() == 8 ? LoadWord<uint64_t>(stored) == LoadWord<uint64_t>(key.data())
+          : key.size() == 4 ? LoadWord<uint32_t>(stored) == LoadWord<uint32_t>(key.data())
+                            : std::memcmp(stored, key.data(), key.size()) == 0) {
+        return slot - 1;
+      }
     }
   }
   // New: add it, growing the table to keep it at most half full.
@@ -175,34 +263,28 @@ void LeafColumnWriter::UpdateBounds(std::string_view bytes) {
   if (!chunk_has_bounds_) {
     chunk_min_ = chunk_max_ = bytes;
     chunk_has_bounds_ = true;
-  } else if (CompareStatistics(field_, bytes, chunk_min_) < 0) {
+  } else if (CompareBounds(bytes, chunk_min_) < 0) {
     chunk_min_ = bytes;
-  } else if (CompareStatistics(field_, bytes, chunk_max_) > 0) {
+  } else if (CompareBounds(bytes, chunk_max_) > 0) {
     chunk_max_ = bytes;
   }
-  if (!file_has_bounds_) {
-    metrics_.lower_bound = metrics_.upper_bound = bytes;
-    file_has_bounds_ = true;
-  } else if (CompareStatistics(field_, bytes, *metrics_.lower_bound) < 0) {
-    metrics_.lower_bound = bytes;
-  } else if (CompareStatistics(field_, bytes, *metrics_.upper_bound) > 0) {
-    metrics_.upper_bound = bytes;
+}
+
+size_t LeafColumnWriter::OpenPageBytes() const {
+  size_t open = rep_levels_.size() * level_bits_ / 8 + plain_values_.size() + bool_values_.size() / 8;
+  if (!indices_.empty()) {
+    size_t width = std::max(1, static_cast<int>(std::bit_width(static_cast<uint32_t>(dictionary_.size()))));
+    open += indices_.size() * width / 8;
   }
+  return open;
 }
 
 size_t LeafColumnWriter::BufferedBytes() const {
-  size_t level_bits = static_cast<size_t>(BitWidth(column_.max_rep_level) + BitWidth(column_.max_def_level));
-  size_t open = rep_levels_.size() * level_bits / 8 + plain_values_.size() + bool_values_.size() / 8;
-  if (!indices_.empty()) {
-    size_t width = std::max(1, BitWidth(static_cast<uint32_t>(dictionary_.size())));
-    open += indices_.size() * width / 8;
-  }
-  return pages_bytes_ + open + (use_dictionary_ ? dictionary_plain_.size() : 0);
+  return pages_bytes_ + OpenPageBytes() + (use_dictionary_ ? dictionary_plain_.size() : 0);
 }
 
 Status LeafColumnWriter::EndRecord() {
-  size_t open = BufferedBytes() - pages_bytes_ - (use_dictionary_ ? dictionary_plain_.size() : 0);
-  if (open >= options_.page_size) RETURN_IF_ERROR(FinishPage());
+  if (OpenPageBytes() >= options_.page_size) RETURN_IF_ERROR(FinishPage());
   // High-cardinality columns gain nothing from a dictionary: stop building it
   // once most values seen in this chunk have been new (or it outgrows its limit).
   const int64_t chunk_values = chunk_num_values_ - chunk_null_count_;
@@ -336,6 +418,7 @@ Status LeafColumnWriter::FlushChunk(WritableFile& file, int64_t* offset, ColumnC
     m.encoding_stats.push_back({PageType::kDataPage, Encoding::kRleDictionary, dictionary_data_pages});
   }
   if (has_plain_data) m.encoding_stats.push_back({PageType::kDataPage, Encoding::kPlain, plain_data_pages});
+  MergeChunkBounds(&metrics_);
   Statistics stats;
   stats.null_count = chunk_null_count_;
   if (chunk_has_bounds_ && chunk_min_.size() <= options_.max_statistics_size &&
@@ -362,6 +445,7 @@ Status LeafColumnWriter::FlushChunk(WritableFile& file, int64_t* offset, ColumnC
 
 ColumnMetrics LeafColumnWriter::Metrics() const {
   ColumnMetrics m = metrics_;
+  MergeChunkBounds(&m);
   if (m.lower_bound) NormalizeZero(field_, true, &*m.lower_bound);
   if (m.upper_bound) NormalizeZero(field_, false, &*m.upper_bound);
   return m;

@@ -47,9 +47,15 @@ class LeafColumnWriter {
     int64_t uncompressed_size = 0;  // header + uncompressed body
     Encoding encoding = Encoding::kPlain;
   };
+  // An estimate of the open page's encoded size.
+  size_t OpenPageBytes() const;
   Status FinishPage();
   Status AddPage(PageType type, std::string body, int32_t num_values, Encoding encoding, bool front);
   void UpdateBounds(std::string_view bytes);
+  // CompareStatistics for this column, inlined for the common orders.
+  int CompareBounds(std::string_view a, std::string_view b) const;
+  // Widens the file's bounds in *metrics by the current chunk's.
+  void MergeChunkBounds(ColumnMetrics* metrics) const;
   // The dictionary index of the value whose PLAIN bytes (without a length
   // prefix) are `key`, adding it to the dictionary when new.
   uint32_t DictionaryIndex(std::string_view key, const Value& value);
@@ -60,6 +66,10 @@ class LeafColumnWriter {
   const WriterOptions& options_;
   const Codec* codec_;
   bool is_float_;
+  enum class BoundsOrder { kInt32, kInt64, kFloat, kDouble, kBytes, kOther };
+  BoundsOrder order_ = BoundsOrder::kOther;
+
+  size_t level_bits_;  // bits of a repetition plus a definition level
 
   // The open page.
   std::vector<uint32_t> rep_levels_;
@@ -92,9 +102,9 @@ class LeafColumnWriter {
   std::string chunk_min_, chunk_max_;
   bool chunk_has_bounds_ = false;
 
-  // The whole file.
+  // The whole file: bounds of the chunks flushed so far (Metrics adds the
+  // current chunk's).
   ColumnMetrics metrics_;
-  bool file_has_bounds_ = false;
 };
 
 }  // namespace cqlite::parquet
