@@ -283,8 +283,12 @@ size_t LeafColumnWriter::BufferedBytes() const {
   return pages_bytes_ + OpenPageBytes() + (use_dictionary_ ? dictionary_plain_.size() : 0);
 }
 
-Status LeafColumnWriter::EndRecord() {
-  if (OpenPageBytes() >= options_.page_size) RETURN_IF_ERROR(FinishPage());
+Status LeafColumnWriter::EndRecord(size_t* buffered) {
+  size_t open = OpenPageBytes();
+  if (open >= options_.page_size) {
+    RETURN_IF_ERROR(FinishPage());
+    open = 0;
+  }
   // High-cardinality columns gain nothing from a dictionary: stop building it
   // once most values seen in this chunk have been new (or it outgrows its limit).
   const int64_t chunk_values = chunk_num_values_ - chunk_null_count_;
@@ -294,7 +298,9 @@ Status LeafColumnWriter::EndRecord() {
     // Pages written so far keep the dictionary; the rest of the chunk is PLAIN.
     RETURN_IF_ERROR(FinishPage());
     use_dictionary_ = false;
+    open = 0;
   }
+  *buffered += pages_bytes_ + open + (use_dictionary_ ? dictionary_plain_.size() : 0);
   return Status::OK();
 }
 

@@ -29,8 +29,9 @@ class LeafColumnWriter {
 
   // value is non-null iff def_level == max_def_level.
   void Add(int rep_level, int def_level, const Value* value);
-  // Called between records: closes the page if it is big enough.
-  Status EndRecord();
+  // Called between records: closes the page if it is big enough. Adds
+  // BufferedBytes() (after that) to *buffered.
+  Status EndRecord(size_t* buffered);
   // Bytes held for the current row group (finished pages plus an estimate of the open one).
   size_t BufferedBytes() const;
 

@@ -217,8 +217,7 @@ Status ParquetWriter::WriteRow(const Value& row) {
   for (size_t i = 0; i < plan_.roots.size(); ++i) Shred(plan_.roots[i], row.fields()[i], 0);
   size_t buffered = 0;
   for (auto& leaf : leaves_) {
-    RETURN_IF_ERROR(leaf->EndRecord());
-    buffered += leaf->BufferedBytes();
+    RETURN_IF_ERROR(leaf->EndRecord(&buffered));
   }
   ++num_rows_;
   ++row_group_rows_;
