@@ -17,7 +17,8 @@
 //
 // Flags: --data=DIR (or CQLITE_BENCH_DATA; default the example table
 // examples/data/shop/orders-*), --rows=N (default 2,000,000), --out=DIR
-// (default the current directory).
+// (default the current directory), --reps=N (timed writes, default 3),
+// --row_group_rows=N (rows per row group; default: the writer's defaults).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -46,6 +47,8 @@ struct Flags {
   std::string data_dir;
   std::string out_dir = ".";
   int64_t rows = 2000000;
+  int reps = 3;
+  int64_t row_group_rows = 0;  // WriterOptions::row_group_rows; 0 = the writer's default
 };
 
 Flags& GetFlags() {
@@ -58,6 +61,7 @@ std::string OutPath(const char* name) { return JoinPath(GetFlags().out_dir, name
 parquet::WriterOptions BenchOptions() {
   parquet::WriterOptions options;
   options.compression = parquet::CompressionCodec::kSnappy;
+  options.row_group_rows = GetFlags().row_group_rows;
   return options;
 }
 
@@ -248,8 +252,6 @@ void BM_WriteParquet(benchmark::State& state) {
       static_cast<double>(result.file_size), benchmark::Counter::kIsIterationInvariantRate);
 }
 
-BENCHMARK(BM_WriteParquet)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1)->Repetitions(3);
-
 }  // namespace
 }  // namespace cqlite
 
@@ -261,6 +263,10 @@ int main(int argc, char** argv) {
       flags.data_dir = argv[i] + 7;
     } else if (std::strncmp(argv[i], "--rows=", 7) == 0) {
       flags.rows = std::strtoll(argv[i] + 7, nullptr, 10);
+    } else if (std::strncmp(argv[i], "--row_group_rows=", 17) == 0) {
+      flags.row_group_rows = std::strtoll(argv[i] + 17, nullptr, 10);
+    } else if (std::strncmp(argv[i], "--reps=", 7) == 0) {
+      flags.reps = std::atoi(argv[i] + 7);
     } else if (std::strncmp(argv[i], "--out=", 6) == 0) {
       flags.out_dir = argv[i] + 6;
     } else {
@@ -271,6 +277,11 @@ int main(int argc, char** argv) {
     const char* env = std::getenv("CQLITE_BENCH_DATA");
     flags.data_dir = env ? env : CQLITE_EXAMPLE_TABLE;
   }
+  benchmark::RegisterBenchmark("BM_WriteParquet", cqlite::BM_WriteParquet)
+      ->Unit(benchmark::kSecond)
+      ->UseRealTime()
+      ->Iterations(1)
+      ->Repetitions(flags.reps);
   int n = static_cast<int>(args.size());
   benchmark::Initialize(&n, args.data());
   benchmark::RunSpecifiedBenchmarks();
