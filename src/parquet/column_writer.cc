@@ -94,6 +94,9 @@ LeafColumnWriter::LeafColumnWriter(const ColumnDescriptor& column, const WriterO
       use_dictionary_(options.enable_dictionary && field_.physical_type != PhysicalType::kBoolean) {
   metrics_.field_id = field_.field_id;
   metrics_.path = column.path;
+  fixed_width_key_ = field_.physical_type == PhysicalType::kInt32 || field_.physical_type == PhysicalType::kInt64 ||
+                     field_.physical_type == PhysicalType::kFloat || field_.physical_type == PhysicalType::kDouble ||
+                     (field_.physical_type == PhysicalType::kFixedLenByteArray && field_.type_length <= 8);
   if constexpr (std::endian::native == std::endian::little) {
     const bool is_unsigned = field_.logical_type.kind == LogicalType::kInteger && !field_.logical_type.is_signed;
     const bool is_decimal = field_.logical_type.kind == LogicalType::kDecimal;
@@ -217,38 +220,42 @@ void LeafColumnWriter::Add(int rep_level, int def_level, const Value* value) {
 
 uint32_t LeafColumnWriter::DictionaryIndex(std::string_view key, const Value& value) {
   const uint64_t hash = HashKey(key);
+  // Fixed-width keys of up to 8 bytes are their own tag, so a probe reads the
+  // slot only; other keys are tagged with their hash and compared in full.
+  uint64_t tag = hash;
+  if (fixed_width_key_) {
+    tag = 0;
+    std::memcpy(&tag, key.data(), key.size());
+  }
   size_t mask = dictionary_slots_.size() - 1;
   if (!dictionary_slots_.empty()) {
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
-      uint32_t slot = dictionary_slots_[i];
-      if (slot == 0) break;
-      const DictionaryEntry& e = dictionary_[slot - 1];
-      if (e.hash != hash || e.size != key.size()) continue;
-      const char* stored = dictionary_plain_.data() + e.offset;
-      if (key.size() == 8 ? LoadWord<uint64_t>(stored) == LoadWord<uint64_t>(key.data())
-          : key.size() == 4 ? LoadWord<uint32_t>(stored) == LoadWord<uint32_t>(key.data())
-                            : std::memcmp(stored, key.data(), key.size()) == 0) {
-        return slot - 1;
+      const DictionarySlot& slot = dictionary_slots_[i];
+      if (slot.index_plus_one == 0) break;
+      if (slot.tag != tag) continue;
+      if (fixed_width_key_) return slot.index_plus_one - 1;
+      const DictionaryEntry& e = dictionary_[slot.index_plus_one - 1];
+      if (e.size == key.size() && std::memcmp(dictionary_plain_.data() + e.offset, key.data(), key.size()) == 0) {
+        return slot.index_plus_one - 1;
       }
     }
   }
   // New: add it, growing the table to keep it at most half full.
   uint32_t index = static_cast<uint32_t>(dictionary_.size());
   AppendPlain(field_, value, &dictionary_plain_);
-  dictionary_.push_back({hash, static_cast<uint32_t>(dictionary_plain_.size() - key.size()),
+  dictionary_.push_back({hash, tag, static_cast<uint32_t>(dictionary_plain_.size() - key.size()),
                          static_cast<uint32_t>(key.size())});
+  auto place = [&](const DictionaryEntry& e, uint32_t j) {
+    size_t i = e.hash & mask;
+    while (dictionary_slots_[i].index_plus_one != 0) i = (i + 1) & mask;
+    dictionary_slots_[i] = {e.tag, j + 1};
+  };
   if (dictionary_.size() * 2 > dictionary_slots_.size()) {
-    dictionary_slots_.assign(std::max<size_t>(64, dictionary_slots_.size() * 2), 0);
+    dictionary_slots_.assign(std::max<size_t>(64, dictionary_slots_.size() * 2), DictionarySlot{});
     mask = dictionary_slots_.size() - 1;
-    for (uint32_t j = 0; j < dictionary_.size(); ++j) {
-      size_t i = dictionary_[j].hash & mask;
-      while (dictionary_slots_[i] != 0) i = (i + 1) & mask;
-      dictionary_slots_[i] = j + 1;
-    }
+    for (uint32_t j = 0; j < dictionary_.size(); ++j) place(dictionary_[j], j);
   } else {
-    size_t i = hash & mask;
-    while (dictionary_slots_[i] != 0) i = (i + 1) & mask;
-    dictionary_slots_[i] = index + 1;
+    place(dictionary_.back(), index);
   }
   return index;
 }

@@ -84,15 +84,22 @@ class LeafColumnWriter {
   bool use_dictionary_;
   // The dictionary: its distinct values in index order (dictionary_plain_,
   // the dictionary page's body), found through an open-addressing table
-  // (power-of-two size) of entry index + 1, 0 for an empty slot. Entries
-  // point at their value bytes inside dictionary_plain_.
+  // (power-of-two size, linear probing). Entries point at their value bytes
+  // inside dictionary_plain_.
   struct DictionaryEntry {
     uint64_t hash;
+    uint64_t tag;  // see DictionarySlot
     uint32_t offset;
     uint32_t size;
   };
+  // tag: the key's bytes when fixed_width_key_, otherwise its hash.
+  struct DictionarySlot {
+    uint64_t tag = 0;
+    uint32_t index_plus_one = 0;  // 0: empty
+  };
+  bool fixed_width_key_ = false;
   std::vector<DictionaryEntry> dictionary_;
-  std::vector<uint32_t> dictionary_slots_;
+  std::vector<DictionarySlot> dictionary_slots_;
   std::string dictionary_plain_;
   std::string key_scratch_;  // the PLAIN bytes of a fixed-width value
   bool dictionary_pages_written_ = false;
