@@ -174,7 +174,8 @@ lines += ["",
           "|---|---|---:|---:|---|---|---|"]
 settings = {
     "cqlite": "ParquetWriter defaults but SNAPPY: row group at 128 MiB buffered (compressed) page bytes, "
-              "data pages v1 of ~1 MiB uncompressed, dictionary per column chunk falling back to PLAIN past 1 MiB",
+              "data pages v1 of ~1 MiB uncompressed, dictionary per column chunk falling back to PLAIN past 1 MiB "
+              "or once more than half of its first 8192+ values were distinct",
     "DuckDB": f"duckdb {duckdb.__version__} defaults but SNAPPY and threads=1: ROW_GROUP_SIZE 122,880 rows, "
               "dictionary when it pays off (its own heuristic), data pages v1",
     "pyarrow": f"pyarrow {pa.__version__} defaults but SNAPPY: row_group_size 1 Mi rows, data_page_size 1 MiB, "
