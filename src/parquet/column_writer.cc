@@ -1,6 +1,7 @@
 #include "parquet/column_writer.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -55,6 +56,31 @@ void NormalizeZero(const Field& field, bool is_min, std::string* bytes) {
   }
 }
 
+// Values a chunk's dictionary is given before its hit rate is judged.
+constexpr int64_t kDictionaryProbeValues = 8192;
+
+uint64_t Mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+template <typename T>
+T LoadWord(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+uint64_t HashKey(std::string_view key) {
+  if (key.size() == 8) return Mix(LoadWord<uint64_t>(key.data()));
+  if (key.size() == 4) return Mix(LoadWord<uint32_t>(key.data()));
+  return std::hash<std::string_view>{}(key);
+}
+
 }  // namespace
 
 LeafColumnWriter::LeafColumnWriter(const ColumnDescriptor& column, const WriterOptions& options)
@@ -64,9 +90,79 @@ LeafColumnWriter::LeafColumnWriter(const ColumnDescriptor& column, const WriterO
       codec_(&GetCodec(CodecKindFor(options.compression))),
       is_float_(field_.physical_type == PhysicalType::kFloat ||
                 field_.physical_type == PhysicalType::kDouble),
+      level_bits_(static_cast<size_t>(BitWidth(column.max_rep_level) + BitWidth(column.max_def_level))),
       use_dictionary_(options.enable_dictionary && field_.physical_type != PhysicalType::kBoolean) {
   metrics_.field_id = field_.field_id;
   metrics_.path = column.path;
+  fixed_width_key_ = field_.physical_type == PhysicalType::kInt32 || field_.physical_type == PhysicalType::kInt64 ||
+                     field_.physical_type == PhysicalType::kFloat || field_.physical_type == PhysicalType::kDouble ||
+                     (field_.physical_type == PhysicalType::kFixedLenByteArray && field_.type_length <= 8);
+  if constexpr (std::endian::native == std::endian::little) {
+    const bool is_unsigned = field_.logical_type.kind == LogicalType::kInteger && !field_.logical_type.is_signed;
+    const bool is_decimal = field_.logical_type.kind == LogicalType::kDecimal;
+    switch (field_.physical_type) {
+      case PhysicalType::kInt32:
+        if (!is_unsigned) order_ = BoundsOrder::kInt32;
+        break;
+      case PhysicalType::kInt64:
+        if (!is_unsigned) order_ = BoundsOrder::kInt64;
+        break;
+      case PhysicalType::kFloat:
+        order_ = BoundsOrder::kFloat;
+        break;
+      case PhysicalType::kDouble:
+        order_ = BoundsOrder::kDouble;
+        break;
+      case PhysicalType::kByteArray:
+      case PhysicalType::kFixedLenByteArray:
+        if (!is_decimal) order_ = BoundsOrder::kBytes;
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+namespace {
+
+template <typename T>
+int CompareLoaded(std::string_view a, std::string_view b) {
+  T x, y;
+  std::memcpy(&x, a.data(), sizeof x);
+  std::memcpy(&y, b.data(), sizeof y);
+  return x < y ? -1 : (y < x ? 1 : 0);
+}
+
+}  // namespace
+
+int LeafColumnWriter::CompareBounds(std::string_view a, std::string_view b) const {
+  switch (order_) {
+    case BoundsOrder::kInt32:
+      return CompareLoaded<int32_t>(a, b);
+    case BoundsOrder::kInt64:
+      return CompareLoaded<int64_t>(a, b);
+    case BoundsOrder::kFloat:
+      return CompareLoaded<float>(a, b);
+    case BoundsOrder::kDouble:
+      return CompareLoaded<double>(a, b);
+    case BoundsOrder::kBytes: {
+      int c = a.compare(b);  // unsigned bytewise, then shorter first
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    case BoundsOrder::kOther:
+      break;
+  }
+  return CompareStatistics(field_, a, b);
+}
+
+void LeafColumnWriter::MergeChunkBounds(ColumnMetrics* metrics) const {
+  if (!chunk_has_bounds_) return;
+  if (!metrics->lower_bound || CompareStatistics(field_, chunk_min_, *metrics->lower_bound) < 0) {
+    metrics->lower_bound = chunk_min_;
+  }
+  if (!metrics->upper_bound || CompareStatistics(field_, chunk_max_, *metrics->upper_bound) > 0) {
+    metrics->upper_bound = chunk_max_;
+  }
 }
 
 void LeafColumnWriter::Add(int rep_level, int def_level, const Value* value) {
@@ -80,61 +176,138 @@ void LeafColumnWriter::Add(int rep_level, int def_level, const Value* value) {
     return;
   }
   ++page_values_;
-  std::string bytes = StatisticsBytes(field_, *value);
+  // The value's PLAIN bytes without a length prefix: also its statistics bytes.
+  std::string_view key;
+  char fixed[8];
+  const PhysicalType type = field_.physical_type;
+  auto load = [&](const auto& v) {
+    std::memcpy(fixed, &v, sizeof v);
+    key = std::string_view(fixed, sizeof v);
+  };
+  if (type == PhysicalType::kByteArray || type == PhysicalType::kFixedLenByteArray) {
+    key = value->bytes();
+  } else if (type == PhysicalType::kBoolean) {
+    fixed[0] = value->bool_value() ? 1 : 0;
+    key = std::string_view(fixed, 1);
+  } else if (std::endian::native != std::endian::little) {
+    key_scratch_.clear();
+    AppendPlain(field_, *value, &key_scratch_);
+    key = key_scratch_;
+  } else if (type == PhysicalType::kInt32) {
+    load(value->int32_value());
+  } else if (type == PhysicalType::kInt64) {
+    load(value->int64_value());
+  } else if (type == PhysicalType::kFloat) {
+    load(value->float_value());
+  } else {
+    load(value->double_value());
+  }
   if (is_float_ && IsNaN(*value)) {
     ++metrics_.nan_count;
   } else {
-    UpdateBounds(bytes);
+    UpdateBounds(key);
   }
-  if (field_.physical_type == PhysicalType::kBoolean) {
+  if (type == PhysicalType::kBoolean) {
     bool_values_.push_back(value->bool_value());
   } else if (use_dictionary_) {
-    auto [it, inserted] =
-        dictionary_.try_emplace(std::move(bytes), static_cast<uint32_t>(dictionary_.size()));
-    if (inserted) AppendPlain(field_, *value, &dictionary_plain_);
-    indices_.push_back(it->second);
-  } else {
+    indices_.push_back(DictionaryIndex(key, *value));
+  } else if (type == PhysicalType::kByteArray) {
     AppendPlain(field_, *value, &plain_values_);
+  } else {
+    plain_values_.append(key);  // PLAIN bytes of the other types
   }
 }
 
-void LeafColumnWriter::UpdateBounds(const std::string& bytes) {
+uint32_t LeafColumnWriter::DictionaryIndex(std::string_view key, const Value& value) {
+  const uint64_t hash = HashKey(key);
+  // Fixed-width keys of up to 8 bytes are their own tag, so a probe reads the
+  // slot only; other keys are tagged with their hash and compared in full.
+  uint64_t tag = hash;
+  if (fixed_width_key_) {
+    tag = 0;
+    std::memcpy(&tag, key.data(), key.size());
+  }
+  size_t mask = dictionary_slots_.size() - 1;
+  if (!dictionary_slots_.empty()) {
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      const DictionarySlot& slot = dictionary_slots_[i];
+      if (slot.index_plus_one == 0) break;
+      if (slot.tag != tag) continue;
+      if (fixed_width_key_) return slot.index_plus_one - 1;
+      const DictionaryEntry& e = dictionary_[slot.index_plus_one - 1];
+      if (e.size == key.size() && std::memcmp(dictionary_plain_.data() + e.offset, key.data(), key.size()) == 0) {
+        return slot.index_plus_one - 1;
+      }
+    }
+  }
+  // New: add it, growing the table to keep it at most half full.
+  uint32_t index = static_cast<uint32_t>(dictionary_.size());
+  AppendPlain(field_, value, &dictionary_plain_);
+  dictionary_.push_back({hash, tag, static_cast<uint32_t>(dictionary_plain_.size() - key.size()),
+                         static_cast<uint32_t>(key.size())});
+  auto place = [&](const DictionaryEntry& e, uint32_t j) {
+    size_t i = e.hash & mask;
+    while (dictionary_slots_[i].index_plus_one != 0) i = (i + 1) & mask;
+    dictionary_slots_[i] = {e.tag, j + 1};
+  };
+  if (dictionary_.size() * 2 > dictionary_slots_.size()) {
+    dictionary_slots_.assign(std::max<size_t>(64, dictionary_slots_.size() * 2), DictionarySlot{});
+    mask = dictionary_slots_.size() - 1;
+    for (uint32_t j = 0; j < dictionary_.size(); ++j) place(dictionary_[j], j);
+  } else {
+    place(dictionary_.back(), index);
+  }
+  return index;
+}
+
+void LeafColumnWriter::ClearDictionary() {
+  dictionary_.clear();
+  dictionary_slots_.clear();
+  dictionary_plain_.clear();
+}
+
+void LeafColumnWriter::UpdateBounds(std::string_view bytes) {
   if (!chunk_has_bounds_) {
     chunk_min_ = chunk_max_ = bytes;
     chunk_has_bounds_ = true;
-  } else if (CompareStatistics(field_, bytes, chunk_min_) < 0) {
+  } else if (CompareBounds(bytes, chunk_min_) < 0) {
     chunk_min_ = bytes;
-  } else if (CompareStatistics(field_, bytes, chunk_max_) > 0) {
+  } else if (CompareBounds(bytes, chunk_max_) > 0) {
     chunk_max_ = bytes;
   }
-  if (!file_has_bounds_) {
-    metrics_.lower_bound = metrics_.upper_bound = bytes;
-    file_has_bounds_ = true;
-  } else if (CompareStatistics(field_, bytes, *metrics_.lower_bound) < 0) {
-    metrics_.lower_bound = bytes;
-  } else if (CompareStatistics(field_, bytes, *metrics_.upper_bound) > 0) {
-    metrics_.upper_bound = bytes;
+}
+
+size_t LeafColumnWriter::OpenPageBytes() const {
+  size_t open = rep_levels_.size() * level_bits_ / 8 + plain_values_.size() + bool_values_.size() / 8;
+  if (!indices_.empty()) {
+    size_t width = std::max(1, static_cast<int>(std::bit_width(static_cast<uint32_t>(dictionary_.size()))));
+    open += indices_.size() * width / 8;
   }
+  return open;
 }
 
 size_t LeafColumnWriter::BufferedBytes() const {
-  size_t level_bits = static_cast<size_t>(BitWidth(column_.max_rep_level) + BitWidth(column_.max_def_level));
-  size_t open = rep_levels_.size() * level_bits / 8 + plain_values_.size() + bool_values_.size() / 8;
-  if (!indices_.empty()) {
-    size_t width = std::max(1, BitWidth(static_cast<uint32_t>(dictionary_.size())));
-    open += indices_.size() * width / 8;
-  }
-  return pages_bytes_ + open + (use_dictionary_ ? dictionary_plain_.size() : 0);
+  return pages_bytes_ + OpenPageBytes() + (use_dictionary_ ? dictionary_plain_.size() : 0);
 }
 
-Status LeafColumnWriter::EndRecord() {
-  size_t open = BufferedBytes() - pages_bytes_ - (use_dictionary_ ? dictionary_plain_.size() : 0);
-  if (open >= options_.page_size) RETURN_IF_ERROR(FinishPage());
-  if (use_dictionary_ && dictionary_plain_.size() > options_.dictionary_page_size_limit) {
+Status LeafColumnWriter::EndRecord(size_t* buffered) {
+  size_t open = OpenPageBytes();
+  if (open >= options_.page_size) {
+    RETURN_IF_ERROR(FinishPage());
+    open = 0;
+  }
+  // High-cardinality columns gain nothing from a dictionary: stop building it
+  // once most values seen in this chunk have been new (or it outgrows its limit).
+  const int64_t chunk_values = chunk_num_values_ - chunk_null_count_;
+  if (use_dictionary_ &&
+      (dictionary_plain_.size() > options_.dictionary_page_size_limit ||
+       (chunk_values >= kDictionaryProbeValues && static_cast<int64_t>(dictionary_.size()) * 2 > chunk_values))) {
     // Pages written so far keep the dictionary; the rest of the chunk is PLAIN.
     RETURN_IF_ERROR(FinishPage());
     use_dictionary_ = false;
+    open = 0;
   }
+  *buffered += pages_bytes_ + open + (use_dictionary_ ? dictionary_plain_.size() : 0);
   return Status::OK();
 }
 
@@ -258,6 +431,7 @@ Status LeafColumnWriter::FlushChunk(WritableFile& file, int64_t* offset, ColumnC
     m.encoding_stats.push_back({PageType::kDataPage, Encoding::kRleDictionary, dictionary_data_pages});
   }
   if (has_plain_data) m.encoding_stats.push_back({PageType::kDataPage, Encoding::kPlain, plain_data_pages});
+  MergeChunkBounds(&metrics_);
   Statistics stats;
   stats.null_count = chunk_null_count_;
   if (chunk_has_bounds_ && chunk_min_.size() <= options_.max_statistics_size &&
@@ -273,8 +447,7 @@ Status LeafColumnWriter::FlushChunk(WritableFile& file, int64_t* offset, ColumnC
 
   pages_.clear();
   pages_bytes_ = 0;
-  dictionary_.clear();
-  dictionary_plain_.clear();
+  ClearDictionary();
   dictionary_pages_written_ = false;
   use_dictionary_ = options_.enable_dictionary && field_.physical_type != PhysicalType::kBoolean;
   chunk_num_values_ = 0;
@@ -285,6 +458,7 @@ Status LeafColumnWriter::FlushChunk(WritableFile& file, int64_t* offset, ColumnC
 
 ColumnMetrics LeafColumnWriter::Metrics() const {
   ColumnMetrics m = metrics_;
+  MergeChunkBounds(&m);
   if (m.lower_bound) NormalizeZero(field_, true, &*m.lower_bound);
   if (m.upper_bound) NormalizeZero(field_, false, &*m.upper_bound);
   return m;

@@ -52,6 +52,61 @@ std::string JoinPath(const std::vector<std::string_view>& path) {
   return out;
 }
 
+Value::Kind KindFor(PhysicalType type) {
+  switch (type) {
+    case PhysicalType::kBoolean:
+      return Value::Kind::kBool;
+    case PhysicalType::kInt32:
+      return Value::Kind::kInt32;
+    case PhysicalType::kInt64:
+      return Value::Kind::kInt64;
+    case PhysicalType::kFloat:
+      return Value::Kind::kFloat;
+    case PhysicalType::kDouble:
+      return Value::Kind::kDouble;
+    case PhysicalType::kByteArray:
+    case PhysicalType::kFixedLenByteArray:
+      return Value::Kind::kBytes;
+    default:
+      return Value::Kind::kNull;
+  }
+}
+
+// A quick yes/no version of Validate (no messages): rows that pass it are
+// not validated again. False sends the row through Validate, which says why
+// (or, for the cases this does not decide, accepts it).
+bool Fits(const SchemaNode& node, const Value& value) {
+  const Field& f = *node.field;
+  if (value.is_null()) return f.optional();
+  switch (f.kind) {
+    case Field::Kind::kPrimitive:
+      if (value.kind() != KindFor(f.physical_type)) return false;
+      if (f.physical_type == PhysicalType::kFixedLenByteArray)
+        return value.bytes().size() == static_cast<size_t>(f.type_length);
+      if (f.physical_type == PhysicalType::kByteArray) return value.bytes().size() <= 0x7fffffffu;
+      return true;
+    case Field::Kind::kStruct:
+      if (value.kind() != Value::Kind::kStruct || value.fields().size() != node.children.size()) return false;
+      for (size_t i = 0; i < node.children.size(); ++i) {
+        if (!Fits(node.children[i], value.fields()[i])) return false;
+      }
+      return true;
+    case Field::Kind::kList:
+      if (value.kind() != Value::Kind::kList) return false;
+      for (const Value& e : value.elements()) {
+        if (!Fits(node.children[0], e)) return false;
+      }
+      return true;
+    case Field::Kind::kMap:
+      if (value.kind() != Value::Kind::kMap) return false;
+      for (size_t i = 0; i < value.map_size(); ++i) {
+        if (!Fits(node.children[0], value.map_key(i)) || !Fits(node.children[1], value.map_value(i))) return false;
+      }
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 // `path` is the field path so far; messages are built only on error, since
@@ -154,16 +209,15 @@ Status ParquetWriter::WriteRow(const Value& row) {
     return Status::InvalidArgument(
         StrCat(path_, ": a row is a struct of ", plan_.roots.size(), " values, not ", row.ToString()));
   }
-  std::vector<std::string_view> path;
   for (size_t i = 0; i < plan_.roots.size(); ++i) {
-    path.assign(1, schema_.fields[i].name);
+    if (Fits(plan_.roots[i], row.fields()[i])) continue;
+    std::vector<std::string_view> path(1, schema_.fields[i].name);
     RETURN_IF_ERROR(Validate(plan_.roots[i], row.fields()[i], &path));
   }
   for (size_t i = 0; i < plan_.roots.size(); ++i) Shred(plan_.roots[i], row.fields()[i], 0);
   size_t buffered = 0;
   for (auto& leaf : leaves_) {
-    RETURN_IF_ERROR(leaf->EndRecord());
-    buffered += leaf->BufferedBytes();
+    RETURN_IF_ERROR(leaf->EndRecord(&buffered));
   }
   ++num_rows_;
   ++row_group_rows_;

@@ -37,7 +37,9 @@ struct WriterOptions {
   size_t row_group_size = 128 << 20;                       // target buffered bytes per row group
   int64_t row_group_rows = 0;                              // rows per row group; 0 = no limit
   bool enable_dictionary = true;
-  size_t dictionary_page_size_limit = 1 << 20;  // fall back to PLAIN beyond this
+  // Fall back to PLAIN beyond this (and, per column chunk, once more than half
+  // of its first 8192 or more values were distinct).
+  size_t dictionary_page_size_limit = 1 << 20;
   // Chunk statistics leave out min/max values longer than this (null_count
   // stays), so huge values do not bloat the footer. ColumnMetrics keep them.
   size_t max_statistics_size = 4096;
