@@ -88,42 +88,6 @@ bool FitsPrecision(Int128 v) {
   return v < limit && v > -limit;
 }
 
-bool ValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    auto c = static_cast<uint8_t>(s[i]);
-    int extra;
-    uint32_t cp;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xe0) == 0xc0) {
-      extra = 1;
-      cp = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-      extra = 2;
-      cp = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-      extra = 3;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + extra >= s.size()) return false;
-    for (int k = 1; k <= extra; ++k) {
-      auto cc = static_cast<uint8_t>(s[i + k]);
-      if ((cc & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    if ((extra == 1 && cp < 0x80) || (extra == 2 && cp < 0x800) ||
-        (extra == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff)) {
-      return false;
-    }
-    i += extra + 1;
-  }
-  return true;
-}
-
 bool ReadUnsignedVInt(std::string_view bytes, size_t* pos, uint64_t* out) {
   if (*pos >= bytes.size()) return false;
   uint8_t first = static_cast<uint8_t>(bytes[(*pos)++]);
@@ -339,7 +303,7 @@ std::optional<Value> ToTyped(const CqlType& type, std::string_view bytes) {
   switch (type.kind) {
     case CqlKind::kAscii:
     case CqlKind::kText:
-      if (!ValidUtf8(bytes)) return std::nullopt;
+      if (!IsValidUtf8(bytes)) return std::nullopt;
       return Value::String(std::string(bytes));
     case CqlKind::kBigint:
       if (!fixed(8)) return std::nullopt;

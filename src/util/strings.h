@@ -29,6 +29,9 @@ std::vector<std::string> Split(std::string_view text, char separator);
 bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
 std::string_view Trim(std::string_view text);
+// Strict UTF-8, as Java's decoder with CodingErrorAction.REPORT accepts it:
+// no overlong forms, surrogates or code points above U+10FFFF.
+bool IsValidUtf8(std::string_view text);
 // A-Z to a-z; other bytes unchanged (Java's toLowerCase(Locale.US) on identifiers).
 std::string ToLowerAscii(std::string_view text);
 
