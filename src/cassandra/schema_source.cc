@@ -422,9 +422,13 @@ Status CheckSchemaAgainstHeader(const TableSchema& schema, const SerializationHe
   return check_columns(header.regular_columns, false);
 }
 
-Result<ResolvedSchema> ResolveSchema(FileSystem& fs, const SSTableLocation& location,
-                                     const SerializationHeader& header, const std::string& schema_file) {
-  auto pick = [&](std::vector<TableSchema> tables, const std::string& path) -> Result<std::optional<TableSchema>> {
+namespace {
+
+// The schema a declared source gives (sources 1 to 3), or nullopt when there
+// is none and only a serialization header could tell.
+Result<std::optional<ResolvedSchema>> FindDeclaredSchema(FileSystem& fs, const SSTableLocation& location,
+                                                         const std::string& schema_file) {
+  auto pick = [&](std::vector<TableSchema> tables, const std::string& path) -> Result<TableSchema> {
     std::vector<TableSchema> matching;
     for (auto& t : tables) {
       bool keyspace_ok = t.keyspace.empty() || location.keyspace.empty() || t.keyspace == location.keyspace;
@@ -434,44 +438,55 @@ Result<ResolvedSchema> ResolveSchema(FileSystem& fs, const SSTableLocation& loca
     if (matching.size() != 1) {
       return Status::NotFound(StrCat(path, ": no CREATE TABLE for ", location.keyspace, ".", location.table));
     }
-    return std::optional<TableSchema>(std::move(matching[0]));
+    return std::move(matching[0]);
   };
-
-  ResolvedSchema resolved;
-  std::string statistics = location.ComponentPath("Statistics.db");
-  auto finish = [&](TableSchema table, SchemaOrigin origin, const std::string& path) -> Result<ResolvedSchema> {
-    AddStaticCompactColumns(header, &table);
-    RETURN_IF_ERROR(CheckSchemaAgainstHeader(table, header, statistics).WithContext(
-        StrCat("using the ", ResolvedSchema{table, origin, path}.Describe())));
-    return ResolvedSchema{std::move(table), origin, path};
-  };
-
-  if (!schema_file.empty()) {
-    ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(schema_file));
+  auto from_cql_file = [&](const std::string& path, SchemaOrigin origin) -> Result<std::optional<ResolvedSchema>> {
+    ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(path));
     auto tables = ParseCqlSchema(text);
-    if (!tables.ok()) return tables.status().WithContext(schema_file);
-    ASSIGN_OR_RETURN(auto table, pick(std::move(*tables), schema_file));
-    return finish(std::move(*table), SchemaOrigin::kSchemaFile, schema_file);
-  }
+    if (!tables.ok()) return tables.status().WithContext(path);
+    ASSIGN_OR_RETURN(TableSchema table, pick(std::move(*tables), path));
+    return std::optional<ResolvedSchema>(ResolvedSchema{std::move(table), origin, path});
+  };
+
+  if (!schema_file.empty()) return from_cql_file(schema_file, SchemaOrigin::kSchemaFile);
   // nodetool snapshot writes schema.cql beside the SSTables; a keyspace-level
   // one (as DESCRIBE KEYSPACE prints) also serves.
   std::string snapshot_schema = JoinPath(location.directory, "schema.cql");
   if (!fs.Exists(snapshot_schema) && !location.table_id.empty()) {
     snapshot_schema = JoinPath(DirName(location.directory), "schema.cql");
   }
-  if (fs.Exists(snapshot_schema)) {
-    ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(snapshot_schema));
-    auto tables = ParseCqlSchema(text);
-    if (!tables.ok()) return tables.status().WithContext(snapshot_schema);
-    ASSIGN_OR_RETURN(auto table, pick(std::move(*tables), snapshot_schema));
-    return finish(std::move(*table), SchemaOrigin::kSnapshotSchema, snapshot_schema);
-  }
+  if (fs.Exists(snapshot_schema)) return from_cql_file(snapshot_schema, SchemaOrigin::kSnapshotSchema);
   if (auto root = DataRoot(location)) {
     ASSIGN_OR_RETURN(auto table, SchemaFromSystemTables(fs, *root, location.keyspace, location.table));
-    if (table) return finish(std::move(*table), SchemaOrigin::kSystemSchema, *root);
+    if (table) return std::optional<ResolvedSchema>(ResolvedSchema{std::move(*table), SchemaOrigin::kSystemSchema, *root});
   }
-  return ResolvedSchema{SchemaFromHeader(header, location.keyspace, location.table),
-                        SchemaOrigin::kSerializationHeader, statistics};
+  return std::optional<ResolvedSchema>();
+}
+
+}  // namespace
+
+Result<ResolvedSchema> ResolveSchema(FileSystem& fs, const SSTableLocation& location,
+                                     const SerializationHeader& header, const std::string& schema_file) {
+  std::string statistics = location.ComponentPath("Statistics.db");
+  ASSIGN_OR_RETURN(std::optional<ResolvedSchema> declared, FindDeclaredSchema(fs, location, schema_file));
+  if (!declared) {
+    return ResolvedSchema{SchemaFromHeader(header, location.keyspace, location.table),
+                          SchemaOrigin::kSerializationHeader, statistics};
+  }
+  AddStaticCompactColumns(header, &declared->table);
+  RETURN_IF_ERROR(CheckSchemaAgainstHeader(declared->table, header, statistics)
+                      .WithContext(StrCat("using the ", declared->Describe())));
+  return std::move(*declared);
+}
+
+Result<ResolvedSchema> ResolveSchemaWithoutSSTables(FileSystem& fs, const SSTableLocation& location,
+                                                    const std::string& schema_file) {
+  ASSIGN_OR_RETURN(std::optional<ResolvedSchema> declared, FindDeclaredSchema(fs, location, schema_file));
+  if (!declared) {
+    return Status::NotFound(StrCat(location.directory, ": no SSTable, and no schema for ", location.keyspace, ".",
+                                   location.table, " (give one with --schema)"));
+  }
+  return std::move(*declared);
 }
 
 }  // namespace cqlite

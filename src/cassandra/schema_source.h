@@ -32,6 +32,11 @@ struct ResolvedSchema {
 Result<ResolvedSchema> ResolveSchema(FileSystem& fs, const SSTableLocation& location,
                                      const SerializationHeader& header, const std::string& schema_file);
 
+// The schema of a table that has no SSTable yet (or no more: compaction can
+// leave a table directory empty), from sources 1 to 3. NotFound without one.
+Result<ResolvedSchema> ResolveSchemaWithoutSSTables(FileSystem& fs, const SSTableLocation& location,
+                                                    const std::string& schema_file);
+
 // A schema derived from the header: partition key columns named key, key2...
 // (or the components of a CompositeType), clustering columns column1,
 // column2..., as Cassandra names them for tables without metadata.

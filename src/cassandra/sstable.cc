@@ -77,6 +77,18 @@ bool GenerationLess(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+std::optional<SSTableLocation> TableDirectoryLocation(const std::string& directory) {
+  std::string trimmed = directory;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  std::string table, id;
+  if (!ParseTableDirectory(BaseName(trimmed), &table, &id)) return std::nullopt;
+  SSTableLocation location;
+  location.directory = trimmed;
+  NameFromDirectory(&location);
+  if (location.table_id != id) return std::nullopt;
+  return location;
+}
+
 Result<std::vector<SSTableLocation>> FindSSTables(FileSystem& fs, const std::string& path) {
   std::vector<SSTableLocation> found;
   if (!fs.Exists(path)) return Status::NotFound(StrCat(path, ": no such file or directory"));

@@ -36,6 +36,11 @@ struct SSTableLocation {
 // NotFound if there is none.
 Result<std::vector<SSTableLocation>> FindSSTables(FileSystem& fs, const std::string& path);
 
+// The keyspace, table and id that a table directory's path names
+// (`.../<keyspace>/<table>-<id>`), with an empty SSTable name: where a table
+// lives when it has no SSTable. nullopt when `directory` is not so named.
+std::optional<SSTableLocation> TableDirectoryLocation(const std::string& directory);
+
 class SSTable;
 
 // A pull-style scan of one SSTable's Data.db: one partition per call.

@@ -5,7 +5,18 @@
 namespace cqlite {
 
 Result<TableSSTables> OpenTableSSTables(FileSystem& fs, const std::string& path, const std::string& schema_file) {
-  ASSIGN_OR_RETURN(auto locations, FindSSTables(fs, path));
+  auto found = FindSSTables(fs, path);
+  if (!found.ok() && found.status().kind() == StatusKind::kNotFound && fs.IsDirectory(path)) {
+    // Compaction can leave a table directory with no SSTable at all (every
+    // fact purged): that is a table with no rows, not an error.
+    if (auto location = TableDirectoryLocation(path)) {
+      TableSSTables table;
+      ASSIGN_OR_RETURN(table.schema, ResolveSchemaWithoutSSTables(fs, *location, schema_file));
+      table.partitioner = Partitioner::kMurmur3;
+      return table;
+    }
+  }
+  ASSIGN_OR_RETURN(auto locations, std::move(found));
   const SSTableLocation& first = locations.front();
   for (const SSTableLocation& location : locations) {
     if (location.keyspace != first.keyspace || location.table != first.table ||

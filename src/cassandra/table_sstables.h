@@ -24,7 +24,9 @@ struct TableSSTables {
   std::optional<Partitioner> partitioner;
 };
 
-// `schema_file` may be empty (see ResolveSchema). A schema taken from the
+// `schema_file` may be empty (see ResolveSchema). A table directory
+// (`<table>-<id>/`) without SSTables is a table without generations, provided
+// a schema for it is found; its partitioner is then taken to be Murmur3. A schema taken from the
 // serialization header gets the columns of every generation's header.
 Result<TableSSTables> OpenTableSSTables(FileSystem& fs, const std::string& path, const std::string& schema_file);
 

@@ -41,6 +41,10 @@ Status DeltaExport(const DeltaExportOptions& options) {
   // Everything that can be refused is refused before any file is created.
   RETURN_IF_ERROR(envelope::CheckPrefix(schema.table, options.prefix));
 
+  if (sstables.empty()) {
+    std::cerr << options.path << ": the table has no SSTable; nothing to export\n";
+    return Status::OK();
+  }
   // One SSTable: -o is the file (or an existing directory to write it in).
   // Several: -o is a directory, one <sstable-name>.parquet per generation.
   bool to_directory = sstables.size() > 1 || fs.IsDirectory(options.output);

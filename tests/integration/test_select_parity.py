@@ -234,11 +234,18 @@ def test_select_matches_cassandra(index, parity, cqlite, missing_select, tmp_pat
     export = cqlite("delta-export", table_dir, "-o", envelopes, check=False)
     assert export.returncode == 0, f"{where}: cqlite delta-export {table_dir} failed: {export.stderr.strip()}"
     envelope_files = sorted(str(p) for p in envelopes.glob("*.parquet"))
-    assert envelope_files, f"{where}: cqlite delta-export wrote no envelope file"
+    # Compaction may leave no SSTable at all: an empty table, and nothing to export.
+    has_sstables = any(table_dir.glob("*-Data.db"))
+    assert bool(envelope_files) == has_sstables, (
+        f"{where}: cqlite delta-export wrote {len(envelope_files)} envelope files for "
+        f"{'some' if has_sstables else 'no'} SSTables")
+    sources = [("sstables", [table_dir])]
+    if envelope_files:
+        sources.append(("envelopes", ["--from-envelopes", *envelope_files]))
     mismatches = []
     for path in parity.selects(index):
         now, expected = _read_select(path)
-        for source, args in (("sstables", [table_dir]), ("envelopes", ["--from-envelopes", *envelope_files])):
+        for source, args in sources:
             proc = cqlite("select", *args, "--now", now, check=False)
             if proc.returncode != 0:
                 mismatches.append(f"{path.name}: cqlite select ({source}) --now {now} exited {proc.returncode}: "
