@@ -83,6 +83,16 @@ class LocalWritableFile final : public WritableFile {
 
 class LocalFileSystemImpl final : public FileSystem {
  public:
+  Status SyncFile(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus("open", path, errno);
+    int rc = ::fsync(fd);
+    int err = errno;
+    ::close(fd);
+    if (rc != 0) return ErrnoStatus("fsync", path, err);
+    return Status::OK();
+  }
+
   Result<std::unique_ptr<RandomAccessFile>> OpenForRead(const std::string& path) override {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -189,6 +199,14 @@ Status RandomAccessFile::ReadExactly(uint64_t offset, std::span<uint8_t> out) co
                                      out.size(), " bytes at byte offset ", offset));
   }
   return Status::OK();
+}
+
+Status FileSystem::WriteStringToFile(const std::string& path, std::string_view contents) {
+  ASSIGN_OR_RETURN(auto file, OpenForWrite(path));
+  RETURN_IF_ERROR(file->Append(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(contents.data()),
+                                                        contents.size())));
+  RETURN_IF_ERROR(file->Sync());
+  return file->Close();
 }
 
 Result<std::string> FileSystem::ReadFileToString(const std::string& path) {

@@ -61,8 +61,13 @@ class FileSystem {
   virtual Status CreateDirectories(const std::string& path) = 0;
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
   virtual Status Remove(const std::string& path) = 0;
+  // Makes a file written earlier (and closed) durable. No-op where nothing
+  // is durable anyway.
+  virtual Status SyncFile(const std::string& path) { return Status::OK(); }
 
   Result<std::string> ReadFileToString(const std::string& path);
+  // Writes `contents` to `path` (created or truncated), synced and closed.
+  Status WriteStringToFile(const std::string& path, std::string_view contents);
 };
 
 // The machine's own file system. Shared, stateless.

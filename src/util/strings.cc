@@ -86,4 +86,13 @@ bool IsValidUtf8(std::string_view s) {
   return true;
 }
 
+std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += separator;
+    out += parts[i];
+  }
+  return out;
+}
+
 }  // namespace cqlite

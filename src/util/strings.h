@@ -28,6 +28,8 @@ inline std::string ToHex(std::string_view bytes) {
 std::vector<std::string> Split(std::string_view text, char separator);
 bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
+// The parts with `separator` between them.
+std::string Join(const std::vector<std::string>& parts, std::string_view separator);
 std::string_view Trim(std::string_view text);
 // Strict UTF-8, as Java's decoder with CodingErrorAction.REPORT accepts it:
 // no overlong forms, surrogates or code points above U+10FFFF.

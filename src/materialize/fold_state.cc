@@ -1,0 +1,237 @@
+#include "materialize/fold_state.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "util/strings.h"
+
+namespace cqlite::materialize {
+
+namespace {
+
+using nlohmann::json;
+using parquet::Field;
+using parquet::Repetition;
+using parquet::Value;
+
+constexpr int kFormat = 1;
+constexpr int64_t kIndexRowGroupRows = 65536;
+
+parquet::Schema RowIndexSchema() {
+  parquet::Schema schema;
+  schema.root_name = "cqlite_row_index";
+  schema.fields = {Field::Binary("partition_key", Repetition::kRequired, 1),
+                   Field::Binary("clustering", Repetition::kRequired, 2),
+                   Field::String("data_file", Repetition::kRequired, 3),
+                   Field::Int64("position", Repetition::kRequired, 4),
+                   Field::Int64("hash", Repetition::kRequired, 5)};
+  return schema;
+}
+
+void AppendUint32(uint32_t v, std::string* out) {
+  for (int shift = 24; shift >= 0; shift -= 8) out->push_back(static_cast<char>((v >> shift) & 0xff));
+}
+
+// Each component: a presence byte, then (if present) a 4-byte length and the value.
+std::string EncodeClustering(const FoldClustering& clustering) {
+  std::string out;
+  for (size_t i = 0; i < clustering.values.size(); ++i) {
+    bool present = clustering.present.empty() || clustering.present[i];
+    out.push_back(present ? 1 : 0);
+    if (!present) continue;
+    AppendUint32(static_cast<uint32_t>(clustering.values[i].size()), &out);
+    out += clustering.values[i];
+  }
+  return out;
+}
+
+bool DecodeClustering(std::string_view bytes, FoldClustering* out) {
+  out->values.clear();
+  out->present.clear();
+  size_t pos = 0;
+  while (pos < bytes.size()) {
+    bool present = bytes[pos++] != 0;
+    out->present.push_back(present);
+    if (!present) {
+      out->values.emplace_back();
+      continue;
+    }
+    if (bytes.size() - pos < 4) return false;
+    uint32_t len = 0;
+    for (int i = 0; i < 4; ++i) len = (len << 8) | static_cast<uint8_t>(bytes[pos + i]);
+    pos += 4;
+    if (bytes.size() - pos < len) return false;
+    out->values.emplace_back(bytes.substr(pos, len));
+    pos += len;
+  }
+  if (std::all_of(out->present.begin(), out->present.end(), [](bool p) { return p; })) out->present.clear();
+  return true;
+}
+
+class Hasher {
+ public:
+  void Add(uint64_t v) {
+    state_ ^= v + 0x9e3779b97f4a7c15ULL + (state_ << 6) + (state_ >> 2);
+    state_ *= 0xff51afd7ed558ccdULL;
+    state_ ^= state_ >> 33;
+  }
+  void AddBytes(std::string_view bytes) {
+    Add(bytes.size());
+    size_t i = 0;
+    for (; i + 8 <= bytes.size(); i += 8) {
+      uint64_t word;
+      std::memcpy(&word, bytes.data() + i, 8);
+      Add(word);
+    }
+    uint64_t tail = 0;
+    std::memcpy(&tail, bytes.data() + i, bytes.size() - i);
+    Add(tail);
+  }
+  uint64_t value() const { return state_; }
+
+ private:
+  uint64_t state_ = 0x6a09e667f3bcc908ULL;
+};
+
+void HashInto(const Value& value, Hasher* h) {
+  h->Add(static_cast<uint64_t>(value.kind()));
+  switch (value.kind()) {
+    case Value::Kind::kNull: break;
+    case Value::Kind::kBool: h->Add(value.bool_value()); break;
+    case Value::Kind::kInt32: h->Add(static_cast<uint32_t>(value.int32_value())); break;
+    case Value::Kind::kInt64: h->Add(static_cast<uint64_t>(value.int64_value())); break;
+    case Value::Kind::kFloat: {
+      uint32_t bits;
+      float f = value.float_value();
+      std::memcpy(&bits, &f, 4);
+      h->Add(bits);
+      break;
+    }
+    case Value::Kind::kDouble: {
+      uint64_t bits;
+      double d = value.double_value();
+      std::memcpy(&bits, &d, 8);
+      h->Add(bits);
+      break;
+    }
+    case Value::Kind::kBytes: h->AddBytes(value.bytes()); break;
+    case Value::Kind::kList:
+    case Value::Kind::kStruct:
+      h->Add(value.elements().size());
+      for (const Value& child : value.elements()) HashInto(child, h);
+      break;
+    case Value::Kind::kMap:
+      h->Add(value.map_size());
+      for (size_t i = 0; i < value.map_size(); ++i) {
+        HashInto(value.map_key(i), h);
+        HashInto(value.map_value(i), h);
+      }
+      break;
+  }
+}
+
+}  // namespace
+
+int64_t FoldState::DeltaHorizonMicros() const {
+  int64_t horizon = INT64_MIN;
+  for (const ConsumedGeneration& g : generations) horizon = std::max(horizon, g.max_timestamp);
+  return generations.empty() ? 0 : horizon;
+}
+
+std::string FoldStateToJson(const FoldState& state) {
+  json generations = json::array();
+  for (const ConsumedGeneration& g : state.generations) {
+    generations.push_back({{"identity", g.identity}, {"facts-file", g.facts_file}, {"max-timestamp", g.max_timestamp}});
+  }
+  json j{{"format", kFormat},
+         {"generations", generations},
+         {"row-index", state.row_index},
+         {"row-count", state.row_count},
+         {"folded-at", state.folded_at}};
+  if (state.next_expiry != INT64_MAX) j["next-expiry"] = state.next_expiry;
+  return j.dump(1);
+}
+
+Result<FoldState> FoldStateFromJson(const std::string& text, const std::string& path) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return Status::Corruption(StrCat(path, ": not a CQLite fold state file"));
+  try {
+    if (j.at("format").get<int>() != kFormat) {
+      return Status::NotSupported(StrCat(path, ": fold state format ", j["format"].dump(), "; this CQLite reads ",
+                                         kFormat));
+    }
+    FoldState state;
+    for (const json& g : j.at("generations")) {
+      state.generations.push_back({g.at("identity").get<std::string>(), g.at("facts-file").get<std::string>(),
+                                   g.at("max-timestamp").get<int64_t>()});
+    }
+    state.row_index = j.at("row-index").get<std::string>();
+    state.row_count = j.at("row-count").get<int64_t>();
+    state.folded_at = j.at("folded-at").get<int64_t>();
+    if (j.contains("next-expiry")) state.next_expiry = j["next-expiry"].get<int64_t>();
+    return state;
+  } catch (const json::exception& e) {
+    return Status::Corruption(StrCat(path, ": malformed fold state: ", e.what()));
+  }
+}
+
+Result<std::unique_ptr<RowIndexWriter>> RowIndexWriter::Open(FileSystem& fs, const std::string& path) {
+  parquet::WriterOptions options;
+  options.compression = parquet::CompressionCodec::kZstd;
+  options.row_group_rows = kIndexRowGroupRows;
+  options.max_statistics_size = 0;
+  ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(fs, path, RowIndexSchema(), options));
+  return std::unique_ptr<RowIndexWriter>(new RowIndexWriter(std::move(writer)));
+}
+
+Status RowIndexWriter::Add(const RowIndexEntry& entry) {
+  ++count_;
+  return writer_->WriteRow(Value::Struct({Value::Bytes(entry.partition_key),
+                                          Value::Bytes(EncodeClustering(entry.clustering)),
+                                          Value::String(entry.data_file), Value::Int64(entry.position),
+                                          Value::Int64(static_cast<int64_t>(entry.hash))}));
+}
+
+Status RowIndexWriter::Close() { return writer_->Close().status(); }
+
+Result<std::unique_ptr<RowIndexReader>> RowIndexReader::Open(FileSystem& fs, const std::string& path) {
+  auto reader = std::make_unique<RowIndexReader>();
+  reader->path_ = path;
+  if (path.empty()) return reader;
+  ASSIGN_OR_RETURN(reader->reader_, parquet::ParquetReader::Open(fs, path));
+  if (!(reader->reader_->schema().fields == RowIndexSchema().fields)) {
+    return Status::Corruption(StrCat(path, ": not a CQLite row index (unexpected schema)"));
+  }
+  return reader;
+}
+
+Result<bool> RowIndexReader::Next(RowIndexEntry* entry) {
+  if (!reader_) return false;
+  while (next_row_ >= rows_.size()) {
+    if (next_group_ >= reader_->num_row_groups()) return false;
+    ASSIGN_OR_RETURN(rows_, reader_->ReadRowGroup(next_group_++));
+    next_row_ = 0;
+  }
+  const Value& row = rows_[next_row_++];
+  const auto& f = row.fields();
+  entry->partition_key = f[0].bytes();
+  if (!DecodeClustering(f[1].bytes(), &entry->clustering)) {
+    return Status::Corruption(StrCat(path_, ": malformed clustering in row ", next_row_ - 1, " of row group ",
+                                     next_group_ - 1));
+  }
+  entry->data_file = f[2].bytes();
+  entry->position = f[3].int64_value();
+  entry->hash = static_cast<uint64_t>(f[4].int64_value());
+  return true;
+}
+
+uint64_t HashValue(const Value& value) {
+  Hasher h;
+  HashInto(value, &h);
+  return h.value();
+}
+
+}  // namespace cqlite::materialize

@@ -1,0 +1,451 @@
+#include "materialize/iceberg_rows.h"
+
+#include <bit>
+#include <climits>
+
+#include "cassandra/value_format.h"
+#include "fold/result_values.h"
+#include "util/strings.h"
+
+namespace cqlite::materialize {
+
+namespace {
+
+using iceberg::NestedField;
+using iceberg::Type;
+using iceberg::TypePtr;
+using parquet::Value;
+using Int128 = __int128;
+
+constexpr int32_t kDecimalPrecision = 38;
+constexpr int64_t kDateEpochOffset = int64_t{1} << 31;  // SimpleDateSerializer: day 0 of 1970
+
+// Assigns ids to nested fields after the top-level ones, depth first.
+class IdAllocator {
+ public:
+  explicit IdAllocator(int32_t next) : next_(next) {}
+  int32_t Next() { return next_++; }
+
+ private:
+  int32_t next_;
+};
+
+Result<TypePtr> MapType(const CqlType& cql, const MappingOptions& options, IdAllocator* ids) {
+  switch (cql.kind) {
+    case CqlKind::kAscii:
+    case CqlKind::kText:
+    case CqlKind::kInet:
+      return Type::Primitive(Type::Kind::kString);
+    case CqlKind::kTinyint:
+    case CqlKind::kSmallint:
+    case CqlKind::kInt:
+      return Type::Primitive(Type::Kind::kInt);
+    case CqlKind::kBigint:
+    case CqlKind::kCounter:
+      return Type::Primitive(Type::Kind::kLong);
+    case CqlKind::kBoolean: return Type::Primitive(Type::Kind::kBoolean);
+    case CqlKind::kFloat: return Type::Primitive(Type::Kind::kFloat);
+    case CqlKind::kDouble: return Type::Primitive(Type::Kind::kDouble);
+    case CqlKind::kDecimal: return Type::Decimal(kDecimalPrecision, options.decimal_scale);
+    case CqlKind::kVarint: return Type::Decimal(kDecimalPrecision, 0);
+    case CqlKind::kTimestamp: return Type::Primitive(Type::Kind::kTimestamptz);
+    case CqlKind::kDate: return Type::Primitive(Type::Kind::kDate);
+    case CqlKind::kTime: return Type::Primitive(Type::Kind::kTime);
+    case CqlKind::kUuid:
+    case CqlKind::kTimeuuid:
+      return Type::Primitive(Type::Kind::kUuid);
+    case CqlKind::kBlob: return Type::Primitive(Type::Kind::kBinary);
+    case CqlKind::kDuration: {
+      std::vector<NestedField> fields;
+      fields.push_back({ids->Next(), "months", false, Type::Primitive(Type::Kind::kInt)});
+      fields.push_back({ids->Next(), "days", false, Type::Primitive(Type::Kind::kInt)});
+      fields.push_back({ids->Next(), "nanoseconds", false, Type::Primitive(Type::Kind::kLong)});
+      return Type::Struct(std::move(fields));
+    }
+    case CqlKind::kList:
+    case CqlKind::kSet:
+    case CqlKind::kVector: {
+      int32_t element_id = ids->Next();
+      ASSIGN_OR_RETURN(TypePtr element, MapType(*cql.params[0], options, ids));
+      return Type::List(element_id, false, element);
+    }
+    case CqlKind::kMap: {
+      int32_t key_id = ids->Next();
+      int32_t value_id = ids->Next();
+      ASSIGN_OR_RETURN(TypePtr key, MapType(*cql.params[0], options, ids));
+      ASSIGN_OR_RETURN(TypePtr value, MapType(*cql.params[1], options, ids));
+      return Type::Map(key_id, key, value_id, false, value);
+    }
+    case CqlKind::kTuple:
+    case CqlKind::kUdt: {
+      std::vector<int32_t> field_ids;
+      for (size_t i = 0; i < cql.params.size(); ++i) field_ids.push_back(ids->Next());
+      std::vector<NestedField> fields;
+      for (size_t i = 0; i < cql.params.size(); ++i) {
+        ASSIGN_OR_RETURN(TypePtr type, MapType(*cql.params[i], options, ids));
+        std::string name = cql.kind == CqlKind::kUdt ? cql.field_names[i] : StrCat("f", i);
+        fields.push_back({field_ids[i], std::move(name), false, type});
+      }
+      return Type::Struct(std::move(fields));
+    }
+    default:
+      return Status::NotSupported(StrCat("type ", cql.ToCql(), " has no Iceberg form"));
+  }
+}
+
+uint64_t ReadBigEndian(std::string_view bytes) {
+  uint64_t v = 0;
+  for (char c : bytes) v = (v << 8) | static_cast<uint8_t>(c);
+  return v;
+}
+
+Int128 Pow10(int n) {
+  Int128 v = 1;
+  for (int i = 0; i < n; ++i) v *= 10;
+  return v;
+}
+
+std::optional<Int128> ReadTwosComplement(std::string_view bytes) {
+  if (bytes.empty() || bytes.size() > 16) return std::nullopt;
+  Int128 v = (static_cast<uint8_t>(bytes[0]) & 0x80) ? -1 : 0;
+  for (char c : bytes) v = static_cast<Int128>((static_cast<unsigned __int128>(v) << 8) | static_cast<uint8_t>(c));
+  return v;
+}
+
+std::string FixedTwosComplement(Int128 v) {
+  std::string out(iceberg::kDecimalBytes, '\0');
+  auto u = static_cast<unsigned __int128>(v);
+  for (int i = iceberg::kDecimalBytes - 1; i >= 0; --i) {
+    out[i] = static_cast<char>(static_cast<uint8_t>(u & 0xff));
+    u >>= 8;
+  }
+  return out;
+}
+
+// A decimal's unscaled value at `target_scale`, when exact and within 38 digits.
+Result<Int128> Rescale(std::string_view unscaled_bytes, int32_t scale, int32_t target_scale) {
+  // Up to 16 bytes hold every 38-digit value; longer forms only with leading sign bytes.
+  while (unscaled_bytes.size() > 16 &&
+         (static_cast<uint8_t>(unscaled_bytes[0]) == 0 || static_cast<uint8_t>(unscaled_bytes[0]) == 0xff) &&
+         ((static_cast<uint8_t>(unscaled_bytes[0]) & 0x80) == (static_cast<uint8_t>(unscaled_bytes[1]) & 0x80))) {
+    unscaled_bytes.remove_prefix(1);
+  }
+  std::optional<Int128> unscaled = ReadTwosComplement(unscaled_bytes);
+  Int128 limit = Pow10(kDecimalPrecision);
+  if (!unscaled || *unscaled >= limit || *unscaled <= -limit) {
+    return Status::InvalidArgument(StrCat("has more than ", kDecimalPrecision, " digits"));
+  }
+  Int128 v = *unscaled;
+  if (scale > target_scale) {
+    if (scale - target_scale > kDecimalPrecision) {
+      if (v != 0) return Status::InvalidArgument(StrCat("has more than ", target_scale, " fractional digits"));
+      return Int128{0};
+    }
+    Int128 divisor = Pow10(scale - target_scale);
+    if (v % divisor != 0) {
+      return Status::InvalidArgument(StrCat("has more than ", target_scale, " fractional digits"));
+    }
+    return v / divisor;
+  }
+  for (int32_t s = scale; s < target_scale; ++s) {
+    if (v >= Pow10(kDecimalPrecision - 1) || v <= -Pow10(kDecimalPrecision - 1)) {
+      return Status::InvalidArgument(StrCat("does not fit decimal(38, ", target_scale, ")"));
+    }
+    v *= 10;
+  }
+  return v;
+}
+
+bool ReadUnsignedVInt(std::string_view bytes, size_t* pos, uint64_t* out) {
+  if (*pos >= bytes.size()) return false;
+  uint8_t first = static_cast<uint8_t>(bytes[(*pos)++]);
+  int extra = std::countl_one(first);
+  uint64_t v = extra >= 8 ? 0 : (first & (0xffu >> extra));
+  if (bytes.size() - *pos < static_cast<size_t>(extra)) return false;
+  for (int i = 0; i < extra; ++i) v = (v << 8) | static_cast<uint8_t>(bytes[(*pos)++]);
+  *out = v;
+  return true;
+}
+
+bool ReadSignedVInt(std::string_view bytes, size_t* pos, int64_t* out) {
+  uint64_t v;
+  if (!ReadUnsignedVInt(bytes, pos, &v)) return false;
+  *out = static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+  return true;
+}
+
+// Splits `count` values each prefixed by a 4-byte length (-1 = null).
+Result<std::vector<std::optional<std::string_view>>> SplitPrefixed(std::string_view bytes, size_t* pos,
+                                                                   size_t count, bool to_end) {
+  std::vector<std::optional<std::string_view>> parts;
+  for (size_t i = 0; i < count; ++i) {
+    if (to_end && *pos == bytes.size()) break;  // user types may lack trailing fields
+    if (bytes.size() - *pos < 4) return Status::InvalidArgument("is truncated");
+    auto len = static_cast<int32_t>(ReadBigEndian(bytes.substr(*pos, 4)));
+    *pos += 4;
+    if (len < 0) {
+      parts.push_back(std::nullopt);
+      continue;
+    }
+    if (bytes.size() - *pos < static_cast<size_t>(len)) return Status::InvalidArgument("is truncated");
+    parts.push_back(bytes.substr(*pos, len));
+    *pos += len;
+  }
+  return parts;
+}
+
+Result<Value> ElementValue(const CqlType& cql, const Type& type, const std::optional<std::string_view>& bytes) {
+  if (!bytes) return Value::Null();
+  return ToIcebergValue(cql, type, *bytes);
+}
+
+}  // namespace
+
+Result<Value> ToIcebergValue(const CqlType& cql, const Type& type, std::string_view bytes) {
+  auto need = [&](size_t width) -> Status {
+    if (bytes.size() != width) {
+      return Status::InvalidArgument(StrCat("has ", bytes.size(), " bytes, not the ", width, " of a ", cql.ToCql()));
+    }
+    return Status::OK();
+  };
+  switch (cql.kind) {
+    case CqlKind::kAscii:
+    case CqlKind::kText:
+      if (!IsValidUtf8(bytes)) return Status::InvalidArgument("is not valid UTF-8");
+      return Value::String(std::string(bytes));
+    case CqlKind::kInet: {
+      if (bytes.empty()) return Status::InvalidArgument("is an empty inet");
+      ASSIGN_OR_RETURN(std::string text, ValueToString(cql, bytes));
+      return Value::String(std::move(text));
+    }
+    case CqlKind::kTinyint:
+      RETURN_IF_ERROR(need(1));
+      return Value::Int32(static_cast<int8_t>(bytes[0]));
+    case CqlKind::kSmallint:
+      RETURN_IF_ERROR(need(2));
+      return Value::Int32(static_cast<int16_t>(ReadBigEndian(bytes)));
+    case CqlKind::kInt:
+      RETURN_IF_ERROR(need(4));
+      return Value::Int32(static_cast<int32_t>(ReadBigEndian(bytes)));
+    case CqlKind::kBigint:
+    case CqlKind::kCounter:
+      RETURN_IF_ERROR(need(8));
+      return Value::Int64(static_cast<int64_t>(ReadBigEndian(bytes)));
+    case CqlKind::kBoolean:
+      RETURN_IF_ERROR(need(1));
+      return Value::Bool(bytes[0] != 0);
+    case CqlKind::kFloat:
+      RETURN_IF_ERROR(need(4));
+      return Value::Float(std::bit_cast<float>(static_cast<uint32_t>(ReadBigEndian(bytes))));
+    case CqlKind::kDouble:
+      RETURN_IF_ERROR(need(8));
+      return Value::Double(std::bit_cast<double>(ReadBigEndian(bytes)));
+    case CqlKind::kDecimal: {
+      if (bytes.size() < 5) return Status::InvalidArgument("is a truncated decimal");
+      auto scale = static_cast<int32_t>(ReadBigEndian(bytes.substr(0, 4)));
+      auto v = Rescale(bytes.substr(4), scale, type.scale);
+      if (!v.ok()) return Status::InvalidArgument(StrCat("decimal ", VarintToDecimal(bytes.substr(4)), "E-", scale, " ",
+                                                         v.status().message()));
+      return Value::Bytes(FixedTwosComplement(*v));
+    }
+    case CqlKind::kVarint: {
+      auto v = Rescale(bytes, 0, 0);
+      if (!v.ok()) return Status::InvalidArgument(StrCat("varint ", VarintToDecimal(bytes), " ", v.status().message()));
+      return Value::Bytes(FixedTwosComplement(*v));
+    }
+    case CqlKind::kTimestamp: {
+      RETURN_IF_ERROR(need(8));
+      auto millis = static_cast<int64_t>(ReadBigEndian(bytes));
+      if (millis > INT64_MAX / 1000 || millis < INT64_MIN / 1000) {
+        return Status::InvalidArgument("is a timestamp beyond the microsecond range");
+      }
+      return Value::Int64(millis * 1000);
+    }
+    case CqlKind::kDate:
+      RETURN_IF_ERROR(need(4));
+      return Value::Int32(static_cast<int32_t>(static_cast<int64_t>(ReadBigEndian(bytes)) - kDateEpochOffset));
+    case CqlKind::kTime: {
+      RETURN_IF_ERROR(need(8));
+      auto nanos = static_cast<int64_t>(ReadBigEndian(bytes));
+      if (nanos % 1000 != 0) {
+        return Status::InvalidArgument(StrCat("is a time with sub-microsecond digits (", nanos,
+                                              " ns); Iceberg times are in microseconds"));
+      }
+      return Value::Int64(nanos / 1000);
+    }
+    case CqlKind::kUuid:
+    case CqlKind::kTimeuuid:
+      RETURN_IF_ERROR(need(16));
+      return Value::Bytes(std::string(bytes));
+    case CqlKind::kBlob:
+      return Value::Bytes(std::string(bytes));
+    case CqlKind::kDuration: {
+      size_t pos = 0;
+      int64_t months, days, nanos;
+      if (!ReadSignedVInt(bytes, &pos, &months) || !ReadSignedVInt(bytes, &pos, &days) ||
+          !ReadSignedVInt(bytes, &pos, &nanos) || pos != bytes.size()) {
+        return Status::InvalidArgument("is a malformed duration");
+      }
+      return Value::Struct({Value::Int32(static_cast<int32_t>(months)), Value::Int32(static_cast<int32_t>(days)),
+                            Value::Int64(nanos)});
+    }
+    case CqlKind::kList:
+    case CqlKind::kSet:
+    case CqlKind::kMap: {
+      if (bytes.size() < 4) return Status::InvalidArgument("is a truncated collection");
+      auto count = static_cast<int32_t>(ReadBigEndian(bytes.substr(0, 4)));
+      bool is_map = cql.kind == CqlKind::kMap;
+      if (count < 0 || static_cast<size_t>(count) > bytes.size()) {
+        return Status::InvalidArgument("is a malformed collection");
+      }
+      size_t pos = 4;
+      ASSIGN_OR_RETURN(auto parts, SplitPrefixed(bytes, &pos, static_cast<size_t>(count) * (is_map ? 2 : 1), false));
+      if (pos != bytes.size()) return Status::InvalidArgument("is a collection with trailing bytes");
+      if (is_map) {
+        std::vector<std::pair<Value, Value>> entries;
+        for (size_t i = 0; i < parts.size(); i += 2) {
+          if (!parts[i]) return Status::InvalidArgument("is a map with a null key");
+          ASSIGN_OR_RETURN(Value key, ToIcebergValue(*cql.params[0], *type.fields[0].type, *parts[i]));
+          ASSIGN_OR_RETURN(Value value, ElementValue(*cql.params[1], *type.fields[1].type, parts[i + 1]));
+          entries.emplace_back(std::move(key), std::move(value));
+        }
+        return Value::Map(std::move(entries));
+      }
+      std::vector<Value> elements;
+      for (const auto& part : parts) {
+        ASSIGN_OR_RETURN(Value element, ElementValue(*cql.params[0], *type.fields[0].type, part));
+        elements.push_back(std::move(element));
+      }
+      return Value::List(std::move(elements));
+    }
+    case CqlKind::kVector: {
+      const CqlType& element_type = *cql.params[0];
+      std::optional<int> width = element_type.FixedValueLength();
+      std::vector<Value> elements;
+      size_t pos = 0;
+      for (int i = 0; i < cql.vector_dimension; ++i) {
+        uint64_t len = 0;
+        if (width) {
+          len = static_cast<uint64_t>(*width);
+        } else if (!ReadUnsignedVInt(bytes, &pos, &len)) {
+          return Status::InvalidArgument("is a truncated vector");
+        }
+        if (bytes.size() - pos < len) return Status::InvalidArgument("is a truncated vector");
+        ASSIGN_OR_RETURN(Value element, ToIcebergValue(element_type, *type.fields[0].type, bytes.substr(pos, len)));
+        elements.push_back(std::move(element));
+        pos += len;
+      }
+      if (pos != bytes.size()) return Status::InvalidArgument("is a vector with trailing bytes");
+      return Value::List(std::move(elements));
+    }
+    case CqlKind::kTuple:
+    case CqlKind::kUdt: {
+      size_t pos = 0;
+      ASSIGN_OR_RETURN(auto parts, SplitPrefixed(bytes, &pos, cql.params.size(), cql.kind == CqlKind::kUdt));
+      if (pos != bytes.size()) return Status::InvalidArgument("has trailing bytes");
+      std::vector<Value> fields;
+      for (size_t i = 0; i < cql.params.size(); ++i) {
+        std::optional<std::string_view> part = i < parts.size() ? parts[i] : std::nullopt;
+        ASSIGN_OR_RETURN(Value field, ElementValue(*cql.params[i], *type.fields[i].type, part));
+        fields.push_back(std::move(field));
+      }
+      return Value::Struct(std::move(fields));
+    }
+    default:
+      return Status::NotSupported(StrCat("type ", cql.ToCql(), " has no Iceberg form"));
+  }
+}
+
+Result<TableMapping> MapTable(const TableSchema& table, const MappingOptions& options) {
+  TableMapping mapping;
+  mapping.columns = WildcardColumnOrder(table);
+  IdAllocator ids(static_cast<int32_t>(mapping.columns.size()) + 1);
+  std::vector<int32_t> key_ids;
+  std::string unfit_key;
+  for (size_t i = 0; i < mapping.columns.size(); ++i) {
+    const ColumnSchema& column = table.columns[mapping.columns[i]];
+    auto type = MapType(*column.type, options, &ids);
+    if (!type.ok()) {
+      return Status::NotSupported(StrCat("column ", column.name, " of ", table.keyspace, ".", table.table, ": ",
+                                         type.status().message()));
+    }
+    bool key = column.kind == ColumnKind::kPartitionKey || column.kind == ColumnKind::kClustering;
+    int32_t id = static_cast<int32_t>(i) + 1;
+    mapping.schema.fields.push_back({id, column.name, key, *type});
+    if (key) {
+      key_ids.push_back(id);
+      Type::Kind kind = (*type)->kind;
+      if (unfit_key.empty() && (kind == Type::Kind::kFloat || kind == Type::Kind::kDouble || !(*type)->is_primitive())) {
+        unfit_key = StrCat(column.name, " (", column.type->ToCql(), ")");
+      }
+    }
+  }
+  if (unfit_key.empty()) {
+    mapping.schema.identifier_field_ids = std::move(key_ids);
+  } else {
+    mapping.identifier_warning =
+        StrCat(table.keyspace, ".", table.table, ": the primary key column ", unfit_key,
+               " cannot be an Iceberg identifier field, so the table has none");
+  }
+  return mapping;
+}
+
+RowConverter::RowConverter(const TableSchema& table, const TableMapping& mapping, const MappingOptions& options)
+    : table_(table), mapping_(mapping), options_(options), key_type_(table.PartitionKeyType()) {}
+
+Result<Value> RowConverter::Convert(std::string_view key, const FoldRow* static_row, const FoldRow& row) const {
+  ASSIGN_OR_RETURN(std::vector<std::string> key_values, SplitPartitionKey(*key_type_, key));
+  std::vector<Value> fields;
+  fields.reserve(mapping_.columns.size());
+  for (size_t i = 0; i < mapping_.columns.size(); ++i) {
+    const ColumnSchema& column = table_.columns[mapping_.columns[i]];
+    const std::string* key_value = nullptr;
+    if (column.kind == ColumnKind::kPartitionKey) key_value = &key_values.at(column.position);
+    auto value = ColumnValue(static_cast<int>(i), key_value, static_row, row);
+    if (!value.ok()) {
+      return Status::InvalidArgument(StrCat("column ", column.name, ": value ", value.status().message()));
+    }
+    fields.push_back(std::move(*value));
+  }
+  return Value::Struct(std::move(fields));
+}
+
+Result<Value> RowConverter::ColumnValue(int field, const std::string* key_value, const FoldRow* static_row,
+                                        const FoldRow& row) const {
+  int index = mapping_.columns[field];
+  const ColumnSchema& column = table_.columns[index];
+  const Type& type = *mapping_.schema.fields[field].type;
+  std::optional<std::string> bytes;
+  switch (column.kind) {
+    case ColumnKind::kPartitionKey:
+      bytes = *key_value;
+      break;
+    case ColumnKind::kClustering:
+      if (static_cast<size_t>(column.position) < row.clustering.values.size() &&
+          (row.clustering.present.empty() || row.clustering.present[column.position])) {
+        bytes = row.clustering.values[column.position];
+      }
+      break;
+    case ColumnKind::kStatic:
+      bytes = cqlite::ColumnValue(table_, index, static_row);
+      break;
+    case ColumnKind::kRegular:
+      bytes = cqlite::ColumnValue(table_, index, &row);
+      break;
+  }
+  if (!bytes) return Value::Null();
+  return ToIcebergValue(*column.type, type, *bytes);
+}
+
+int64_t RowConverter::EarliestExpiry(const FoldRow& row) {
+  int64_t earliest = INT64_MAX;
+  if (row.liveness.IsExpiring()) earliest = std::min(earliest, row.liveness.local_expiration_time);
+  for (const FoldColumn& column : row.columns) {
+    for (const FoldCell& cell : column.cells) {
+      if (cell.IsExpiring()) earliest = std::min(earliest, cell.local_deletion_time);
+    }
+  }
+  return earliest;
+}
+
+}  // namespace cqlite::materialize

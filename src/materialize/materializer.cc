@@ -1,0 +1,495 @@
+#include "materialize/materializer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <map>
+#include <set>
+
+#include "cassandra/sstable.h"
+#include "cassandra/table_sstables.h"
+#include "cassandra/value_format.h"
+#include "envelope/envelope_reader.h"
+#include "envelope/envelope_schema.h"
+#include "envelope/envelope_writer.h"
+#include "fold/table_fold.h"
+#include "fold/value_order.h"
+#include "iceberg/data_files.h"
+#include "iceberg/manifest.h"
+#include "iceberg/table_metadata.h"
+#include "io/checksum.h"
+#include "materialize/fold_state.h"
+#include "parquet/writer.h"
+#include "util/strings.h"
+
+namespace cqlite::materialize {
+
+namespace {
+
+// Snapshot summary properties (DESIGN D8).
+constexpr char kFoldStateKey[] = "cqlite.fold-state";
+constexpr char kGenerationsKey[] = "cqlite.generations";
+constexpr char kDeltaHorizonKey[] = "cqlite.delta-horizon-micros";
+constexpr char kLineageKey[] = "cqlite.lineage";
+constexpr char kNowKey[] = "cqlite.ttl-evaluated-at";
+constexpr char kEngineVersion[] = "0.1.0";
+// The envelope prefix used when a table column starts with the default one.
+constexpr char kAlternatePrefix[] = "_cqlite_envelope_";
+constexpr int64_t kProgressEvery = 200000;
+
+const std::set<std::string>& SystemKeyspaces() {
+  static const std::set<std::string> names = {"system", "system_schema", "system_auth", "system_distributed",
+                                              "system_traces", "system_virtual_schema", "system_views",
+                                              "system_cluster_metadata"};
+  return names;
+}
+
+int64_t WallClockSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+int64_t WallClockMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// "<table id>/<sstable>/<CRC32 of Data.db>": a generation, wherever it lies.
+// Digest.crc32 holds the CRC32 Cassandra computed; without it we compute it.
+Result<std::string> GenerationIdentity(FileSystem& fs, const SSTable& sstable) {
+  const SSTableLocation& location = sstable.location();
+  std::string name = location.name.prefix;
+  if (!name.empty() && name.back() == '-') name.pop_back();
+  std::string digest_path = location.ComponentPath("Digest.crc32");
+  std::string digest;
+  if (fs.Exists(digest_path)) {
+    ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(digest_path));
+    digest = std::string(Trim(text));
+  } else {
+    ASSIGN_OR_RETURN(auto file, fs.OpenForRead(location.DataPath()));
+    std::vector<uint8_t> buffer(1 << 20);
+    uint32_t crc = 0;
+    for (uint64_t offset = 0; offset < file->Size();) {
+      size_t n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), file->Size() - offset));
+      RETURN_IF_ERROR(file->ReadExactly(offset, std::span<uint8_t>(buffer.data(), n)));
+      crc = Crc32Extend(crc, std::span<const uint8_t>(buffer.data(), n));
+      offset += n;
+    }
+    digest = std::to_string(crc);
+  }
+  std::string table = location.table_id.empty() ? StrCat(location.keyspace, ".", location.table) : location.table_id;
+  return StrCat(table, "/", name, "/", digest);
+}
+
+// The files one attempt writes: removed again if it does not commit.
+class AttemptFiles {
+ public:
+  explicit AttemptFiles(FileSystem& fs) : fs_(fs) {}
+  ~AttemptFiles() {
+    if (!kept_) {
+      for (const std::string& path : paths_) (void)fs_.Remove(path);
+    }
+  }
+  const std::string& Add(std::string path) {
+    paths_.push_back(std::move(path));
+    return paths_.back();
+  }
+  void Keep() { kept_ = true; }
+
+ private:
+  FileSystem& fs_;
+  std::vector<std::string> paths_;
+  bool kept_ = false;
+};
+
+struct Run {
+  FileSystem& fs;
+  catalog::SqlCatalog& catalog;
+  const MaterializeOptions& options;
+  const TableSSTables& table;
+  const TableMapping& mapping;
+  const std::vector<std::string>& identities;
+  std::string namespace_name;
+  std::string table_name;
+  std::string table_dir;
+};
+
+void Progress(const MaterializeOptions& options, const std::string& line) {
+  if (options.progress) options.progress(line);
+}
+
+// Row comparison in fold order: partition token and key, then clustering.
+int CompareToRow(Partitioner partitioner, const ClusteringOrder& order, const RowIndexEntry& entry,
+                 const std::string& key, const FoldClustering& clustering) {
+  auto key_order = ComparePartitionKeys(partitioner, entry.partition_key, key);
+  if (key_order != std::strong_ordering::equal) return key_order < 0 ? -1 : 1;
+  return order.CompareRows(entry.clustering, clustering);
+}
+
+Status RunOnce(const Run& run, TableReport* report) {
+  FileSystem& fs = run.fs;
+  const MaterializeOptions& options = run.options;
+  catalog::Namespace ns{run.namespace_name};
+
+  // The table as the catalog has it now.
+  ASSIGN_OR_RETURN(std::optional<std::string> current, run.catalog.LoadTable(ns, run.table_name));
+  std::optional<iceberg::TableMetadata> metadata;
+  FoldState state;
+  const iceberg::Snapshot* parent = nullptr;
+  if (current) {
+    ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(*current));
+    ASSIGN_OR_RETURN(metadata, iceberg::TableMetadataFromJson(text, *current));
+    if (!iceberg::SameStructure(*metadata->CurrentSchema(), run.mapping.schema)) {
+      return Status::NotSupported(StrCat(*current, ": the Iceberg table's schema differs from the one ",
+                                         run.table.schema.table.keyspace, ".", run.table.schema.table.table,
+                                         " maps to now; schema changes are not supported yet"));
+    }
+    parent = metadata->CurrentSnapshot();
+    if (parent) {
+      auto it = parent->summary.find(kFoldStateKey);
+      if (it == parent->summary.end()) {
+        return Status::InvalidArgument(StrCat(*current, ": snapshot ", parent->snapshot_id,
+                                              " was not written by cqlite (no ", kFoldStateKey,
+                                              "); cqlite materializes only into tables it created"));
+      }
+      ASSIGN_OR_RETURN(std::string state_text, fs.ReadFileToString(it->second));
+      ASSIGN_OR_RETURN(state, FoldStateFromJson(state_text, it->second));
+    }
+  }
+  std::string location = metadata ? metadata->location : JoinPath(JoinPath(options.warehouse, run.namespace_name),
+                                                                   run.table_name);
+
+  std::set<std::string> consumed;
+  for (const ConsumedGeneration& g : state.generations) consumed.insert(g.identity);
+  std::vector<size_t> fresh;
+  for (size_t i = 0; i < run.identities.size(); ++i) {
+    if (!consumed.count(run.identities[i])) fresh.push_back(i);
+  }
+  int64_t now = options.now_seconds >= 0 ? options.now_seconds : WallClockSeconds();
+  report->generations_found = static_cast<int>(run.identities.size());
+  report->now_seconds = now;
+  report->rows_total = state.row_count;
+  if (metadata && fresh.empty() && now < state.next_expiry) {
+    report->message = "nothing new: every generation was consumed before and no row has expired since";
+    report->metadata_location = *current;
+    return Status::OK();
+  }
+
+  AttemptFiles files(fs);
+  std::string run_id = iceberg::RandomUuid();
+  std::string data_dir = JoinPath(location, "data");
+  std::string metadata_dir = JoinPath(location, "metadata");
+  std::string state_dir = JoinPath(location, "cqlite");
+  std::string facts_dir = JoinPath(state_dir, "facts");
+  for (const std::string& dir : {data_dir, metadata_dir, facts_dir}) RETURN_IF_ERROR(fs.CreateDirectories(dir));
+
+  // 1. The facts of the new generations.
+  envelope::ExportOptions export_options;
+  if (!envelope::CheckPrefix(run.table.schema.table, export_options.prefix).ok()) {
+    export_options.prefix = kAlternatePrefix;
+    RETURN_IF_ERROR(envelope::CheckPrefix(run.table.schema.table, export_options.prefix));
+  }
+  std::vector<ConsumedGeneration> new_generations;
+  for (size_t k = 0; k < fresh.size(); ++k) {
+    const SSTable& sstable = *run.table.sstables[fresh[k]];
+    Progress(options, StrCat("reading generation ", k + 1, " of ", fresh.size(), ": ", sstable.location().DataPath()));
+    const std::string& facts = files.Add(JoinPath(facts_dir, StrCat(run_id, "-", k, ".parquet")));
+    ASSIGN_OR_RETURN(int64_t records, envelope::ExportSSTable(fs, sstable, run.table.schema.table, facts,
+                                                              export_options));
+    (void)records;
+    RETURN_IF_ERROR(fs.SyncFile(facts));
+    int64_t max_timestamp = sstable.statistics().stats ? sstable.statistics().stats->max_timestamp : 0;
+    new_generations.push_back({run.identities[fresh[k]], facts, max_timestamp});
+  }
+
+  // 2. Fold every fact as of `now`, merged with the last run's row index.
+  std::vector<std::string> fact_files;
+  for (const ConsumedGeneration& g : state.generations) fact_files.push_back(g.facts_file);
+  for (const ConsumedGeneration& g : new_generations) fact_files.push_back(g.facts_file);
+
+  const TableSchema* fold_schema = &run.table.schema.table;
+  std::optional<Partitioner> partitioner = run.table.partitioner;
+  std::vector<std::unique_ptr<FoldSource>> sources;
+  envelope::EnvelopeInputs inputs;
+  if (!fact_files.empty()) {
+    ASSIGN_OR_RETURN(inputs, envelope::OpenEnvelopeFiles(fs, fact_files, {}));
+    fold_schema = inputs.schema.get();
+    partitioner = inputs.partitioner;
+    sources = std::move(inputs.sources);
+    ASSIGN_OR_RETURN(TableMapping folded_mapping, MapTable(*fold_schema, options.mapping));
+    if (!iceberg::SameStructure(folded_mapping.schema, run.mapping.schema)) {
+      return Status::NotSupported(StrCat(location, ": the schema of the consumed generations differs from ",
+                                         run.table_dir, "'s; schema changes are not supported yet"));
+    }
+  }
+  if (!partitioner) {
+    return Status::NotSupported(StrCat(run.table_dir, ": written by a partitioner whose key order cqlite does not "
+                                                      "know; materialize needs Murmur3 or Random"));
+  }
+  ASSIGN_OR_RETURN(auto fold, TableFold::Make(*fold_schema, partitioner, std::move(sources), now));
+  RowConverter converter(*fold_schema, run.mapping, options.mapping);
+  std::vector<CqlTypePtr> clustering_types;
+  for (const ColumnSchema* column : fold_schema->ClusteringColumns()) {
+    auto type = std::make_shared<CqlType>(*column->type);
+    type->reversed = column->reversed;
+    clustering_types.push_back(type);
+  }
+  ClusteringOrder order(clustering_types);
+
+  ASSIGN_OR_RETURN(auto old_index, RowIndexReader::Open(fs, state.row_index));
+  const std::string& index_path = files.Add(JoinPath(state_dir, StrCat("rows-", run_id, ".parquet")));
+  ASSIGN_OR_RETURN(auto new_index, RowIndexWriter::Open(fs, index_path));
+  std::string data_path = JoinPath(data_dir, StrCat(run_id, "-0.parquet"));
+  std::unique_ptr<parquet::ParquetWriter> data_writer;
+  std::map<std::string, std::vector<int64_t>> deletes;
+  int64_t next_expiry = INT64_MAX;
+
+  RowIndexEntry old;
+  ASSIGN_OR_RETURN(bool has_old, old_index->Next(&old));
+  auto drop_old = [&]() -> Status {
+    deletes[old.data_file].push_back(old.position);
+    ++report->rows_deleted;
+    ASSIGN_OR_RETURN(has_old, old_index->Next(&old));
+    return Status::OK();
+  };
+
+  FoldedPartition partition;
+  int64_t rows_seen = 0;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, fold->Next(&partition));
+    if (!more) break;
+    if (partition.rows.empty()) {
+      if (partition.has_static_row) ++report->static_only_partitions;
+      continue;
+    }
+    const FoldRow* static_row = partition.has_static_row ? &partition.static_row : nullptr;
+    if (static_row) next_expiry = std::min(next_expiry, RowConverter::EarliestExpiry(*static_row));
+    for (const FoldRow& row : partition.rows) {
+      auto value = converter.Convert(partition.key, static_row, row);
+      if (!value.ok()) {
+        auto key = PartitionKeyStrings(*fold_schema->PartitionKeyType(), partition.key);
+        return value.status().WithContext(
+            StrCat(run.table_dir, ": partition ", key.ok() ? Join(*key, ":") : ToHex(partition.key)));
+      }
+      uint64_t hash = HashValue(*value);
+      next_expiry = std::min(next_expiry, RowConverter::EarliestExpiry(row));
+      while (has_old && CompareToRow(*partitioner, order, old, partition.key, row.clustering) < 0) {
+        RETURN_IF_ERROR(drop_old());
+      }
+      bool same_key = has_old && CompareToRow(*partitioner, order, old, partition.key, row.clustering) == 0;
+      if (same_key && old.hash == hash) {
+        RETURN_IF_ERROR(new_index->Add(old));
+        ASSIGN_OR_RETURN(has_old, old_index->Next(&old));
+      } else {
+        if (same_key) RETURN_IF_ERROR(drop_old());
+        if (!data_writer) {
+          files.Add(data_path);
+          parquet::WriterOptions writer_options;
+          writer_options.compression = options.compression;
+          ASSIGN_OR_RETURN(data_writer, parquet::ParquetWriter::Open(fs, data_path,
+                                                                     iceberg::ToParquetSchema(run.mapping.schema),
+                                                                     writer_options));
+        }
+        RowIndexEntry entry{partition.key, row.clustering, data_path, data_writer->num_rows(), hash};
+        RETURN_IF_ERROR(data_writer->WriteRow(*value));
+        RETURN_IF_ERROR(new_index->Add(entry));
+        ++report->rows_appended;
+      }
+      if (++rows_seen % kProgressEvery == 0) {
+        Progress(options, StrCat(rows_seen, " rows folded, ", report->rows_appended, " written, ",
+                                 report->rows_deleted, " deleted"));
+      }
+    }
+  }
+  while (has_old) RETURN_IF_ERROR(drop_old());
+  RETURN_IF_ERROR(new_index->Close());
+  RETURN_IF_ERROR(fs.SyncFile(index_path));
+  report->rows_total = new_index->count();
+
+  // 3. Data and delete files.
+  std::vector<iceberg::DataFile> added;
+  if (data_writer) {
+    ASSIGN_OR_RETURN(parquet::WriteResult written, data_writer->Close());
+    RETURN_IF_ERROR(fs.SyncFile(data_path));
+    added.push_back(iceberg::DescribeDataFile(data_path, written, run.mapping.schema));
+  }
+  int delete_file_index = 0;
+  for (auto& [data_file, positions] : deletes) {
+    std::sort(positions.begin(), positions.end());
+    const std::string& path =
+        files.Add(JoinPath(data_dir, StrCat(run_id, "-deletes-", delete_file_index++, ".parquet")));
+    ASSIGN_OR_RETURN(iceberg::DataFile file,
+                     iceberg::WritePositionDeleteFile(fs, path, data_file, positions, options.compression));
+    added.push_back(std::move(file));
+  }
+  for (const iceberg::DataFile& f : added) {
+    report->bytes_written += f.file_size_in_bytes;
+    (f.content == iceberg::FileContent::kData ? report->data_files : report->delete_files)++;
+  }
+  if (metadata && fresh.empty() && added.empty()) {
+    report->message = "nothing new: no generation to consume, and no row changed since the last snapshot";
+    report->metadata_location = *current;
+    return Status::OK();
+  }
+
+  // 4. Fold state, manifests, manifest list, table metadata.
+  FoldState next = state;
+  next.generations.insert(next.generations.end(), new_generations.begin(), new_generations.end());
+  next.row_index = index_path;
+  next.row_count = report->rows_total;
+  next.next_expiry = next_expiry;
+  next.folded_at = now;
+  const std::string& state_path = files.Add(JoinPath(state_dir, StrCat("state-", run_id, ".json")));
+  RETURN_IF_ERROR(fs.WriteStringToFile(state_path, FoldStateToJson(next)));
+
+  int64_t snapshot_id = iceberg::RandomSnapshotId();
+  int64_t sequence_number = (metadata ? metadata->last_sequence_number : 0) + 1;
+  std::vector<iceberg::ManifestFile> manifests;
+  if (parent) {
+    ASSIGN_OR_RETURN(manifests, iceberg::ReadManifestList(fs, parent->manifest_list));
+  }
+  std::string schema_json = iceberg::SchemaToJson(run.mapping.schema).dump();
+  for (iceberg::ManifestContent content : {iceberg::ManifestContent::kData, iceberg::ManifestContent::kDeletes}) {
+    std::vector<iceberg::ManifestEntry> entries;
+    for (const iceberg::DataFile& f : added) {
+      bool is_data = f.content == iceberg::FileContent::kData;
+      if (is_data == (content == iceberg::ManifestContent::kData)) {
+        iceberg::ManifestEntry entry;
+        entry.status = iceberg::ManifestEntryStatus::kAdded;
+        entry.data_file = f;
+        entries.push_back(std::move(entry));
+      }
+    }
+    if (entries.empty()) continue;
+    iceberg::ManifestWriteOptions manifest_options;
+    manifest_options.table_schema_json = schema_json;
+    manifest_options.content = content;
+    const std::string& path = files.Add(JoinPath(
+        metadata_dir, StrCat(run_id, content == iceberg::ManifestContent::kData ? "-m0.avro" : "-m1.avro")));
+    ASSIGN_OR_RETURN(iceberg::ManifestFile manifest,
+                     iceberg::WriteManifest(fs, path, manifest_options, entries, snapshot_id, sequence_number));
+    manifests.push_back(std::move(manifest));
+  }
+  const std::string& list_path =
+      files.Add(JoinPath(metadata_dir, StrCat("snap-", snapshot_id, "-1-", run_id, ".avro")));
+  RETURN_IF_ERROR(iceberg::WriteManifestList(fs, list_path, snapshot_id,
+                                             parent ? std::optional<int64_t>(parent->snapshot_id) : std::nullopt,
+                                             sequence_number, manifests));
+  RETURN_IF_ERROR(fs.SyncFile(list_path));
+
+  iceberg::Snapshot snapshot;
+  snapshot.snapshot_id = snapshot_id;
+  if (parent) snapshot.parent_snapshot_id = parent->snapshot_id;
+  snapshot.sequence_number = sequence_number;
+  snapshot.timestamp_ms = WallClockMillis();
+  if (metadata && snapshot.timestamp_ms <= metadata->last_updated_ms) snapshot.timestamp_ms = metadata->last_updated_ms + 1;
+  snapshot.manifest_list = list_path;
+  snapshot.schema_id = 0;
+  snapshot.summary = iceberg::SummaryMetrics(added, parent ? parent->summary : std::map<std::string, std::string>());
+  bool adds_data = report->data_files > 0, adds_deletes = report->delete_files > 0;
+  snapshot.summary["operation"] = adds_data && adds_deletes ? "overwrite" : adds_deletes ? "delete" : "append";
+  snapshot.summary["engine-name"] = "cqlite";
+  snapshot.summary["engine-version"] = kEngineVersion;
+  std::vector<std::string> consumed_now;
+  for (const ConsumedGeneration& g : new_generations) consumed_now.push_back(g.identity);
+  snapshot.summary[kGenerationsKey] = Join(consumed_now, ",");
+  snapshot.summary[kDeltaHorizonKey] = std::to_string(next.DeltaHorizonMicros());
+  snapshot.summary[kLineageKey] = run.table_dir;
+  snapshot.summary[kNowKey] = std::to_string(now);
+  snapshot.summary[kFoldStateKey] = state_path;
+
+  iceberg::TableMetadata next_metadata;
+  if (metadata) {
+    next_metadata = *metadata;
+  } else {
+    const TableSchema& t = run.table.schema.table;
+    std::map<std::string, std::string> properties = {
+        {"cqlite.source.keyspace", t.keyspace},
+        {"cqlite.source.table", t.table},
+        {"cqlite.source.path", run.table_dir},
+        {"write.parquet.compression-codec", options.compression == parquet::CompressionCodec::kZstd ? "zstd"
+                                            : options.compression == parquet::CompressionCodec::kSnappy
+                                                ? "snappy"
+                                                : "uncompressed"},
+    };
+    next_metadata = iceberg::NewTableMetadata(location, run.mapping.schema, std::move(properties), WallClockMillis());
+  }
+  iceberg::AddSnapshot(&next_metadata, snapshot, current ? *current : std::string());
+  int version = 0;
+  if (current) {
+    int previous = iceberg::MetadataFileVersion(*current);
+    version = previous >= 0 ? previous + 1 : static_cast<int>(next_metadata.metadata_log.size());
+  }
+  const std::string& metadata_path = files.Add(iceberg::MetadataFilePath(location, version));
+  RETURN_IF_ERROR(fs.WriteStringToFile(metadata_path, iceberg::TableMetadataToJson(next_metadata)));
+
+  // 5. The one step that makes it visible.
+  Progress(options, "committing");
+  if (current) {
+    RETURN_IF_ERROR(run.catalog.CommitTable(ns, run.table_name, *current, metadata_path));
+  } else {
+    RETURN_IF_ERROR(run.catalog.CreateNamespace(ns));
+    RETURN_IF_ERROR(run.catalog.CreateTable(ns, run.table_name, metadata_path));
+  }
+  files.Keep();
+  report->committed = true;
+  report->snapshot_id = snapshot_id;
+  report->metadata_location = metadata_path;
+  report->generations_consumed = static_cast<int>(new_generations.size());
+  report->message = StrCat("committed snapshot ", snapshot_id);
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<TableReport> MaterializeTable(FileSystem& fs, catalog::SqlCatalog& catalog, const std::string& table_dir,
+                                     const MaterializeOptions& options) {
+  ASSIGN_OR_RETURN(TableSSTables table, OpenTableSSTables(fs, table_dir, options.schema_file));
+  const TableSchema& schema = table.schema.table;
+  // Everything that can be refused is refused before any file is written.
+  ASSIGN_OR_RETURN(TableMapping mapping, MapTable(schema, options.mapping));
+  TableReport report;
+  report.source = table_dir;
+  report.namespace_name = options.namespace_name.empty() ? schema.keyspace : options.namespace_name;
+  report.table_name = options.table_name.empty() ? schema.table : options.table_name;
+  report.warning = mapping.identifier_warning;
+  if (report.namespace_name.empty() || report.table_name.empty()) {
+    return Status::InvalidArgument(StrCat(table_dir, ": cannot tell the keyspace and table from the path; give "
+                                                     "--namespace and --table"));
+  }
+  RETURN_IF_ERROR(catalog::ValidateNamespace({report.namespace_name}));
+  RETURN_IF_ERROR(catalog::ValidateTableName(report.table_name));
+  std::vector<std::string> identities;
+  for (const auto& sstable : table.sstables) {
+    ASSIGN_OR_RETURN(std::string identity, GenerationIdentity(fs, *sstable));
+    identities.push_back(std::move(identity));
+  }
+  Run run{fs, catalog, options, table, mapping, identities, report.namespace_name, report.table_name, table_dir};
+  for (int attempt = 1; attempt <= std::max(1, options.max_attempts); ++attempt) {
+    TableReport attempt_report = report;
+    attempt_report.attempts = attempt;
+    Status status = RunOnce(run, &attempt_report);
+    if (status.ok()) return attempt_report;
+    if (status.kind() != StatusKind::kCommitConflict) return status;
+    Progress(options, StrCat("another writer committed first; trying again (attempt ", attempt + 1, ")"));
+  }
+  return Status::CommitConflict(StrCat(report.namespace_name, ".", report.table_name, ": gave up after ",
+                                       options.max_attempts, " attempts, each losing to another writer"));
+}
+
+Result<std::vector<std::string>> FindTableDirectories(FileSystem& fs, const std::string& path) {
+  ASSIGN_OR_RETURN(auto locations, FindSSTables(fs, path));
+  std::vector<std::string> directories;
+  for (const SSTableLocation& location : locations) {
+    if (SystemKeyspaces().count(location.keyspace) && !location.table_id.empty()) continue;
+    if (std::find(directories.begin(), directories.end(), location.directory) == directories.end()) {
+      directories.push_back(location.directory);
+    }
+  }
+  if (directories.empty()) {
+    return Status::NotFound(StrCat(path, ": holds only Cassandra's system tables; nothing to materialize"));
+  }
+  return directories;
+}
+
+}  // namespace cqlite::materialize

@@ -1,0 +1,80 @@
+// `cqlite materialize` for one table: folds the fold state of the table's
+// current Iceberg snapshot with every SSTable generation not consumed
+// before, and commits one snapshot that makes the Iceberg table equal to the
+// new state (DESIGN D5, D6, D8):
+//
+//   1. the table's schema is mapped to Iceberg before anything is written;
+//   2. new generations are exported as envelope files (the facts kept in the
+//      fold state);
+//   3. all facts are folded as of `now`, and the fold output is merged with
+//      the row index of the last run: new rows are appended to a new data
+//      file, changed rows are written anew and their old position deleted,
+//      vanished rows (deleted, expired) are position-deleted;
+//   4. data files, file-scoped position delete files, the new row index and
+//      fold state, manifests, manifest list and table metadata are written
+//      and synced;
+//   5. one compare-and-swap in the catalog makes them visible. On a conflict
+//      (another writer committed first) the run's files are removed and the
+//      run starts again from the new current snapshot.
+//
+// A crash at any point before step 5 leaves the table at its previous
+// snapshot; the files already written are unreferenced and harmless.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "catalog/sql_catalog.h"
+#include "io/file_system.h"
+#include "materialize/iceberg_rows.h"
+#include "parquet/parquet_format.h"
+#include "util/status.h"
+
+namespace cqlite::materialize {
+
+struct MaterializeOptions {
+  std::string warehouse;          // absolute; tables go to <warehouse>/<namespace>/<table>
+  std::string schema_file;        // optional CQL schema (see `cqlite select --schema`)
+  std::string namespace_name;     // empty: the Cassandra keyspace
+  std::string table_name;         // empty: the Cassandra table
+  int64_t now_seconds = -1;       // when TTLs are evaluated; < 0: the wall clock
+  MappingOptions mapping;
+  parquet::CompressionCodec compression = parquet::CompressionCodec::kZstd;
+  int max_attempts = 5;           // commits tried before giving up on conflicts
+  // Called with a line of progress now and then (may be empty).
+  std::function<void(const std::string&)> progress;
+};
+
+struct TableReport {
+  std::string namespace_name;
+  std::string table_name;
+  std::string source;             // the table directory
+  int generations_found = 0;
+  int generations_consumed = 0;   // new this run
+  int64_t rows_appended = 0;      // new or changed rows written
+  int64_t rows_deleted = 0;       // positions deleted (changed or removed rows)
+  int64_t rows_total = 0;         // rows the table shows after the run
+  int64_t static_only_partitions = 0;  // partitions with static data only: no row
+  int data_files = 0;
+  int delete_files = 0;
+  int64_t bytes_written = 0;
+  bool committed = false;
+  int64_t snapshot_id = 0;
+  int attempts = 0;
+  int64_t now_seconds = 0;
+  std::string metadata_location;
+  std::string warning;            // e.g. no identifier fields
+  std::string message;            // what happened, for people
+};
+
+// Materializes the table at `table_dir` into `catalog`.
+Result<TableReport> MaterializeTable(FileSystem& fs, catalog::SqlCatalog& catalog, const std::string& table_dir,
+                                     const MaterializeOptions& options);
+
+// The table directories (each holding the SSTables of one table) at or below
+// `path`, leaving out Cassandra's own system keyspaces.
+Result<std::vector<std::string>> FindTableDirectories(FileSystem& fs, const std::string& path);
+
+}  // namespace cqlite::materialize
