@@ -1,0 +1,111 @@
+// An Apache Iceberg catalog kept in a SQLite file, in the schema of Iceberg's
+// JDBC catalog (two tables, iceberg_tables and iceberg_namespace_properties),
+// so that Iceberg Java's JdbcCatalog, PyIceberg's SqlCatalog and iceberg-rust's
+// SQL catalog open the same file as is. The catalog stores, per table, only the
+// location of the current metadata JSON file; committing a new table version
+// is a compare-and-swap of that location.
+//
+// Rows are scoped by a catalog name: every client sharing a file must use the
+// same name to see the same tables. Rows of other catalog names and any other
+// tables in the file are never modified.
+//
+// Thread-compatible: use one SqlCatalog per thread. Any number of SqlCatalog
+// objects, in one or many processes, may share one file; writers wait for each
+// other (up to a busy timeout) and the compare-and-swap lets exactly one of
+// several racing commits win.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace cqlite::catalog {
+
+class SqliteDb;
+
+// A namespace is a list of levels, stored dot-joined ("a.b"). Levels must not
+// be empty nor contain '.', '/', '\\', quotes or control characters (NUL
+// included); the joined name is at most 255 bytes.
+using Namespace = std::vector<std::string>;
+
+// "a.b" for {"a", "b"}.
+std::string NamespaceToString(const Namespace& ns);
+// The levels of a dot-joined name, validated: "a.b" -> {"a", "b"}.
+Result<Namespace> ParseNamespace(const std::string& text);
+
+// InvalidArgument naming the bad name, or OK.
+Status ValidateNamespace(const Namespace& ns);
+// Table names follow the rules of a namespace level.
+Status ValidateTableName(const std::string& table);
+
+class SqlCatalog {
+ private:
+  struct Key {};  // only Open() constructs a SqlCatalog
+
+ public:
+  // How long a writer waits for another writer before giving up with IOError.
+  static constexpr int kBusyTimeoutMs = 10'000;
+
+  // Opens (creating it if `create_if_missing` and absent) the SQLite file at
+  // `path`, and creates the two catalog tables if they are missing, in the V1
+  // layout (with the iceberg_type column). A file that is not a SQLite
+  // database is InvalidArgument, a catalog table without the catalog's
+  // columns is Corruption; in both cases the file is left untouched. A V0
+  // catalog (iceberg_tables without iceberg_type) is used as is.
+  static Result<std::unique_ptr<SqlCatalog>> Open(const std::string& path,
+                                                  std::string catalog_name = "cqlite",
+                                                  bool create_if_missing = true);
+  SqlCatalog(Key, std::unique_ptr<SqliteDb> db, std::string catalog_name, bool has_iceberg_type);
+  ~SqlCatalog();
+  SqlCatalog(const SqlCatalog&) = delete;
+  SqlCatalog& operator=(const SqlCatalog&) = delete;
+
+  // Creates the namespace with the property exists=true and `properties`.
+  // Idempotent: for a namespace that exists already, properties it lacks are
+  // added and existing values are kept.
+  Status CreateNamespace(const Namespace& ns, const std::map<std::string, std::string>& properties = {});
+
+  // True if the namespace has properties or tables, itself or below it (as
+  // Java's and PyIceberg's catalogs decide).
+  Result<bool> NamespaceExists(const Namespace& ns);
+
+  // Every namespace of this catalog (with properties or with tables), sorted.
+  Result<std::vector<Namespace>> ListNamespaces();
+
+  // The names of the tables (not views) directly in `ns`, sorted. NotFound if
+  // the namespace does not exist.
+  Result<std::vector<std::string>> ListTables(const Namespace& ns);
+
+  // The table's current metadata location, or nullopt when it does not exist.
+  Result<std::optional<std::string>> LoadTable(const Namespace& ns, const std::string& table);
+
+  // Registers a new table whose current metadata is at `metadata_location`.
+  // NotFound if the namespace does not exist; CommitConflict if a table or
+  // view of that name exists already (someone else created it first).
+  Status CreateTable(const Namespace& ns, const std::string& table, const std::string& metadata_location);
+
+  // Compare-and-swap: sets the table's metadata location to `new_location`
+  // and its previous location to `expected_location`, if and only if its
+  // current location is `expected_location`. CommitConflict, with nothing
+  // changed, otherwise (including when the table does not exist).
+  Status CommitTable(const Namespace& ns, const std::string& table, const std::string& expected_location,
+                     const std::string& new_location);
+
+  const std::string& path() const;
+  const std::string& catalog_name() const { return catalog_name_; }
+  // False for a V0 catalog, whose iceberg_tables has no iceberg_type column.
+  bool has_iceberg_type() const { return has_iceberg_type_; }
+
+ private:
+  Status CheckLocation(const std::string& location, const char* what) const;
+
+  std::unique_ptr<SqliteDb> db_;
+  std::string catalog_name_;
+  bool has_iceberg_type_;
+};
+
+}  // namespace cqlite::catalog

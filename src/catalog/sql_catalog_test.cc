@@ -1,0 +1,440 @@
+#include "catalog/sql_catalog.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <latch>
+#include <set>
+#include <thread>
+
+#include "catalog/sqlite_db.h"
+#include "util/strings.h"
+
+namespace cqlite::catalog {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory per test, removed afterwards.
+class SqlCatalogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / StrCat("cqlite_catalog_", getpid(), "_", info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    path_ = (dir_ / "catalog.db").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::unique_ptr<SqlCatalog> OpenOk(const std::string& name = "cqlite") {
+    auto catalog = SqlCatalog::Open(path_, name);
+    EXPECT_TRUE(catalog.ok()) << catalog.status().ToString();
+    return catalog.ok() ? std::move(catalog).value() : nullptr;
+  }
+
+  // Runs fixed SQL on the file, as another tool would.
+  void RawExec(const char* sql) {
+    auto db = SqliteDb::Open(path_, true, 1000);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    Status status = (*db)->Exec(sql);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+  }
+
+  // Rows of a query on the file, each row's columns joined with '|' (NULL as "<null>").
+  std::vector<std::string> RawQuery(const char* sql, int columns) {
+    std::vector<std::string> rows;
+    auto db = SqliteDb::Open(path_, false, 1000);
+    EXPECT_TRUE(db.ok()) << db.status().ToString();
+    if (!db.ok()) return rows;
+    auto stmt = (*db)->Prepare(sql);
+    EXPECT_TRUE(stmt.ok()) << stmt.status().ToString();
+    if (!stmt.ok()) return rows;
+    while (true) {
+      auto row = stmt->Step();
+      EXPECT_TRUE(row.ok()) << row.status().ToString();
+      if (!row.ok() || !*row) break;
+      std::string line;
+      for (int i = 0; i < columns; ++i) {
+        if (i > 0) line += "|";
+        line += stmt->ColumnText(i).value_or("<null>");
+      }
+      rows.push_back(line);
+    }
+    return rows;
+  }
+
+  std::string ReadBytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+
+  void WriteBytes(const std::string& path, const std::string& bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << bytes;
+  }
+
+  fs::path dir_;
+  std::string path_;
+};
+
+#define ASSERT_OK(expr)                                     \
+  do {                                                      \
+    ::cqlite::Status _s = (expr);                           \
+    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s.ToString(); \
+  } while (0)
+
+TEST_F(SqlCatalogTest, CreatesTheV1TablesAndReopens) {
+  {
+    auto catalog = OpenOk();
+    ASSERT_NE(catalog, nullptr);
+    EXPECT_TRUE(catalog->has_iceberg_type());
+    EXPECT_EQ(catalog->path(), path_);
+    EXPECT_EQ(catalog->catalog_name(), "cqlite");
+  }
+  EXPECT_EQ(RawQuery("SELECT name FROM pragma_table_info('iceberg_tables') ORDER BY cid", 1),
+            (std::vector<std::string>{"catalog_name", "table_namespace", "table_name", "metadata_location",
+                                      "previous_metadata_location", "iceberg_type"}));
+  EXPECT_EQ(RawQuery("SELECT name FROM pragma_table_info('iceberg_namespace_properties') ORDER BY cid", 1),
+            (std::vector<std::string>{"catalog_name", "namespace", "property_key", "property_value"}));
+  EXPECT_EQ(RawQuery("SELECT name FROM pragma_table_info('iceberg_tables') WHERE pk > 0 ORDER BY pk", 1),
+            (std::vector<std::string>{"catalog_name", "table_namespace", "table_name"}));
+  // Reopening keeps what is there and does not need to create anything.
+  auto again = SqlCatalog::Open(path_, "cqlite", /*create_if_missing=*/false);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_TRUE((*again)->has_iceberg_type());
+}
+
+TEST_F(SqlCatalogTest, MissingFileWithoutCreateIsNotFound) {
+  auto catalog = SqlCatalog::Open(path_, "cqlite", /*create_if_missing=*/false);
+  ASSERT_FALSE(catalog.ok());
+  EXPECT_EQ(catalog.status().kind(), StatusKind::kNotFound);
+  EXPECT_NE(catalog.status().message().find(path_), std::string::npos) << catalog.status().message();
+  EXPECT_FALSE(fs::exists(path_));
+}
+
+TEST_F(SqlCatalogTest, MissingDirectoryIsAnIOError) {
+  auto catalog = SqlCatalog::Open((dir_ / "no" / "such" / "dir.db").string());
+  ASSERT_FALSE(catalog.ok());
+  EXPECT_EQ(catalog.status().kind(), StatusKind::kIOError) << catalog.status().ToString();
+}
+
+TEST_F(SqlCatalogTest, AddsTheMissingTableOfAPartialCatalog) {
+  RawExec(
+      "CREATE TABLE iceberg_tables (catalog_name VARCHAR(255) NOT NULL, table_namespace VARCHAR(255) NOT "
+      "NULL, "
+      "table_name VARCHAR(255) NOT NULL, metadata_location VARCHAR(1000), previous_metadata_location "
+      "VARCHAR(1000), iceberg_type VARCHAR(5), PRIMARY KEY (catalog_name, table_namespace, table_name))");
+  auto catalog = OpenOk();
+  ASSERT_NE(catalog, nullptr);
+  EXPECT_EQ(RawQuery("SELECT count(*) FROM pragma_table_info('iceberg_namespace_properties')", 1),
+            std::vector<std::string>{"4"});
+}
+
+TEST_F(SqlCatalogTest, Namespaces) {
+  auto catalog = OpenOk();
+  ASSERT_NE(catalog, nullptr);
+  EXPECT_FALSE(*catalog->NamespaceExists({"ks"}));
+  ASSERT_OK(catalog->CreateNamespace({"ks"}));
+  ASSERT_OK(catalog->CreateNamespace({"ks"}));  // idempotent
+  ASSERT_OK(catalog->CreateNamespace({"a", "b"}, {{"location", "file:///w/a/b"}, {"owner", "me"}}));
+  ASSERT_OK(catalog->CreateNamespace({"a", "b"}, {{"owner", "someone else"}, {"comment", "x"}}));
+  EXPECT_TRUE(*catalog->NamespaceExists({"ks"}));
+  EXPECT_TRUE(*catalog->NamespaceExists({"a", "b"}));
+  EXPECT_TRUE(*catalog->NamespaceExists({"a"}));   // a parent of a namespace exists
+  EXPECT_FALSE(*catalog->NamespaceExists({"A"}));  // names are case-sensitive
+  EXPECT_FALSE(*catalog->NamespaceExists({"k"}));  // a string prefix is no parent
+  EXPECT_FALSE(*catalog->NamespaceExists({"a", "b", "c"}));
+  EXPECT_EQ(*catalog->ListNamespaces(), (std::vector<Namespace>{{"a", "b"}, {"ks"}}));
+  EXPECT_EQ(RawQuery("SELECT namespace, property_key, property_value FROM iceberg_namespace_properties "
+                     "ORDER BY namespace, property_key",
+                     3),
+            (std::vector<std::string>{"a.b|comment|x", "a.b|exists|true", "a.b|location|file:///w/a/b",
+                                      "a.b|owner|me", "ks|exists|true"}));
+  EXPECT_EQ(catalog->ListTables({"nope"}).status().kind(), StatusKind::kNotFound);
+  EXPECT_TRUE(catalog->ListTables({"ks"})->empty());
+}
+
+TEST_F(SqlCatalogTest, CreateLoadListAndCommitTables) {
+  auto catalog = OpenOk();
+  ASSERT_NE(catalog, nullptr);
+  ASSERT_OK(catalog->CreateNamespace({"ks"}));
+  EXPECT_EQ(*catalog->LoadTable({"ks"}, "t"), std::nullopt);
+
+  Status no_ns = catalog->CreateTable({"other"}, "t", "file:///w/t/metadata/00000-a.metadata.json");
+  EXPECT_EQ(no_ns.kind(), StatusKind::kNotFound) << no_ns.ToString();
+
+  ASSERT_OK(catalog->CreateTable({"ks"}, "t", "file:///w/t/metadata/00000-a.metadata.json"));
+  ASSERT_OK(catalog->CreateTable({"ks"}, "b_table", "file:///w/b/metadata/00000-b.metadata.json"));
+  Status again = catalog->CreateTable({"ks"}, "t", "file:///w/t/metadata/00000-z.metadata.json");
+  EXPECT_EQ(again.kind(), StatusKind::kCommitConflict) << again.ToString();
+  EXPECT_NE(again.message().find(path_), std::string::npos);
+  EXPECT_EQ(*catalog->LoadTable({"ks"}, "t"), "file:///w/t/metadata/00000-a.metadata.json");
+  EXPECT_EQ(*catalog->ListTables({"ks"}), (std::vector<std::string>{"b_table", "t"}));
+
+  ASSERT_OK(catalog->CommitTable({"ks"}, "t", "file:///w/t/metadata/00000-a.metadata.json",
+                                 "file:///w/t/metadata/00001-c.metadata.json"));
+  EXPECT_EQ(*catalog->LoadTable({"ks"}, "t"), "file:///w/t/metadata/00001-c.metadata.json");
+
+  // A commit based on a stale location changes nothing.
+  Status stale = catalog->CommitTable({"ks"}, "t", "file:///w/t/metadata/00000-a.metadata.json",
+                                      "file:///w/t/metadata/00001-d.metadata.json");
+  EXPECT_EQ(stale.kind(), StatusKind::kCommitConflict) << stale.ToString();
+  EXPECT_NE(stale.message().find("00001-c"), std::string::npos) << stale.message();
+  Status missing = catalog->CommitTable({"ks"}, "nope", "a", "b");
+  EXPECT_EQ(missing.kind(), StatusKind::kCommitConflict) << missing.ToString();
+
+  EXPECT_EQ(
+      RawQuery("SELECT catalog_name, table_namespace, table_name, metadata_location, "
+               "previous_metadata_location, iceberg_type FROM iceberg_tables ORDER BY table_name",
+               6),
+      (std::vector<std::string>{"cqlite|ks|b_table|file:///w/b/metadata/00000-b.metadata.json|<null>|TABLE",
+                                "cqlite|ks|t|file:///w/t/metadata/00001-c.metadata.json|file:///w/t/metadata/"
+                                "00000-a.metadata.json|TABLE"}));
+  // Tables make their namespace exist, even without properties.
+  EXPECT_TRUE(*catalog->NamespaceExists({"ks"}));
+}
+
+TEST_F(SqlCatalogTest, RowsOfOtherCatalogsAndOtherTablesAreLeftAlone) {
+  {
+    auto catalog = OpenOk();
+    ASSERT_NE(catalog, nullptr);
+  }
+  RawExec(
+      "CREATE TABLE other_tool (k TEXT PRIMARY KEY, v TEXT);"
+      "INSERT INTO other_tool VALUES ('iceberg_tables', 'x');"
+      "INSERT INTO iceberg_namespace_properties VALUES ('other', 'ks', 'exists', 'true');"
+      "INSERT INTO iceberg_tables VALUES ('other', 'ks', 't', 'file:///o/1.json', NULL, 'TABLE');");
+  auto catalog = OpenOk();
+  ASSERT_NE(catalog, nullptr);
+  EXPECT_FALSE(*catalog->NamespaceExists({"ks"}));
+  EXPECT_TRUE(catalog->ListNamespaces()->empty());
+  EXPECT_EQ(*catalog->LoadTable({"ks"}, "t"), std::nullopt);
+  ASSERT_OK(catalog->CreateNamespace({"ks"}));
+  ASSERT_OK(catalog->CreateTable({"ks"}, "t", "file:///mine/1.json"));
+  ASSERT_OK(catalog->CommitTable({"ks"}, "t", "file:///mine/1.json", "file:///mine/2.json"));
+  EXPECT_EQ(catalog->CommitTable({"ks"}, "t", "file:///o/1.json", "file:///mine/3.json").kind(),
+            StatusKind::kCommitConflict);
+
+  auto other = OpenOk("other");
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(*other->LoadTable({"ks"}, "t"), "file:///o/1.json");
+  EXPECT_EQ(RawQuery("SELECT * FROM other_tool", 2), std::vector<std::string>{"iceberg_tables|x"});
+  EXPECT_EQ(RawQuery("SELECT catalog_name, metadata_location, previous_metadata_location FROM iceberg_tables "
+                     "ORDER BY catalog_name",
+                     3),
+            (std::vector<std::string>{"cqlite|file:///mine/2.json|file:///mine/1.json",
+                                      "other|file:///o/1.json|<null>"}));
+}
+
+TEST_F(SqlCatalogTest, ViewsAreNotTables) {
+  {
+    auto catalog = OpenOk();
+    ASSERT_NE(catalog, nullptr);
+  }
+  RawExec(
+      "INSERT INTO iceberg_tables VALUES ('cqlite', 'ks', 'v', 'file:///v/1.json', NULL, 'VIEW');"
+      "INSERT INTO iceberg_tables VALUES ('cqlite', 'ks', 'old', 'file:///old/1.json', NULL, NULL);");
+  auto catalog = OpenOk();
+  ASSERT_NE(catalog, nullptr);
+  EXPECT_TRUE(*catalog->NamespaceExists({"ks"}));
+  EXPECT_EQ(*catalog->ListTables({"ks"}), std::vector<std::string>{"old"});
+  EXPECT_EQ(*catalog->LoadTable({"ks"}, "v"), std::nullopt);
+  EXPECT_EQ(*catalog->LoadTable({"ks"}, "old"), "file:///old/1.json");  // NULL type reads as a table
+  EXPECT_EQ(catalog->CreateTable({"ks"}, "v", "file:///t/1.json").kind(), StatusKind::kCommitConflict);
+  EXPECT_EQ(catalog->CommitTable({"ks"}, "v", "file:///v/1.json", "file:///v/2.json").kind(),
+            StatusKind::kCommitConflict);
+  ASSERT_OK(catalog->CommitTable({"ks"}, "old", "file:///old/1.json", "file:///old/2.json"));
+  EXPECT_EQ(RawQuery("SELECT table_name, metadata_location FROM iceberg_tables ORDER BY table_name", 2),
+            (std::vector<std::string>{"old|file:///old/2.json", "v|file:///v/1.json"}));
+}
+
+TEST_F(SqlCatalogTest, V0CatalogIsUsedAsIs) {
+  // The DDL of Iceberg Java's V0 catalog: no iceberg_type column.
+  RawExec(
+      "CREATE TABLE iceberg_tables (catalog_name VARCHAR(255) NOT NULL, table_namespace VARCHAR(255) NOT "
+      "NULL, "
+      "table_name VARCHAR(255) NOT NULL, metadata_location VARCHAR(1000), previous_metadata_location "
+      "VARCHAR(1000), PRIMARY KEY (catalog_name, table_namespace, table_name));"
+      "CREATE TABLE iceberg_namespace_properties (catalog_name VARCHAR(255) NOT NULL, namespace VARCHAR(255) "
+      "NOT NULL, property_key VARCHAR(255), property_value VARCHAR(1000), PRIMARY KEY (catalog_name, "
+      "namespace, "
+      "property_key));"
+      "INSERT INTO iceberg_tables VALUES ('cqlite', 'ks', 'old', 'file:///old/1.json', NULL);");
+  auto catalog = OpenOk();
+  ASSERT_NE(catalog, nullptr);
+  EXPECT_FALSE(catalog->has_iceberg_type());
+  EXPECT_EQ(*catalog->ListTables({"ks"}), std::vector<std::string>{"old"});
+  EXPECT_EQ(*catalog->LoadTable({"ks"}, "old"), "file:///old/1.json");
+  ASSERT_OK(catalog->CreateNamespace({"ks"}));
+  ASSERT_OK(catalog->CreateTable({"ks"}, "new", "file:///new/1.json"));
+  EXPECT_EQ(catalog->CreateTable({"ks"}, "old", "file:///x.json").kind(), StatusKind::kCommitConflict);
+  ASSERT_OK(catalog->CommitTable({"ks"}, "old", "file:///old/1.json", "file:///old/2.json"));
+  EXPECT_EQ(catalog->CommitTable({"ks"}, "old", "file:///old/1.json", "file:///old/3.json").kind(),
+            StatusKind::kCommitConflict);
+  EXPECT_EQ(*catalog->ListTables({"ks"}), (std::vector<std::string>{"new", "old"}));
+  // Still V0: no column was added.
+  EXPECT_EQ(
+      RawQuery("SELECT count(*) FROM pragma_table_info('iceberg_tables') WHERE name = 'iceberg_type'", 1),
+      std::vector<std::string>{"0"});
+  EXPECT_EQ(RawQuery("SELECT table_name, metadata_location, previous_metadata_location FROM iceberg_tables "
+                     "ORDER BY table_name",
+                     3),
+            (std::vector<std::string>{"new|file:///new/1.json|<null>",
+                                      "old|file:///old/2.json|file:///old/1.json"}));
+}
+
+TEST_F(SqlCatalogTest, NotADatabaseIsRejectedAndLeftUntouched) {
+  std::string bytes;
+  for (int i = 0; i < 8192; ++i) bytes += static_cast<char>((i * 7919) % 251);
+  WriteBytes(path_, bytes);
+  auto catalog = SqlCatalog::Open(path_);
+  ASSERT_FALSE(catalog.ok());
+  EXPECT_EQ(catalog.status().kind(), StatusKind::kInvalidArgument) << catalog.status().ToString();
+  EXPECT_NE(catalog.status().message().find(path_), std::string::npos) << catalog.status().message();
+  EXPECT_EQ(ReadBytes(path_), bytes);
+  // No journal or other file appeared beside it.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+
+  std::string text = "catalog_name,table_namespace\nnot,a database\n";
+  WriteBytes(path_, text);
+  catalog = SqlCatalog::Open(path_);
+  ASSERT_FALSE(catalog.ok());
+  EXPECT_EQ(catalog.status().kind(), StatusKind::kInvalidArgument) << catalog.status().ToString();
+  EXPECT_EQ(ReadBytes(path_), text);
+}
+
+TEST_F(SqlCatalogTest, TablesWithoutTheCatalogColumnsAreRejectedAndLeftUntouched) {
+  RawExec(
+      "CREATE TABLE iceberg_tables (catalog_name TEXT, name TEXT); INSERT INTO iceberg_tables VALUES ('a', "
+      "'b')");
+  std::string before = ReadBytes(path_);
+  auto catalog = SqlCatalog::Open(path_);
+  ASSERT_FALSE(catalog.ok());
+  EXPECT_EQ(catalog.status().kind(), StatusKind::kCorruption) << catalog.status().ToString();
+  EXPECT_NE(catalog.status().message().find(path_), std::string::npos) << catalog.status().message();
+  EXPECT_NE(catalog.status().message().find("table_namespace"), std::string::npos)
+      << catalog.status().message();
+  EXPECT_EQ(ReadBytes(path_), before);
+  EXPECT_EQ(RawQuery("SELECT count(*) FROM sqlite_schema WHERE name = 'iceberg_namespace_properties'", 1),
+            std::vector<std::string>{"0"});
+
+  // The same for the namespace table.
+  fs::remove(path_);
+  RawExec("CREATE TABLE iceberg_namespace_properties (catalog_name TEXT, namespace TEXT, k TEXT)");
+  before = ReadBytes(path_);
+  catalog = SqlCatalog::Open(path_);
+  ASSERT_FALSE(catalog.ok());
+  EXPECT_EQ(catalog.status().kind(), StatusKind::kCorruption) << catalog.status().ToString();
+  EXPECT_EQ(ReadBytes(path_), before);
+}
+
+TEST_F(SqlCatalogTest, BadNamesAreInvalidArguments) {
+  auto catalog = OpenOk();
+  ASSERT_NE(catalog, nullptr);
+  const std::vector<std::string> bad = {"",     "a.b",
+                                        "a/b",  "a\\b",
+                                        "a'b",  "a\"b",
+                                        "a`b",  std::string("a\0b", 3),
+                                        "a\nb", std::string(256, 'x'),
+                                        "\xff"};
+  for (const std::string& name : bad) {
+    SCOPED_TRACE(name);
+    Status create_ns = catalog->CreateNamespace({"ok", name});
+    EXPECT_EQ(create_ns.kind(), StatusKind::kInvalidArgument) << create_ns.ToString();
+    EXPECT_EQ(catalog->NamespaceExists({name}).status().kind(), StatusKind::kInvalidArgument);
+    EXPECT_EQ(catalog->ListTables({name}).status().kind(), StatusKind::kInvalidArgument);
+    EXPECT_EQ(catalog->LoadTable({"ok"}, name).status().kind(), StatusKind::kInvalidArgument);
+    Status create_table = catalog->CreateTable({"ok"}, name, "file:///x.json");
+    EXPECT_EQ(create_table.kind(), StatusKind::kInvalidArgument) << create_table.ToString();
+    EXPECT_EQ(catalog->CommitTable({"ok"}, name, "a", "b").kind(), StatusKind::kInvalidArgument);
+  }
+  Status named = catalog->CreateNamespace({"ks", "a/b"});
+  EXPECT_NE(named.message().find("\"a/b\""), std::string::npos) << named.message();
+  Status table_named = catalog->CreateTable({"ks"}, "x'y", "file:///x.json");
+  EXPECT_NE(table_named.message().find("x'y"), std::string::npos) << table_named.message();
+  EXPECT_EQ(catalog->CreateNamespace({}).kind(), StatusKind::kInvalidArgument);
+  EXPECT_EQ(catalog->CreateNamespace({std::string(128, 'a'), std::string(128, 'b')}).kind(),
+            StatusKind::kInvalidArgument);  // 257 bytes joined
+  ASSERT_OK(catalog->CreateNamespace({"ks"}));
+  EXPECT_EQ(catalog->CreateTable({"ks"}, "t", "").kind(), StatusKind::kInvalidArgument);
+  EXPECT_EQ(catalog->CreateNamespace({"ks"}, {{"", "v"}}).kind(), StatusKind::kInvalidArgument);
+  EXPECT_EQ(SqlCatalog::Open(path_, "").status().kind(), StatusKind::kInvalidArgument);
+  // Nothing was written by the rejected calls.
+  EXPECT_EQ(*catalog->ListNamespaces(), std::vector<Namespace>{{"ks"}});
+  EXPECT_EQ(RawQuery("SELECT count(*) FROM iceberg_tables", 1), std::vector<std::string>{"0"});
+
+  EXPECT_EQ(*ParseNamespace("a.b"), (Namespace{"a", "b"}));
+  EXPECT_EQ(ParseNamespace("a..b").status().kind(), StatusKind::kInvalidArgument);
+  EXPECT_EQ(ParseNamespace("").status().kind(), StatusKind::kInvalidArgument);
+}
+
+TEST_F(SqlCatalogTest, RacingCommitsHaveOneWinnerPerRound) {
+  {
+    auto setup = OpenOk();
+    ASSERT_NE(setup, nullptr);
+    ASSERT_OK(setup->CreateNamespace({"ks"}));
+    ASSERT_OK(setup->CreateTable({"ks"}, "t", "loc-0"));
+  }
+  constexpr int kRounds = 40;
+  constexpr int kWriters = 2;
+  std::vector<std::unique_ptr<SqlCatalog>> catalogs;
+  for (int i = 0; i < kWriters; ++i) {
+    catalogs.push_back(OpenOk());
+    ASSERT_NE(catalogs.back(), nullptr);
+  }
+  std::string current = "loc-0";
+  for (int round = 1; round <= kRounds; ++round) {
+    std::latch start(kWriters);
+    std::vector<Status> results(kWriters);
+    std::vector<std::thread> threads;
+    for (int w = 0; w < kWriters; ++w) {
+      threads.emplace_back([&, w] {
+        start.arrive_and_wait();
+        results[w] = catalogs[w]->CommitTable({"ks"}, "t", current, StrCat("loc-", round, "-", w));
+      });
+    }
+    for (auto& thread : threads) thread.join();
+    int winner = -1;
+    for (int w = 0; w < kWriters; ++w) {
+      if (results[w].ok()) {
+        EXPECT_EQ(winner, -1) << "two winners in round " << round;
+        winner = w;
+      } else {
+        EXPECT_EQ(results[w].kind(), StatusKind::kCommitConflict) << results[w].ToString();
+      }
+    }
+    ASSERT_NE(winner, -1) << "no winner in round " << round;
+    std::string next = StrCat("loc-", round, "-", winner);
+    for (auto& catalog : catalogs) EXPECT_EQ(*catalog->LoadTable({"ks"}, "t"), next);
+    EXPECT_EQ(RawQuery("SELECT previous_metadata_location FROM iceberg_tables", 1),
+              std::vector<std::string>{current});
+    current = next;
+  }
+}
+
+TEST_F(SqlCatalogTest, ConcurrentOpensOfANewFileAgree) {
+  constexpr int kOpeners = 4;
+  std::latch start(kOpeners);
+  std::vector<Status> results(kOpeners);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kOpeners; ++i) {
+    threads.emplace_back([&, i] {
+      start.arrive_and_wait();
+      auto catalog = SqlCatalog::Open(path_);
+      results[i] = catalog.status();
+      if (catalog.ok()) results[i] = (*catalog)->CreateNamespace({"ks"});
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (const Status& status : results) EXPECT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(RawQuery("SELECT namespace, property_key FROM iceberg_namespace_properties", 2),
+            std::vector<std::string>{"ks|exists"});
+}
+
+}  // namespace
+}  // namespace cqlite::catalog
