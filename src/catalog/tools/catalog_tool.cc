@@ -51,9 +51,20 @@ int Run(const std::string& command, const Options& options) {
     for (const Namespace& ns : *namespaces) {
       std::cout << "namespace\t" << NamespaceToString(ns) << "\n";
       auto tables = cat.ListTables(ns);
+      if (!tables.ok() && tables.status().kind() == StatusKind::kInvalidArgument) {
+        // Another tool may have written a namespace name this catalog does not accept.
+        std::cerr << "catalog_tool: skipping the tables of namespace " << NamespaceToString(ns) << ": "
+                  << tables.status().ToString() << "\n";
+        continue;
+      }
       if (!tables.ok()) return Fail(tables.status());
       for (const std::string& table : *tables) {
         auto location = cat.LoadTable(ns, table);
+        if (!location.ok() && location.status().kind() == StatusKind::kInvalidArgument) {
+          std::cerr << "catalog_tool: skipping table " << table << ": " << location.status().ToString()
+                    << "\n";
+          continue;
+        }
         if (!location.ok()) return Fail(location.status());
         std::cout << "table\t" << NamespaceToString(ns) << "\t" << table << "\t" << location->value_or("")
                   << "\n";
