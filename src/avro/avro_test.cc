@@ -461,7 +461,11 @@ TEST(RawDeflateTest, RoundTripAndBadInput) {
   EXPECT_EQ(RawInflate(compressed.substr(0, compressed.size() / 2), 1 << 20, "ctx").status().kind(),
             StatusKind::kCorruption);
   EXPECT_EQ(RawInflate("", 1 << 20, "ctx").status().kind(), StatusKind::kCorruption);
-  EXPECT_EQ(RawInflate(compressed + "x", 1 << 20, "ctx").status().kind(), StatusKind::kCorruption);
+  // Trailing bytes after the stream's end (a partial zlib trailer some
+  // writers leave) are ignored.
+  Result<std::string> trailing = RawInflate(compressed + "xyz", 1 << 20, "ctx");
+  ASSERT_TRUE(trailing.ok()) << trailing.status().ToString();
+  EXPECT_EQ(*trailing, text);
   Result<std::string> empty = RawInflate(RawDeflate(""), 1 << 20, "ctx");
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(*empty, "");

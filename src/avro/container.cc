@@ -98,9 +98,9 @@ Result<std::string> RawInflate(std::string_view input, size_t max_output, const 
       return Status::Corruption(StrCat(context, ": deflate block is truncated"));
     }
   }
-  bool trailing = stream.avail_in != 0;
+  // Bytes after the end of the deflate stream are ignored, as Java's Inflater
+  // (nowrap) does: some writers leave part of a zlib trailer there.
   inflateEnd(&stream);
-  if (trailing) return Status::Corruption(StrCat(context, ": bytes after the end of the deflate block"));
   return out;
 }
 

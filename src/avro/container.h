@@ -142,7 +142,8 @@ class ContainerReader {
 // Raw deflate (RFC 1951) as Avro's "deflate" codec uses it.
 std::string RawDeflate(std::string_view input);
 // Inflates raw deflate data; Corruption naming `context` when the data is bad
-// or inflates to more than `max_output` bytes.
+// or inflates to more than `max_output` bytes. Bytes after the end of the
+// deflate stream are ignored (some writers leave part of a zlib trailer).
 Result<std::string> RawInflate(std::string_view input, size_t max_output, const std::string& context);
 
 }  // namespace cqlite::avro
