@@ -15,5 +15,6 @@ CommandRunner AddLsCommand(CLI::App& app);
 CommandRunner AddDumpCommand(CLI::App& app);
 CommandRunner AddSelectCommand(CLI::App& app);
 CommandRunner AddDeltaExportCommand(CLI::App& app);
+CommandRunner AddMaterializeCommand(CLI::App& app);
 
 }  // namespace cqlite

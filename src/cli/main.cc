@@ -8,7 +8,8 @@
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "cqlite reads Apache Cassandra SSTables (3.0 to 5.0) straight from disk.\n"
+      "cqlite reads Apache Cassandra SSTables (3.0 to 5.0) straight from disk and publishes tables as Apache "
+      "Iceberg tables.\n"
       "Run 'cqlite <command> --help' for the options of a command."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "cqlite 0.1.0");
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   auto dump = cqlite::AddDumpCommand(app);
   auto select = cqlite::AddSelectCommand(app);
   auto delta_export = cqlite::AddDeltaExportCommand(app);
+  auto materialize = cqlite::AddMaterializeCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -27,6 +29,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("dump")) return dump();
     if (app.got_subcommand("select")) return select();
     if (app.got_subcommand("delta-export")) return delta_export();
+    if (app.got_subcommand("materialize")) return materialize();
   } catch (const std::exception& e) {
     std::cerr << "cqlite: internal error: " << e.what() << "\n";
     return 70;

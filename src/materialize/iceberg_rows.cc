@@ -194,14 +194,16 @@ Result<std::vector<std::optional<std::string_view>>> SplitPrefixed(std::string_v
   return parts;
 }
 
-Result<Value> ElementValue(const CqlType& cql, const Type& type, const std::optional<std::string_view>& bytes) {
+Result<Value> ElementValue(const CqlType& cql, const Type& type, const std::optional<std::string_view>& bytes,
+                           const MappingOptions& options) {
   if (!bytes) return Value::Null();
-  return ToIcebergValue(cql, type, *bytes);
+  return ToIcebergValue(cql, type, *bytes, options);
 }
 
 }  // namespace
 
-Result<Value> ToIcebergValue(const CqlType& cql, const Type& type, std::string_view bytes) {
+Result<Value> ToIcebergValue(const CqlType& cql, const Type& type, std::string_view bytes,
+                             const MappingOptions& options) {
   auto need = [&](size_t width) -> Status {
     if (bytes.size() != width) {
       return Status::InvalidArgument(StrCat("has ", bytes.size(), " bytes, not the ", width, " of a ", cql.ToCql()));
@@ -267,9 +269,10 @@ Result<Value> ToIcebergValue(const CqlType& cql, const Type& type, std::string_v
     case CqlKind::kTime: {
       RETURN_IF_ERROR(need(8));
       auto nanos = static_cast<int64_t>(ReadBigEndian(bytes));
-      if (nanos % 1000 != 0) {
+      if (nanos % 1000 != 0 && !options.truncate_time) {
         return Status::InvalidArgument(StrCat("is a time with sub-microsecond digits (", nanos,
-                                              " ns); Iceberg times are in microseconds"));
+                                              " ns); Iceberg times are in microseconds (pass "
+                                              "--truncate-time to drop them)"));
       }
       return Value::Int64(nanos / 1000);
     }
@@ -305,15 +308,15 @@ Result<Value> ToIcebergValue(const CqlType& cql, const Type& type, std::string_v
         std::vector<std::pair<Value, Value>> entries;
         for (size_t i = 0; i < parts.size(); i += 2) {
           if (!parts[i]) return Status::InvalidArgument("is a map with a null key");
-          ASSIGN_OR_RETURN(Value key, ToIcebergValue(*cql.params[0], *type.fields[0].type, *parts[i]));
-          ASSIGN_OR_RETURN(Value value, ElementValue(*cql.params[1], *type.fields[1].type, parts[i + 1]));
+          ASSIGN_OR_RETURN(Value key, ToIcebergValue(*cql.params[0], *type.fields[0].type, *parts[i], options));
+          ASSIGN_OR_RETURN(Value value, ElementValue(*cql.params[1], *type.fields[1].type, parts[i + 1], options));
           entries.emplace_back(std::move(key), std::move(value));
         }
         return Value::Map(std::move(entries));
       }
       std::vector<Value> elements;
       for (const auto& part : parts) {
-        ASSIGN_OR_RETURN(Value element, ElementValue(*cql.params[0], *type.fields[0].type, part));
+        ASSIGN_OR_RETURN(Value element, ElementValue(*cql.params[0], *type.fields[0].type, part, options));
         elements.push_back(std::move(element));
       }
       return Value::List(std::move(elements));
@@ -331,7 +334,7 @@ Result<Value> ToIcebergValue(const CqlType& cql, const Type& type, std::string_v
           return Status::InvalidArgument("is a truncated vector");
         }
         if (bytes.size() - pos < len) return Status::InvalidArgument("is a truncated vector");
-        ASSIGN_OR_RETURN(Value element, ToIcebergValue(element_type, *type.fields[0].type, bytes.substr(pos, len)));
+        ASSIGN_OR_RETURN(Value element, ToIcebergValue(element_type, *type.fields[0].type, bytes.substr(pos, len), options));
         elements.push_back(std::move(element));
         pos += len;
       }
@@ -346,7 +349,7 @@ Result<Value> ToIcebergValue(const CqlType& cql, const Type& type, std::string_v
       std::vector<Value> fields;
       for (size_t i = 0; i < cql.params.size(); ++i) {
         std::optional<std::string_view> part = i < parts.size() ? parts[i] : std::nullopt;
-        ASSIGN_OR_RETURN(Value field, ElementValue(*cql.params[i], *type.fields[i].type, part));
+        ASSIGN_OR_RETURN(Value field, ElementValue(*cql.params[i], *type.fields[i].type, part, options));
         fields.push_back(std::move(field));
       }
       return Value::Struct(std::move(fields));
@@ -434,7 +437,7 @@ Result<Value> RowConverter::ColumnValue(int field, const std::string* key_value,
       break;
   }
   if (!bytes) return Value::Null();
-  return ToIcebergValue(*column.type, type, *bytes);
+  return ToIcebergValue(*column.type, type, *bytes, options_);
 }
 
 int64_t RowConverter::EarliestExpiry(const FoldRow& row) {

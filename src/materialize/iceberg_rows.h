@@ -25,6 +25,8 @@ namespace cqlite::materialize {
 struct MappingOptions {
   // Decimal columns become decimal(38, decimal_scale); varint decimal(38, 0).
   int32_t decimal_scale = 18;
+  // Drop the sub-microsecond digits of CQL times instead of failing.
+  bool truncate_time = false;
 };
 
 struct TableMapping {
@@ -66,6 +68,7 @@ class RowConverter {
 
 // The Iceberg value of `bytes` serialized as `cql`, for a field of type
 // `type`. InvalidArgument (without a column name) when it does not fit.
-Result<parquet::Value> ToIcebergValue(const CqlType& cql, const iceberg::Type& type, std::string_view bytes);
+Result<parquet::Value> ToIcebergValue(const CqlType& cql, const iceberg::Type& type, std::string_view bytes,
+                                      const MappingOptions& options);
 
 }  // namespace cqlite::materialize

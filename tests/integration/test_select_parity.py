@@ -31,13 +31,12 @@ import os
 import pathlib
 import re
 import shutil
-import subprocess
 import tempfile
 import time
 
 import pytest
 
-import workloads
+import node_runs
 
 DEFAULT_SEED = 1
 COUNT = int(os.environ.get("CQLITE_PARITY_WORKLOADS", "200"))
@@ -67,97 +66,19 @@ def reproduce(index=None):
             + (f" --only {index}" if index is not None else f" --count {COUNT}"))
 
 
-def _work_base():
-    explicit = os.environ.get("CQLITE_PARITY_TMP")
-    if explicit:
-        return pathlib.Path(explicit)
-    shm = pathlib.Path("/dev/shm")
-    try:
-        st = os.statvfs(shm)
-        if shm.is_dir() and os.access(shm, os.W_OK) and st.f_bavail * st.f_frsize > (2 << 30):
-            return shm
-    except OSError:
-        pass
-    return None
-
-
-class Run:
-    """What the node produced for the workloads."""
-
-    def __init__(self, root, described):
-        self.root = root
-        self.described = {d["index"]: d for d in described}
-        self.chunks = []  # (indexes, returncode, seconds, output tail)
-
-    def failed_chunk(self, index):
-        for indexes, rc, _secs, tail in self.chunks:
-            if index in indexes and rc != 0:
-                return f"the node run for workloads {indexes[0]}..{indexes[-1]} failed (exit {rc}):\n{tail}"
-        return None
-
-    def keyspace_dir(self, index):
-        return self.root / f"w{index}"
-
-    def table_dir(self, index):
-        d = self.described[index]
-        dirs = sorted(self.keyspace_dir(index).glob(d["table"] + "-*"))
-        return dirs[0] if len(dirs) == 1 else None
-
-    def selects(self, index):
-        d = self.described[index]
-        return [self.keyspace_dir(index) / f"{d['table']}.select{n}.jsonl"
-                for n in range(1, len(d["select_offsets"]) + 1)]
-
-
 @pytest.fixture(scope="module")
 def parity(oracle):
-    base = _work_base()
+    base = node_runs.work_base()
     keep = base is not None and os.environ.get("CQLITE_PARITY_TMP") is not None
     root = pathlib.Path(tempfile.mkdtemp(prefix="cqlite-parity-", dir=base))
     print(f"select parity: {reproduce()}; {len(INDEXES)} workloads in {root}")
-    env = dict(os.environ)
-    env["TMPDIR"] = str(root)  # the node's own work directory
-    timeout = int(env.setdefault("ORACLE_GEN_TIMEOUT", str(max(600, 3 * CHUNK))))
-    # Build the oracle first so that its build time does not count against a node run.
-    subprocess.run(["bash", str(oracle), "build"], check=True, timeout=3600)
-
-    _, described = workloads.make_workloads(SEED, COUNT, INDEXES)
-    run = Run(root / "out", described)
     started = time.monotonic()
-    for k in range(0, len(INDEXES), CHUNK):
-        indexes = INDEXES[k:k + CHUNK]
-        scenario, _ = workloads.make_workloads(SEED, COUNT, indexes)
-        scenario_file = root / f"scenario-{k // CHUNK}.cql"
-        scenario_file.write_text(scenario)
-        out = root / f"chunk-{k // CHUNK}"
-        t0 = time.monotonic()
-        proc = subprocess.run(["bash", str(oracle), "generate", str(scenario_file), str(out), "--format", "oa"],
-                              capture_output=True, text=True, env=env, timeout=timeout + 120)
-        secs = time.monotonic() - t0
-        # The node's messages without JVM warnings and stack frames: the
-        # statement that failed and why.
-        lines = [ln for ln in (proc.stdout + proc.stderr).splitlines()
-                 if ln.strip() and not ln.startswith(("WARNING:", "\tat ", "\t... "))]
-        if proc.returncode in (124, 137):
-            lines.append(f"(timed out: ORACLE_GEN_TIMEOUT={timeout} s)")
-        tail = "\n".join(lines[-15:])
-        run.chunks.append((indexes, proc.returncode, secs, tail))
-        print(f"node run {k // CHUNK}: workloads {indexes[0]}..{indexes[-1]}, exit {proc.returncode}, {secs:.1f} s")
-        if out.is_dir():
-            run.root.mkdir(exist_ok=True)
-            for ks in out.iterdir():
-                ks.rename(run.root / ks.name)
+    run = node_runs.replay(oracle, SEED, COUNT, INDEXES, root, CHUNK)
     SUMMARY.update(seed=SEED, workloads=len(INDEXES), node_seconds=time.monotonic() - started,
                    runs=len(run.chunks))
     yield run
     if not keep:
         shutil.rmtree(root, ignore_errors=True)
-
-
-def _read_select(path):
-    lines = path.read_text(encoding="utf-8").splitlines()
-    header = json.loads(lines[0])
-    return header["now_in_seconds"], lines[1:]
 
 
 def test_oracle_replayed_every_workload(parity):
@@ -174,7 +95,7 @@ def test_oracle_replayed_every_workload(parity):
             if not path.exists():
                 problems.append(f"w{index}: {path.name} is missing")
                 continue
-            now, lines = _read_select(path)
+            now, lines = node_runs.read_select(path)
             assert isinstance(now, int) and now > 1_600_000_000, f"{path}: bad now_in_seconds {now}"
             for line in lines:
                 json.loads(line)
@@ -244,7 +165,7 @@ def test_select_matches_cassandra(index, parity, cqlite, missing_select, tmp_pat
         sources.append(("envelopes", ["--from-envelopes", *envelope_files]))
     mismatches = []
     for path in parity.selects(index):
-        now, expected = _read_select(path)
+        now, expected = node_runs.read_select(path)
         for source, args in sources:
             proc = cqlite("select", *args, "--now", now, check=False)
             if proc.returncode != 0:

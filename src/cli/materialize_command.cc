@@ -1,0 +1,227 @@
+// `cqlite materialize <data-dir|table-dir>`: publishes each Cassandra table
+// found under the path as an Iceberg v2 table in a SQLite catalog (see
+// src/materialize/materializer.h for what one run does).
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "catalog/sql_catalog.h"
+#include "cli/commands.h"
+#include "materialize/materializer.h"
+#include "util/json_writer.h"
+#include "util/strings.h"
+
+namespace cqlite {
+
+namespace {
+
+struct MaterializeCommandOptions {
+  std::string path;
+  std::string warehouse = "warehouse";
+  std::string catalog;  // default: sqlite:<warehouse>/catalog.db
+  std::string catalog_name = "cqlite";
+  std::string namespace_name;
+  std::string table_name;
+  int64_t now_seconds = -1;
+  std::string schema_file;
+  int32_t decimal_scale = 18;
+  bool truncate_time = false;
+  std::string compression = "zstd";
+  bool json = false;
+  bool quiet = false;
+};
+
+std::string Absolute(const std::string& path) {
+  std::error_code error;
+  auto absolute = std::filesystem::absolute(path, error);
+  if (error) return path;
+  return absolute.lexically_normal().string();
+}
+
+void PrintText(const std::vector<materialize::TableReport>& reports, double seconds) {
+  int64_t appended = 0, deleted = 0, bytes = 0, generations = 0;
+  int files = 0, committed = 0;
+  for (const auto& r : reports) {
+    std::cout << r.namespace_name << "." << r.table_name << ": " << r.message << "\n";
+    if (r.committed) {
+      std::cout << "  generations: " << r.generations_consumed << " consumed of " << r.generations_found
+                << " found; rows: " << r.rows_appended << " written, " << r.rows_deleted << " deleted, "
+                << r.rows_total << " in the table";
+      if (r.static_only_partitions) std::cout << " (" << r.static_only_partitions << " static-only partitions, no row)";
+      std::cout << "\n  files: " << r.data_files << " data, " << r.delete_files << " position delete, "
+                << r.bytes_written << " bytes; TTLs evaluated at " << r.now_seconds << "\n  metadata: "
+                << r.metadata_location << "\n";
+    }
+    appended += r.rows_appended;
+    deleted += r.rows_deleted;
+    bytes += r.bytes_written;
+    generations += r.generations_consumed;
+    files += r.data_files + r.delete_files;
+    committed += r.committed;
+  }
+  char elapsed[32];
+  std::snprintf(elapsed, sizeof(elapsed), "%.1f", seconds);
+  std::cout << reports.size() << " table(s), " << committed << " committed; " << generations
+            << " generation(s) consumed; " << appended << " rows written, " << deleted << " deleted; " << files
+            << " files, " << bytes << " bytes; " << elapsed << " s\n";
+}
+
+void PrintJson(const std::vector<materialize::TableReport>& reports, const std::string& catalog_path,
+               double seconds) {
+  JsonWriter w(std::cout, 2);
+  w.BeginObject();
+  w.Key("catalog");
+  w.String(catalog_path);
+  w.Key("seconds");
+  w.Raw(StrCat(seconds));
+  w.Key("tables");
+  w.BeginArray();
+  for (const auto& r : reports) {
+    w.BeginObject();
+    w.Key("namespace"); w.String(r.namespace_name);
+    w.Key("table"); w.String(r.table_name);
+    w.Key("source"); w.String(r.source);
+    w.Key("committed"); w.Bool(r.committed);
+    w.Key("snapshot_id"); if (r.committed) w.Int(r.snapshot_id); else w.Null();
+    w.Key("metadata_location"); w.String(r.metadata_location);
+    w.Key("generations_found"); w.Int(r.generations_found);
+    w.Key("generations_consumed"); w.Int(r.generations_consumed);
+    w.Key("rows_written"); w.Int(r.rows_appended);
+    w.Key("rows_deleted"); w.Int(r.rows_deleted);
+    w.Key("rows_total"); w.Int(r.rows_total);
+    w.Key("static_only_partitions"); w.Int(r.static_only_partitions);
+    w.Key("data_files"); w.Int(r.data_files);
+    w.Key("delete_files"); w.Int(r.delete_files);
+    w.Key("bytes_written"); w.Int(r.bytes_written);
+    w.Key("ttl_evaluated_at"); w.Int(r.now_seconds);
+    w.Key("attempts"); w.Int(r.attempts);
+    w.Key("message"); w.String(r.message);
+    if (!r.warning.empty()) {
+      w.Key("warning");
+      w.String(r.warning);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  std::cout << "\n";
+}
+
+int Materialize(const MaterializeCommandOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  FileSystem& fs = LocalFileSystem();
+  std::string warehouse = Absolute(options.warehouse);
+  std::string catalog_path = options.catalog.empty() ? JoinPath(warehouse, "catalog.db") : options.catalog;
+  if (StartsWith(catalog_path, "sqlite:")) catalog_path = catalog_path.substr(7);
+  catalog_path = Absolute(catalog_path);
+  bool terminal = ::isatty(STDERR_FILENO) && !options.quiet;
+  auto fail = [](const Status& status) {
+    std::cout.flush();
+    std::cerr << "cqlite materialize: " << status.ToString() << "\n";
+    return 1;
+  };
+
+  auto tables = materialize::FindTableDirectories(fs, options.path);
+  if (!tables.ok()) return fail(tables.status());
+  if (tables->size() > 1 && !options.table_name.empty()) {
+    return fail(Status::InvalidArgument(StrCat(options.path, " holds ", tables->size(),
+                                               " tables; --table names one, so point at one table directory")));
+  }
+  if (Status s = fs.CreateDirectories(warehouse); !s.ok()) {
+    return fail(s.WithContext("cannot create the warehouse"));
+  }
+  auto catalog = catalog::SqlCatalog::Open(catalog_path, options.catalog_name, true);
+  if (!catalog.ok()) return fail(catalog.status());
+
+  materialize::MaterializeOptions run;
+  run.warehouse = warehouse;
+  run.schema_file = options.schema_file;
+  run.namespace_name = options.namespace_name;
+  run.table_name = options.table_name;
+  run.now_seconds = options.now_seconds;
+  run.mapping.decimal_scale = options.decimal_scale;
+  run.mapping.truncate_time = options.truncate_time;
+  run.compression = options.compression == "snappy" ? parquet::CompressionCodec::kSnappy
+                    : options.compression == "none" ? parquet::CompressionCodec::kUncompressed
+                                                    : parquet::CompressionCodec::kZstd;
+
+  std::vector<materialize::TableReport> reports;
+  int failures = 0;
+  for (const std::string& table_dir : *tables) {
+    if (terminal) {
+      run.progress = [&table_dir](const std::string& line) {
+        std::cerr << "\r\033[K" << BaseName(table_dir) << ": " << line << std::flush;
+      };
+    }
+    auto report = materialize::MaterializeTable(fs, **catalog, table_dir, run);
+    if (terminal) std::cerr << "\r\033[K" << std::flush;
+    if (!report.ok()) {
+      ++failures;
+      std::cerr << "cqlite materialize: " << report.status().ToString() << " (nothing committed for " << table_dir
+                << ")\n";
+      continue;
+    }
+    if (!report->warning.empty() && !options.quiet) std::cerr << "cqlite materialize: warning: " << report->warning << "\n";
+    reports.push_back(std::move(*report));
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (options.json) {
+    PrintJson(reports, catalog_path, seconds);
+  } else if (!options.quiet || failures == 0) {
+    PrintText(reports, seconds);
+  }
+  return failures ? 1 : 0;
+}
+
+}  // namespace
+
+CommandRunner AddMaterializeCommand(CLI::App& app) {
+  auto options = std::make_shared<MaterializeCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "materialize",
+      "Publish Cassandra tables as Apache Iceberg v2 tables that any Iceberg engine reads as current state.\n"
+      "Each table under the path (a data directory, a keyspace or table directory, a snapshot or an incremental "
+      "backup) is folded with Cassandra's rules and committed as one snapshot: new rows appended, changed and "
+      "removed rows position-deleted. A later run consumes only generations it has not seen (compaction outputs "
+      "of seen data change nothing) and, with nothing new, commits nothing unless rows have expired.\n"
+      "Defaults serve a first run: warehouse ./warehouse, catalog <warehouse>/catalog.db (the JDBC catalog "
+      "schema, which PyIceberg's SqlCatalog, Iceberg Java's JdbcCatalog and others open as is), catalog name "
+      "cqlite, namespace and table named after the Cassandra keyspace and table.");
+  cmd->add_option("path", options->path, "A Cassandra data directory, keyspace directory or table directory")
+      ->required();
+  cmd->add_option("--warehouse", options->warehouse, "Where table files go: <warehouse>/<namespace>/<table>")
+      ->capture_default_str();
+  cmd->add_option("--catalog", options->catalog,
+                  "The SQLite catalog file, as a path or sqlite:<path> (default: <warehouse>/catalog.db; created "
+                  "if missing)");
+  cmd->add_option("--catalog-name", options->catalog_name,
+                  "The catalog name its rows are kept under (readers must use the same)")
+      ->capture_default_str();
+  cmd->add_option("--namespace", options->namespace_name, "The Iceberg namespace (default: the keyspace)");
+  cmd->add_option("--table", options->table_name, "The Iceberg table name (default: the Cassandra table)");
+  cmd->add_option("--now", options->now_seconds,
+                  "When TTLs are evaluated, in seconds since the Unix epoch (default: now)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--schema", options->schema_file,
+                  "A CQL file with the CREATE TABLE (and CREATE TYPE) statements; default as for dump")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--decimal-scale", options->decimal_scale,
+                  "Scale of the Iceberg decimal(38, s) that CQL decimals map to; a value with more fractional "
+                  "digits fails the run")
+      ->check(CLI::Range(0, 38))
+      ->capture_default_str();
+  cmd->add_flag("--truncate-time", options->truncate_time,
+                "Drop the sub-microsecond digits of CQL time values (Iceberg times are in microseconds) "
+                "instead of failing the run");
+  cmd->add_option("--compression", options->compression, "Parquet compression of data files")
+      ->check(CLI::IsMember({"zstd", "snappy", "none"}))
+      ->capture_default_str();
+  cmd->add_flag("--json", options->json, "Print the final report as JSON");
+  cmd->add_flag("-q,--quiet", options->quiet, "No progress and no report unless something failed");
+  return [options] { return Materialize(*options); };
+}
+
+}  // namespace cqlite
