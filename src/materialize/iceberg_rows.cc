@@ -210,13 +210,16 @@ Result<Value> ToIcebergValue(const CqlType& cql, const Type& type, std::string_v
     }
     return Status::OK();
   };
+  // Cassandra stores an empty value for any type (`blobAsInt(0x)`); result
+  // sets show it as null except where the empty string is a value.
+  bool empty_is_value = cql.kind == CqlKind::kAscii || cql.kind == CqlKind::kText || cql.kind == CqlKind::kBlob;
+  if (bytes.empty() && !empty_is_value) return Value::Null();
   switch (cql.kind) {
     case CqlKind::kAscii:
     case CqlKind::kText:
       if (!IsValidUtf8(bytes)) return Status::InvalidArgument("is not valid UTF-8");
       return Value::String(std::string(bytes));
     case CqlKind::kInet: {
-      if (bytes.empty()) return Status::InvalidArgument("is an empty inet");
       ASSIGN_OR_RETURN(std::string text, ValueToString(cql, bytes));
       return Value::String(std::move(text));
     }

@@ -5,7 +5,9 @@
 // of their partition; counters are their totals. Values the mapping cannot
 // hold exactly (a decimal with more fractional digits than the table's
 // scale, a time with sub-microsecond digits, a varint beyond 38 digits) are
-// errors naming the column, never silently changed.
+// errors naming the column, never silently changed. An empty value (which
+// Cassandra accepts for any type) is null, as result sets show it, except for
+// text, ascii and blob, where it is the empty string.
 #pragma once
 
 #include <cstdint>

@@ -90,9 +90,9 @@ class AttemptFiles {
       for (const std::string& path : paths_) (void)fs_.Remove(path);
     }
   }
-  const std::string& Add(std::string path) {
-    paths_.push_back(std::move(path));
-    return paths_.back();
+  std::string Add(std::string path) {
+    paths_.push_back(path);
+    return path;
   }
   void Keep() { kept_ = true; }
 
@@ -193,7 +193,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   for (size_t k = 0; k < fresh.size(); ++k) {
     const SSTable& sstable = *run.table.sstables[fresh[k]];
     Progress(options, StrCat("reading generation ", k + 1, " of ", fresh.size(), ": ", sstable.location().DataPath()));
-    const std::string& facts = files.Add(JoinPath(facts_dir, StrCat(run_id, "-", k, ".parquet")));
+    std::string facts = files.Add(JoinPath(facts_dir, StrCat(run_id, "-", k, ".parquet")));
     ASSIGN_OR_RETURN(int64_t records, envelope::ExportSSTable(fs, sstable, run.table.schema.table, facts,
                                                               export_options));
     (void)records;
@@ -211,13 +211,17 @@ Status RunOnce(const Run& run, TableReport* report) {
   std::optional<Partitioner> partitioner = run.table.partitioner;
   std::vector<std::unique_ptr<FoldSource>> sources;
   envelope::EnvelopeInputs inputs;
+  // The envelope files carry the schema they were written with; its columns
+  // may be ordered otherwise than the SSTables' schema, so rows are converted
+  // with a mapping made from it (after checking it maps to the same table).
+  TableMapping fold_mapping = run.mapping;
   if (!fact_files.empty()) {
     ASSIGN_OR_RETURN(inputs, envelope::OpenEnvelopeFiles(fs, fact_files, {}));
     fold_schema = inputs.schema.get();
     partitioner = inputs.partitioner;
     sources = std::move(inputs.sources);
-    ASSIGN_OR_RETURN(TableMapping folded_mapping, MapTable(*fold_schema, options.mapping));
-    if (!iceberg::SameStructure(folded_mapping.schema, run.mapping.schema)) {
+    ASSIGN_OR_RETURN(fold_mapping, MapTable(*fold_schema, options.mapping));
+    if (!iceberg::SameStructure(fold_mapping.schema, run.mapping.schema)) {
       return Status::NotSupported(StrCat(location, ": the schema of the consumed generations differs from ",
                                          run.table_dir, "'s; schema changes are not supported yet"));
     }
@@ -227,7 +231,7 @@ Status RunOnce(const Run& run, TableReport* report) {
                                                       "know; materialize needs Murmur3 or Random"));
   }
   ASSIGN_OR_RETURN(auto fold, TableFold::Make(*fold_schema, partitioner, std::move(sources), now));
-  RowConverter converter(*fold_schema, run.mapping, options.mapping);
+  RowConverter converter(*fold_schema, fold_mapping, options.mapping);
   std::vector<CqlTypePtr> clustering_types;
   for (const ColumnSchema* column : fold_schema->ClusteringColumns()) {
     auto type = std::make_shared<CqlType>(*column->type);
@@ -237,7 +241,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   ClusteringOrder order(clustering_types);
 
   ASSIGN_OR_RETURN(auto old_index, RowIndexReader::Open(fs, state.row_index));
-  const std::string& index_path = files.Add(JoinPath(state_dir, StrCat("rows-", run_id, ".parquet")));
+  std::string index_path = files.Add(JoinPath(state_dir, StrCat("rows-", run_id, ".parquet")));
   ASSIGN_OR_RETURN(auto new_index, RowIndexWriter::Open(fs, index_path));
   std::string data_path = JoinPath(data_dir, StrCat(run_id, "-0.parquet"));
   std::unique_ptr<parquet::ParquetWriter> data_writer;
@@ -316,7 +320,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   int delete_file_index = 0;
   for (auto& [data_file, positions] : deletes) {
     std::sort(positions.begin(), positions.end());
-    const std::string& path =
+    std::string path =
         files.Add(JoinPath(data_dir, StrCat(run_id, "-deletes-", delete_file_index++, ".parquet")));
     ASSIGN_OR_RETURN(iceberg::DataFile file,
                      iceberg::WritePositionDeleteFile(fs, path, data_file, positions, options.compression));
@@ -339,7 +343,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   next.row_count = report->rows_total;
   next.next_expiry = next_expiry;
   next.folded_at = now;
-  const std::string& state_path = files.Add(JoinPath(state_dir, StrCat("state-", run_id, ".json")));
+  std::string state_path = files.Add(JoinPath(state_dir, StrCat("state-", run_id, ".json")));
   RETURN_IF_ERROR(fs.WriteStringToFile(state_path, FoldStateToJson(next)));
 
   int64_t snapshot_id = iceberg::RandomSnapshotId();
@@ -364,13 +368,13 @@ Status RunOnce(const Run& run, TableReport* report) {
     iceberg::ManifestWriteOptions manifest_options;
     manifest_options.table_schema_json = schema_json;
     manifest_options.content = content;
-    const std::string& path = files.Add(JoinPath(
+    std::string path = files.Add(JoinPath(
         metadata_dir, StrCat(run_id, content == iceberg::ManifestContent::kData ? "-m0.avro" : "-m1.avro")));
     ASSIGN_OR_RETURN(iceberg::ManifestFile manifest,
                      iceberg::WriteManifest(fs, path, manifest_options, entries, snapshot_id, sequence_number));
     manifests.push_back(std::move(manifest));
   }
-  const std::string& list_path =
+  std::string list_path =
       files.Add(JoinPath(metadata_dir, StrCat("snap-", snapshot_id, "-1-", run_id, ".avro")));
   RETURN_IF_ERROR(iceberg::WriteManifestList(fs, list_path, snapshot_id,
                                              parent ? std::optional<int64_t>(parent->snapshot_id) : std::nullopt,
@@ -420,7 +424,7 @@ Status RunOnce(const Run& run, TableReport* report) {
     int previous = iceberg::MetadataFileVersion(*current);
     version = previous >= 0 ? previous + 1 : static_cast<int>(next_metadata.metadata_log.size());
   }
-  const std::string& metadata_path = files.Add(iceberg::MetadataFilePath(location, version));
+  std::string metadata_path = files.Add(iceberg::MetadataFilePath(location, version));
   RETURN_IF_ERROR(fs.WriteStringToFile(metadata_path, iceberg::TableMetadataToJson(next_metadata)));
 
   // 5. The one step that makes it visible.

@@ -7,7 +7,11 @@ with the node's own answer.
 Only the Iceberg schema is needed: each JSON value is read by the Iceberg type
 of its column (timestamps "2024-05-05 05:05:05.000Z" become microseconds,
 blobs "0xcafe" hex, durations "1mo2d3h" structs, tuples structs f0, f1...,
-map keys, which JSON must print as strings, are parsed back by key type).
+map keys, which JSON must print as strings, are parsed back by key type; an
+empty value of a non-string type, which Cassandra prints as "", is null).
+
+SELECT JSON prints NaN and infinite floats and doubles as null (JSON has no
+such numbers): `mask_non_finite` makes rows comparable despite that.
 """
 import datetime
 import decimal
@@ -61,6 +65,11 @@ def from_cql_json(value, itype):
     """One SELECT JSON value of a column whose Iceberg type is itype, normalized."""
     if value is None:
         return None
+    if value == "" and isinstance(itype, dict) and [f["name"] for f in itype.get("fields", [])] == [
+            "months", "days", "nanoseconds"]:
+        return {"months": 0, "days": 0, "nanoseconds": 0}  # Duration.toString of zero is ""
+    if value == "" and itype not in ("string", "binary"):
+        return None  # an empty value of a non-string type: null in the table (DESIGN's mapping)
     if isinstance(itype, dict):
         kind = itype["type"]
         if kind == "list":
@@ -105,3 +114,30 @@ def rows_from_select_json(lines, schema):
         raw = {k[1:-1] if k.startswith('"') and k.endswith('"') else k: v for k, v in raw.items()}
         rows.append({f["name"]: from_cql_json(raw.get(f["name"]), f["type"]) for f in schema["fields"]})
     return iceberg_readers.sort_rows(rows)
+
+
+NON_FINITE_OR_NULL = "<null, NaN or infinite>"
+
+
+def mask_non_finite(value, itype):
+    """`value` with every float or double that is null, NaN or infinite replaced by one marker:
+    SELECT JSON cannot tell them apart, so neither may a comparison with it."""
+    if isinstance(itype, dict):
+        if value is None:
+            return None
+        kind = itype["type"]
+        if kind == "list":
+            return [mask_non_finite(e, itype["element"]) for e in value]
+        if kind == "map":
+            return [[mask_non_finite(k, itype["key"]), mask_non_finite(v, itype["value"])] for k, v in value]
+        if kind == "struct":
+            return {f["name"]: mask_non_finite(value[f["name"]], f["type"]) for f in itype["fields"]}
+        return value
+    if itype in ("float", "double") and value in (None, "NaN", "Infinity", "-Infinity"):
+        return NON_FINITE_OR_NULL
+    return value
+
+
+def mask_rows(rows, schema):
+    struct = {"type": "struct", "fields": schema["fields"]}
+    return iceberg_readers.sort_rows([mask_non_finite(r, struct) for r in rows])

@@ -357,6 +357,20 @@ def read_java(catalog_file, warehouse, catalog_name, ns, table):
     return normalize_rows(rows, schema)
 
 
+def read_java_many(catalog_file, warehouse, catalog_name, tables):
+    """{(ns, table): rows} for many tables of one catalog, read in one JVM."""
+    args = []
+    for ns, table in tables:
+        args += [_ns_string(ns), table]
+    lines = _java("read-many", *_java_base_args(catalog_file, warehouse, catalog_name), *args)
+    out = {}
+    for ns, table in tables:
+        name = f"{_ns_string(ns)}.{table}"
+        schema = current_schema(_metadata_json(metadata_location(catalog_file, catalog_name, ns, table)))
+        out[(ns, table)] = normalize_rows([x["row"] for x in lines if x["table"] == name], schema)
+    return out
+
+
 def list_java(catalog_file, warehouse, catalog_name):
     lines = _java("list", *_java_base_args(catalog_file, warehouse, catalog_name))
     return {
@@ -409,6 +423,19 @@ def read_duckdb(catalog_file, warehouse, catalog_name, ns, table):
     return json.loads(proc.stdout)
 
 
+def read_duckdb_many(catalog_file, warehouse, catalog_name, tables):
+    """{(ns, table): rows} for many tables of one catalog, read in one DuckDB process."""
+    locations = [metadata_location(catalog_file, catalog_name, ns, table) for ns, table in tables]
+    proc = subprocess.run([str(duckdb_python()), str(pathlib.Path(__file__).resolve()), "duckdb-read", *locations],
+                          capture_output=True, text=True, timeout=1800)
+    if proc.returncode != 0:
+        raise RuntimeError(f"DuckDB reader failed ({proc.returncode}):\n{proc.stderr}")
+    results = json.loads(proc.stdout)
+    if len(locations) == 1:
+        results = {locations[0]: results}
+    return {key: results[location] for key, location in zip(tables, locations)}
+
+
 def _duckdb_extension(name):
     """Path of a packaged DuckDB extension (duckdb-extension-<name>) for this DuckDB."""
     import importlib
@@ -422,8 +449,11 @@ def _duckdb_extension(name):
     return path
 
 
-def _duckdb_read_main(location):
-    """Runs inside the DuckDB environment: prints the normalized rows as JSON."""
+def _duckdb_read_main(*locations):
+    """Runs inside the DuckDB environment: prints the normalized rows as JSON.
+
+    One location: its rows. Several: {location: rows}.
+    """
     import duckdb
 
     con = duckdb.connect(config={"autoinstall_known_extensions": "false"})
@@ -433,12 +463,17 @@ def _duckdb_read_main(location):
     for name in ("avro", "iceberg"):
         con.execute(f"LOAD '{_duckdb_extension(name)}'")
     con.execute("SET TimeZone = 'UTC'")
-    path = _local_path(location)
-    cur = con.execute("SELECT * FROM iceberg_scan(?)", [path])
-    names = [d[0] for d in cur.description]
-    rows = [dict(zip(names, r)) for r in cur.fetchall()]
-    schema = current_schema(_metadata_json(location))
-    json.dump(normalize_rows(rows, schema), sys.stdout)
+    results = {}
+    for location in locations:
+        try:
+            cur = con.execute("SELECT * FROM iceberg_scan(?)", [_local_path(location)])
+            rows = cur.to_arrow_table().to_pylist()
+            results[location] = normalize_rows(rows, current_schema(_metadata_json(location)))
+        except Exception as e:  # reported per table, so one bad table does not hide the others
+            if len(locations) == 1:
+                raise
+            results[location] = {"error": f"{type(e).__name__}: {e}", "rows": repr(rows)[:2000]}
+    json.dump(results[locations[0]] if len(locations) == 1 else results, sys.stdout)
 
 
 # ---------------------------------------------------------------------------
@@ -452,7 +487,7 @@ def read_all(catalog_file, warehouse, catalog_name, ns, table, readers=READERS):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "duckdb-read":
-        _duckdb_read_main(sys.argv[2])
+    if len(sys.argv) >= 3 and sys.argv[1] == "duckdb-read":
+        _duckdb_read_main(*sys.argv[2:])
     else:
-        sys.exit("usage: iceberg_readers.py duckdb-read <metadata location>")
+        sys.exit("usage: iceberg_readers.py duckdb-read <metadata location>...")

@@ -61,7 +61,7 @@ classpath() {
 }
 
 cmd="${1:-}"
-[[ -n "$cmd" ]] || die "usage: iceberg_java.sh read|list|snapshots|build|version|classpath ..."
+[[ -n "$cmd" ]] || die "usage: iceberg_java.sh read|read-many|list|snapshots|build|version|classpath ..."
 
 case "$cmd" in
     version)
@@ -74,7 +74,7 @@ case "$cmd" in
         ensure_built
         classpath
         ;;
-    read|list|snapshots)
+    read|read-many|list|snapshots)
         ensure_built
         # C1 only: the JVM is short-lived. Hadoop's native-library warning is
         # harmless and goes to stderr like every other log line.

@@ -72,6 +72,16 @@ public final class IcebergJavaReader {
                     requireArgs(args, 6);
                     readTable(catalog.loadTable(identifier(args[4], args[5])), out);
                     break;
+                case "read-many":
+                    // NAMESPACE TABLE pairs: one JSON line {"table": "ns.t", "row": {...}} per row.
+                    if (args.length < 6 || args.length % 2 != 0) {
+                        usage();
+                    }
+                    for (int i = 4; i < args.length; i += 2) {
+                        String prefix = "{\"table\": \"" + args[i] + "." + args[i + 1] + "\", \"row\": ";
+                        readTable(catalog.loadTable(identifier(args[i], args[i + 1])), out, prefix);
+                    }
+                    break;
                 case "list":
                     listAll(catalog, Namespace.empty(), out);
                     break;
@@ -87,7 +97,7 @@ public final class IcebergJavaReader {
     }
 
     private static void usage() {
-        System.err.println("usage: IcebergJavaReader read|list|snapshots CATALOG_FILE WAREHOUSE CATALOG_NAME [NAMESPACE TABLE]");
+        System.err.println("usage: IcebergJavaReader read|read-many|list|snapshots CATALOG_FILE WAREHOUSE CATALOG_NAME [NAMESPACE TABLE]...");
         System.exit(2);
     }
 
@@ -114,12 +124,23 @@ public final class IcebergJavaReader {
     }
 
     static void readTable(Table table, Writer out) throws IOException {
+        readTable(table, out, null);
+    }
+
+    // Each row as a JSON line; with a prefix, the line is prefix + row + "}".
+    static void readTable(Table table, Writer out, String prefix) throws IOException {
         Types.StructType struct = table.schema().asStruct();
         try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
             StringBuilder sb = new StringBuilder();
             for (Record record : records) {
                 sb.setLength(0);
+                if (prefix != null) {
+                    sb.append(prefix);
+                }
                 writeStruct(sb, struct, record);
+                if (prefix != null) {
+                    sb.append('}');
+                }
                 sb.append('\n');
                 out.write(sb.toString());
             }
