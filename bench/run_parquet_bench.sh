@@ -11,9 +11,13 @@
 #
 # Builds parquet_write_bench in Release in build-bench/ and runs it: it folds
 # the table, converts the first N current rows with the CQL -> Parquet type
-# mapping of the envelope files, keeps them in memory, writes them once to
-# build-bench/parquet_bench_out/input.parquet and then times ParquetWriter
-# (SNAPPY) writing them 3 times. Then, in one Python process (.venv, see
+# mapping of the envelope files, writes them once row by row (WriteRow) to
+# build-bench/parquet_bench_out/input.parquet, keeps them in memory as column
+# batches (RowBatch, 65,536 rows each) and then times ParquetWriter (SNAPPY)
+# writing them with WriteBatch 3 times ("cqlite"), and 3 times more refilling
+# each batch value by value through the Append* calls first ("cqlite (fill +
+# write)": a producer's cost of handing typed values over, levels included).
+# Then, in one Python process (.venv, see
 # tests/integration/requirements.txt):
 #   DuckDB   SET threads=1; the input file loaded into an in-memory table,
 #            then COPY t TO 'duckdb.parquet' (FORMAT parquet, COMPRESSION snappy)
@@ -97,14 +101,20 @@ def timed(name, fn):
 
 # cqlite, from the benchmark's JSON
 doc = json.load(open(path("cqlite.json")))
-runs = [b for b in doc["benchmarks"] if b["name"].startswith("BM_WriteParquet") and b.get("run_type") == "iteration"]
-for b in runs:
-    if b.get("error_occurred"):
-        sys.exit(f"cqlite BM_WriteParquet: {b.get('error_message')}")
+def cqlite_runs(name):
+    runs = [b for b in doc["benchmarks"] if b["name"].split("/")[0] == name and b.get("run_type") == "iteration"]
+    for b in runs:
+        if b.get("error_occurred"):
+            sys.exit(f"cqlite {name}: {b.get('error_message')}")
+    return runs
+runs = cqlite_runs("BM_WriteParquet")
+fill_runs = cqlite_runs("BM_WriteParquetFillBatch")
 cqlite_times = [b["real_time"] for b in runs]  # seconds (kSecond)
 cpu["cqlite"] = [b["cpu_time"] for b in runs]
+cpu["cqlite (fill + write)"] = [b["cpu_time"] for b in fill_runs]
 rows = int(runs[0]["rows"])
 value_bytes = int(runs[0]["value_bytes"])
+same_as_row_path = all(b["same_as_row_path"] == 1 for b in runs + fill_runs)
 
 # DuckDB, one thread
 con = duckdb.connect()
@@ -146,8 +156,10 @@ def layout(f):
             "dict": any(md.row_group(0).column(c).has_dictionary_page for c in range(md.num_columns)),
             "encodings": ", ".join(encodings), "created_by": md.created_by}
 
-results = {"cqlite": cqlite_times, "DuckDB": duck_times, "pyarrow": arrow_times}
+results = {"cqlite": cqlite_times, "cqlite (fill + write)": [b["real_time"] for b in fill_runs],
+           "DuckDB": duck_times, "pyarrow": arrow_times}
 sizes = {name: os.path.getsize(f) for name, f in files.items()}
+sizes["cqlite (fill + write)"] = os.path.getsize(path("cqlite_fill.parquet"))
 median = {name: statistics.median(t) for name, t in results.items()}
 median_cpu = {name: statistics.median(t) for name, t in cpu.items()}
 load = os.getloadavg()
@@ -176,13 +188,17 @@ lines += ["",
           f"- speed cqlite / DuckDB: **{speed_vs_duck:.2f}x** (target >= 1.00: "
           f"{'met' if speed_vs_duck >= 1 else 'NOT met'})",
           f"- speed cqlite / pyarrow: {median['pyarrow'] / median['cqlite']:.2f}x",
+          f"- speed cqlite (fill + write) / DuckDB: {median['DuckDB'] / median['cqlite (fill + write)']:.2f}x; "
+          f"/ pyarrow: {median['pyarrow'] / median['cqlite (fill + write)']:.2f}x",
           f"- CPU time DuckDB / cqlite: {median_cpu['DuckDB'] / median_cpu['cqlite']:.2f}x; "
           f"pyarrow / cqlite: {median_cpu['pyarrow'] / median_cpu['cqlite']:.2f}x",
           f"- size cqlite / DuckDB: **{size_vs_duck:.3f}** (target <= 1.10: "
           f"{'met' if size_vs_duck <= 1.10 else 'NOT met'})",
           f"- size cqlite / pyarrow: {sizes['cqlite'] / sizes['pyarrow']:.3f}",
           f"- same rows in all three files (count and per-column hash sums, read back by DuckDB): "
-          f"{'yes' if same else 'NO'} ({checks['cqlite'][0]:,} rows)", "",
+          f"{'yes' if same else 'NO'} ({checks['cqlite'][0]:,} rows)",
+          f"- cqlite's WriteBatch files byte-identical to its WriteRow file (input.parquet): "
+          f"{'yes' if same_as_row_path else 'NO'}", "",
           "## Writer settings", "",
           "| writer | settings | row groups | rows in the first | dictionary pages | encodings | created_by |",
           "|---|---|---:|---:|---|---|---|"]

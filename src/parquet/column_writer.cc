@@ -90,6 +90,20 @@ uint64_t HashBytes(std::string_view s) {
   return Mix(h);
 }
 
+// Whether two byte strings of length n are equal; short ones (most dictionary
+// keys) are compared as one or two words instead of through memcmp.
+bool SameBytes(const char* a, const char* b, size_t n) {
+  if (n >= 8 && n <= 16) {
+    return LoadWord<uint64_t>(a) == LoadWord<uint64_t>(b) &&
+           LoadWord<uint64_t>(a + n - 8) == LoadWord<uint64_t>(b + n - 8);
+  }
+  if (n >= 4 && n < 8) {
+    return LoadWord<uint32_t>(a) == LoadWord<uint32_t>(b) &&
+           LoadWord<uint32_t>(a + n - 4) == LoadWord<uint32_t>(b + n - 4);
+  }
+  return n == 0 || std::memcmp(a, b, n) == 0;
+}
+
 template <typename T>
 uint64_t FixedBits(T v) {
   static_assert(sizeof(T) <= 8);
@@ -358,7 +372,7 @@ uint32_t LeafColumnWriter::FixedDictionaryIndex(T v) {
 uint32_t LeafColumnWriter::BytesDictionaryIndex(std::string_view v) {
   if (last_index_plus_one_ != 0) {
     const DictionaryEntry& e = dictionary_[last_index_plus_one_ - 1];
-    if (e.size == v.size() && std::memcmp(dictionary_plain_.data() + e.offset, v.data(), v.size()) == 0) {
+    if (e.size == v.size() && SameBytes(dictionary_plain_.data() + e.offset, v.data(), v.size())) {
       return last_index_plus_one_ - 1;
     }
   }
@@ -370,7 +384,7 @@ uint32_t LeafColumnWriter::BytesDictionaryIndex(std::string_view v) {
       if (slot.index_plus_one == 0) break;
       if (slot.tag != hash) continue;
       const DictionaryEntry& e = dictionary_[slot.index_plus_one - 1];
-      if (e.size == v.size() && std::memcmp(dictionary_plain_.data() + e.offset, v.data(), v.size()) == 0) {
+      if (e.size == v.size() && SameBytes(dictionary_plain_.data() + e.offset, v.data(), v.size())) {
         last_index_plus_one_ = slot.index_plus_one;
         return slot.index_plus_one - 1;
       }

@@ -1,12 +1,15 @@
 // Internal to the Parquet writer: the writer of one leaf column. It receives
-// shredded (repetition level, definition level, value) triples, cuts them
-// into data pages (v1) of about WriterOptions::page_size bytes at record
+// shredded (repetition level, definition level, value) triples, one at a time
+// (Add, from WriteRow) or a column batch's worth (AddBatch, from WriteBatch)
+// through the same typed code, so both give the same pages. It cuts them into
+// data pages (v1) of about WriterOptions::page_size bytes at record
 // boundaries, dictionary-encodes values until the dictionary outgrows its
 // limit or most values turn out distinct (then falls back to PLAIN: after
 // 8192 values of a chunk, when the dictionary holds more than half of the
-// values seen), compresses each page, and keeps the
-// finished pages of the current row group in memory until FlushChunk writes
-// them out. It also keeps the chunk's statistics and the file's metrics.
+// values seen), compresses each page, and keeps the finished pages of the
+// current row group in memory until FlushChunk writes them out. It also keeps
+// the chunk's statistics (min/max move only when a value is new to the
+// dictionary, or per value once PLAIN) and the file's metrics.
 // Not thread-safe; owned by ParquetWriter.
 #pragma once
 
