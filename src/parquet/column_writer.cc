@@ -91,17 +91,21 @@ uint64_t HashBytes(std::string_view s) {
 }
 
 // Whether two byte strings of length n are equal; short ones (most dictionary
-// keys) are compared as one or two words instead of through memcmp.
+// keys) are compared word by word (the last word overlapping) instead of
+// through memcmp.
 bool SameBytes(const char* a, const char* b, size_t n) {
-  if (n >= 8 && n <= 16) {
-    return LoadWord<uint64_t>(a) == LoadWord<uint64_t>(b) &&
-           LoadWord<uint64_t>(a + n - 8) == LoadWord<uint64_t>(b + n - 8);
+  if (n < 4) {
+    return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
   }
-  if (n >= 4 && n < 8) {
+  if (n < 8) {
     return LoadWord<uint32_t>(a) == LoadWord<uint32_t>(b) &&
            LoadWord<uint32_t>(a + n - 4) == LoadWord<uint32_t>(b + n - 4);
   }
-  return n == 0 || std::memcmp(a, b, n) == 0;
+  if (n > 64) return std::memcmp(a, b, n) == 0;
+  for (size_t i = 0; i + 8 < n; i += 8) {
+    if (LoadWord<uint64_t>(a + i) != LoadWord<uint64_t>(b + i)) return false;
+  }
+  return LoadWord<uint64_t>(a + n - 8) == LoadWord<uint64_t>(b + n - 8);
 }
 
 template <typename T>
@@ -338,6 +342,7 @@ void LeafColumnWriter::AddedDictionaryEntry() {
     place(e.hash, tag, static_cast<uint32_t>(dictionary_.size() - 1));
   }
   index_width_ = std::max(1, static_cast<int>(std::bit_width(static_cast<uint32_t>(dictionary_.size()))));
+  dictionary_grew_ = true;
 }
 
 template <typename T>
@@ -414,10 +419,45 @@ void LeafColumnWriter::ClearDictionary() {
   last_tag_ = 0;
   last_index_plus_one_ = 0;
   index_width_ = 1;
+  dictionary_grew_ = false;
+  check_at_levels_ = 0;
 }
 
 size_t LeafColumnWriter::BufferedBytes() const {
   return pages_bytes_ + OpenPageBytes() + (use_dictionary_ ? dictionary_plain_.size() : 0);
+}
+
+bool LeafColumnWriter::RecordEndNeedsWorkFull() {
+  dictionary_grew_ = false;
+  check_at_levels_ = 0;
+  const size_t open = OpenPageBytes();
+  if (open >= options_.page_size) return true;
+  const int64_t chunk_values = chunk_num_values_ - chunk_null_count_;
+  if (use_dictionary_ &&
+      (dictionary_plain_.size() > options_.dictionary_page_size_limit ||
+       (chunk_values >= kDictionaryProbeValues && static_cast<int64_t>(dictionary_.size()) * 2 > chunk_values))) {
+    return true;
+  }
+  // Until the dictionary grows, the page fills no faster than this per level
+  // (each level term rounds up by at most one byte; an index takes at most
+  // 32 bits); PLAIN byte arrays have no bound and are checked every record.
+  size_t per_level = level_bits_ / 8 + 1;
+  if (use_dictionary_) {
+    per_level += 5;
+  } else if (field_.physical_type == PhysicalType::kBoolean) {
+    per_level += 1;
+  } else if (is_fixed_) {
+    per_level += 8;
+  } else {
+    return false;
+  }
+  size_t levels = (options_.page_size - open) / per_level;
+  // The hit rate is first judged when the chunk's values reach the probe count.
+  if (use_dictionary_ && chunk_values < kDictionaryProbeValues) {
+    levels = std::min(levels, static_cast<size_t>(kDictionaryProbeValues - chunk_values));
+  }
+  check_at_levels_ = page_levels_ + std::max<size_t>(levels, 1);
+  return false;
 }
 
 Status LeafColumnWriter::EndRecordSlow() {
@@ -532,6 +572,7 @@ Status LeafColumnWriter::FinishPage() {
   rep_levels_.clear();
   def_levels_.clear();
   page_levels_ = 0;
+  check_at_levels_ = 0;
   plain_values_.clear();
   bool_values_.clear();
   indices_.clear();

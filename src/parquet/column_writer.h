@@ -69,14 +69,15 @@ class LeafColumnWriter {
     return page_levels_ * level_bits_ / 8 + plain_values_.size() + bool_values_.size() / 8 +
            indices_.size() * index_width_ / 8;
   }
-  // Whether the end of a record must close the page or give up the dictionary.
-  bool RecordEndNeedsWork() const {
-    if (OpenPageBytes() >= options_.page_size) return true;
-    if (!use_dictionary_) return false;
-    const int64_t chunk_values = chunk_num_values_ - chunk_null_count_;
-    return dictionary_plain_.size() > options_.dictionary_page_size_limit ||
-           (chunk_values >= kDictionaryProbeValues && static_cast<int64_t>(dictionary_.size()) * 2 > chunk_values);
+  // Whether the end of a record must close the page or give up the
+  // dictionary. Evaluated in full only when it could have become true since
+  // the last time: once page_levels_ reaches check_at_levels_ (before which
+  // the page cannot fill) or after the dictionary grew.
+  bool RecordEndNeedsWork() {
+    if (page_levels_ < check_at_levels_ && !dictionary_grew_) return false;
+    return RecordEndNeedsWorkFull();
   }
+  bool RecordEndNeedsWorkFull();
   // The work RecordEndNeedsWork asked for.
   Status EndRecordSlow();
 
@@ -133,6 +134,8 @@ class LeafColumnWriter {
   std::vector<bool> bool_values_;
   std::vector<uint32_t> indices_;
   size_t index_width_ = 1;  // bits per index, as OpenPageBytes estimates it
+  size_t check_at_levels_ = 0;    // see RecordEndNeedsWork
+  bool dictionary_grew_ = false;  // since RecordEndNeedsWorkFull last ran
   size_t page_values_ = 0;  // non-null values in the open page
   std::string page_body_;   // scratch: the page being assembled
   std::string compressed_;  // scratch: its compressed body
