@@ -33,14 +33,14 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
-#include <cstring>
 #include <optional>
 #include <span>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cassandra/schema_source.h"
@@ -174,8 +174,8 @@ Status LoadRows(Rows* out) {
     sstables.push_back(std::move(sstable));
     sources.push_back(std::move(source));
   }
-  ASSIGN_OR_RETURN(auto fold, TableFold::Make(table, sstables.front()->Partitioner(), std::move(sources),
-                                              NowSeconds()));
+  ASSIGN_OR_RETURN(auto fold,
+                   TableFold::Make(table, sstables.front()->Partitioner(), std::move(sources), NowSeconds()));
 
   std::vector<int> key_columns, clustering_columns;
   for (size_t i = 0; i < table.columns.size(); ++i) {
@@ -210,8 +210,8 @@ Status LoadRows(Rows* out) {
       }
       for (int c : clustering_columns) {
         size_t p = position(c);
-        bool present = p < row.clustering.values.size() &&
-                       (row.clustering.present.empty() || row.clustering.present[p]);
+        bool present =
+            p < row.clustering.values.size() && (row.clustering.present.empty() || row.clustering.present[p]);
         if (present) fields[c] = Typed(*table.columns[c].type, row.clustering.values[p]);
       }
       if (partition.has_static_row) {
@@ -231,13 +231,15 @@ Status LoadRows(Rows* out) {
 }
 
 Result<parquet::WriteResult> WriteRows(const Rows& rows, const std::string& path) {
-  ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(LocalFileSystem(), path, rows.schema, BenchOptions()));
+  ASSIGN_OR_RETURN(auto writer,
+                   parquet::ParquetWriter::Open(LocalFileSystem(), path, rows.schema, BenchOptions()));
   for (const Value& row : rows.rows) RETURN_IF_ERROR(writer->WriteRow(row));
   return writer->Close();
 }
 
 Result<parquet::WriteResult> WriteBatches(const Rows& rows, const std::string& path) {
-  ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(LocalFileSystem(), path, rows.schema, BenchOptions()));
+  ASSIGN_OR_RETURN(auto writer,
+                   parquet::ParquetWriter::Open(LocalFileSystem(), path, rows.schema, BenchOptions()));
   for (const parquet::RowBatch& batch : rows.batches) RETURN_IF_ERROR(writer->WriteBatch(batch));
   return writer->Close();
 }
@@ -294,7 +296,8 @@ void Refill(const parquet::ColumnBatch& in, parquet::ColumnBatch* out) {
 }
 
 Result<parquet::WriteResult> FillAndWriteBatches(const Rows& rows, const std::string& path) {
-  ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(LocalFileSystem(), path, rows.schema, BenchOptions()));
+  ASSIGN_OR_RETURN(auto writer,
+                   parquet::ParquetWriter::Open(LocalFileSystem(), path, rows.schema, BenchOptions()));
   parquet::RowBatch scratch(rows.schema);
   for (const parquet::RowBatch& batch : rows.batches) {
     scratch.Clear();
@@ -385,8 +388,11 @@ int main(int argc, char** argv) {
       {"BM_WriteParquetFillBatch", cqlite::BM_WriteParquetFillBatch},
   };
   for (const auto& [name, fn] : benchmarks) {
-    benchmark::RegisterBenchmark(name, fn)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1)->Repetitions(
-        flags.reps);
+    benchmark::RegisterBenchmark(name, fn)
+        ->Unit(benchmark::kSecond)
+        ->UseRealTime()
+        ->Iterations(1)
+        ->Repetitions(flags.reps);
   }
   int n = static_cast<int>(args.size());
   benchmark::Initialize(&n, args.data());

@@ -84,7 +84,8 @@ uint64_t HashBytes(std::string_view s) {
   } else if (n >= 4) {
     h ^= LoadWord<uint32_t>(p) | (static_cast<uint64_t>(LoadWord<uint32_t>(p + n - 4)) << 32);
   } else if (n > 0) {
-    h ^= static_cast<uint64_t>(static_cast<uint8_t>(p[0])) | (static_cast<uint64_t>(static_cast<uint8_t>(p[n / 2])) << 8) |
+    h ^= static_cast<uint64_t>(static_cast<uint8_t>(p[0])) |
+         (static_cast<uint64_t>(static_cast<uint8_t>(p[n / 2])) << 8) |
          (static_cast<uint64_t>(static_cast<uint8_t>(p[n - 1])) << 16);
   }
   return Mix(h);
@@ -141,7 +142,8 @@ LeafColumnWriter::LeafColumnWriter(const ColumnDescriptor& column, const WriterO
   is_fixed_ = field_.physical_type == PhysicalType::kInt32 || field_.physical_type == PhysicalType::kInt64 ||
               field_.physical_type == PhysicalType::kFloat || field_.physical_type == PhysicalType::kDouble;
   if constexpr (std::endian::native == std::endian::little) {
-    const bool is_unsigned = field_.logical_type.kind == LogicalType::kInteger && !field_.logical_type.is_signed;
+    const bool is_unsigned =
+        field_.logical_type.kind == LogicalType::kInteger && !field_.logical_type.is_signed;
     const bool is_decimal = field_.logical_type.kind == LogicalType::kDecimal;
     switch (field_.physical_type) {
       case PhysicalType::kInt32:
@@ -433,9 +435,9 @@ bool LeafColumnWriter::RecordEndNeedsWorkFull() {
   const size_t open = OpenPageBytes();
   if (open >= options_.page_size) return true;
   const int64_t chunk_values = chunk_num_values_ - chunk_null_count_;
-  if (use_dictionary_ &&
-      (dictionary_plain_.size() > options_.dictionary_page_size_limit ||
-       (chunk_values >= kDictionaryProbeValues && static_cast<int64_t>(dictionary_.size()) * 2 > chunk_values))) {
+  if (use_dictionary_ && (dictionary_plain_.size() > options_.dictionary_page_size_limit ||
+                          (chunk_values >= kDictionaryProbeValues &&
+                           static_cast<int64_t>(dictionary_.size()) * 2 > chunk_values))) {
     return true;
   }
   // Until the dictionary grows, the page fills no faster than this per level
@@ -465,9 +467,9 @@ Status LeafColumnWriter::EndRecordSlow() {
   // High-cardinality columns gain nothing from a dictionary: stop building it
   // once most values seen in this chunk have been new (or it outgrows its limit).
   const int64_t chunk_values = chunk_num_values_ - chunk_null_count_;
-  if (use_dictionary_ &&
-      (dictionary_plain_.size() > options_.dictionary_page_size_limit ||
-       (chunk_values >= kDictionaryProbeValues && static_cast<int64_t>(dictionary_.size()) * 2 > chunk_values))) {
+  if (use_dictionary_ && (dictionary_plain_.size() > options_.dictionary_page_size_limit ||
+                          (chunk_values >= kDictionaryProbeValues &&
+                           static_cast<int64_t>(dictionary_.size()) * 2 > chunk_values))) {
     // Pages written so far keep the dictionary; the rest of the chunk is PLAIN.
     RETURN_IF_ERROR(FinishPage());
     use_dictionary_ = false;
@@ -589,9 +591,10 @@ Status LeafColumnWriter::AddPage(PageType type, std::string_view body, int32_t n
   if (codec_->kind() != CodecKind::kNone) {
     compressed_.resize(codec_->MaxCompressedLength(body.size()));
     ASSIGN_OR_RETURN(
-        size_t n, codec_->Compress(
-                      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()), body.size()),
-                      std::span<uint8_t>(reinterpret_cast<uint8_t*>(compressed_.data()), compressed_.size())));
+        size_t n,
+        codec_->Compress(
+            std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()), body.size()),
+            std::span<uint8_t>(reinterpret_cast<uint8_t*>(compressed_.data()), compressed_.size())));
     compressed = std::string_view(compressed_.data(), n);
   }
   PageHeader header;

@@ -133,12 +133,12 @@ class LeafColumnWriter {
   std::string plain_values_;
   std::vector<bool> bool_values_;
   std::vector<uint32_t> indices_;
-  size_t index_width_ = 1;  // bits per index, as OpenPageBytes estimates it
+  size_t index_width_ = 1;        // bits per index, as OpenPageBytes estimates it
   size_t check_at_levels_ = 0;    // see RecordEndNeedsWork
   bool dictionary_grew_ = false;  // since RecordEndNeedsWorkFull last ran
-  size_t page_values_ = 0;  // non-null values in the open page
-  std::string page_body_;   // scratch: the page being assembled
-  std::string compressed_;  // scratch: its compressed body
+  size_t page_values_ = 0;        // non-null values in the open page
+  std::string page_body_;         // scratch: the page being assembled
+  std::string compressed_;        // scratch: its compressed body
 
   // The current chunk.
   bool use_dictionary_;

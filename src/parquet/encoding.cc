@@ -35,7 +35,8 @@ T LoadLittleEndian(const void* p) {
 
 // Bit-packs values[begin..begin+8*groups) (missing values are 0), LSB first.
 template <typename T>
-void AppendBitPacked(std::span<const T> values, size_t begin, size_t groups, int bit_width, std::string* out) {
+void AppendBitPacked(std::span<const T> values, size_t begin, size_t groups, int bit_width,
+                     std::string* out) {
   // 8 values of bit_width bits are always a whole number of bytes.
   const size_t start = out->size();
   out->resize(start + groups * static_cast<size_t>(bit_width));

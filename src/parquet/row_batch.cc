@@ -53,7 +53,8 @@ bool ValueFits(const SchemaNode& node, const Value& value) {
     case Field::Kind::kMap:
       if (value.kind() != Value::Kind::kMap) return false;
       for (size_t i = 0; i < value.map_size(); ++i) {
-        if (!ValueFits(node.children[0], value.map_key(i)) || !ValueFits(node.children[1], value.map_value(i))) {
+        if (!ValueFits(node.children[0], value.map_key(i)) ||
+            !ValueFits(node.children[1], value.map_value(i))) {
           return false;
         }
       }

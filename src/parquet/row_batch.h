@@ -41,9 +41,7 @@ class ColumnBatch {
       : type_(type), max_def_level_(max_def_level), max_rep_level_(max_rep_level) {}
 
   // An absent value: REQUIRES def_level < max_def_level().
-  void AppendNull(int def_level, int rep_level = 0) {
-    AppendLevels(def_level, rep_level);
-  }
+  void AppendNull(int def_level, int rep_level = 0) { AppendLevels(def_level, rep_level); }
   // A present value (definition level max_def_level()). REQUIRES: the
   // method matches physical_type().
   void AppendBool(bool v, int rep_level = 0) {

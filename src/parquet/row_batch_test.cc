@@ -122,12 +122,13 @@ TEST(RowBatchTest, TypedAppendersRoundTripEveryPhysicalTypeWithNulls) {
     batch.column(1).AppendInt32(i - 100);
     batch.EndRows();
     auto maybe = [&](Value v) { return null ? Value::Null() : std::move(v); };
-    want.push_back(Row({maybe(Value::Bool(i % 3 == 0)), Value::Int32(i - 100), maybe(Value::Int64(int64_t{i} << 40)),
-                        maybe(Value::Float(f)), maybe(Value::Double(-1.5 * i)),
-                        maybe(Str("text " + std::to_string(i % 17))), maybe(Value::Bytes(uuid)),
-                        maybe(Value::Int32(i % 256))}));
+    want.push_back(Row({maybe(Value::Bool(i % 3 == 0)), Value::Int32(i - 100),
+                        maybe(Value::Int64(int64_t{i} << 40)), maybe(Value::Float(f)),
+                        maybe(Value::Double(-1.5 * i)), maybe(Str("text " + std::to_string(i % 17))),
+                        maybe(Value::Bytes(uuid)), maybe(Value::Int32(i % 256))}));
   }
-  for (CompressionCodec codec : {CompressionCodec::kUncompressed, CompressionCodec::kSnappy, CompressionCodec::kZstd}) {
+  for (CompressionCodec codec :
+       {CompressionCodec::kUncompressed, CompressionCodec::kSnappy, CompressionCodec::kZstd}) {
     MemoryFileSystem fs;
     WriterOptions options;
     options.compression = codec;
@@ -235,8 +236,9 @@ TEST(RowBatchTest, RandomNestedRowsMatchTheRowPath) {
       Field::Double("x", kOpt, 2),
       Field::List("tags", kOpt, 3, Field::String("element", kOpt, 4)),
       Field::Map("attrs", kOpt, 5, Field::String("key", kReq, 6), Field::Int32("value", kOpt, 7)),
-      Field::Struct("point", kOpt, 8,
-                    {Field::Float("a", kReq, 9), Field::List("xs", kOpt, 10, Field::Int64("element", kReq, 11))}),
+      Field::Struct(
+          "point", kOpt, 8,
+          {Field::Float("a", kReq, 9), Field::List("xs", kOpt, 10, Field::Int64("element", kReq, 11))}),
       Field::List("matrix", kOpt, 12, Field::List("element", kOpt, 13, Field::Int32("element", kOpt, 14))),
       Field::Boolean("flag", kOpt, 15),
   };
@@ -259,13 +261,14 @@ TEST(RowBatchTest, RandomNestedRowsMatchTheRowPath) {
       for (int k = pick(3); k > 0; --k) inner.push_back(pick(4) == 0 ? Value::Null() : Value::Int32(pick(9)));
       matrix.push_back(pick(5) == 0 ? Value::Null() : Value::List(std::move(inner)));
     }
-    rows.push_back(Row({Value::Int64(i), pick(6) == 0 ? Value::Null() : Value::Double(pick(1000) * 0.5),
-                        pick(6) == 0 ? Value::Null() : Value::List(std::move(tags)),
-                        pick(6) == 0 ? Value::Null() : Value::Map(std::move(attrs)),
-                        pick(6) == 0 ? Value::Null()
-                                     : Row({Value::Float(static_cast<float>(pick(7))), Value::List(std::move(xs))}),
-                        pick(6) == 0 ? Value::Null() : Value::List(std::move(matrix)),
-                        pick(3) == 0 ? Value::Null() : Value::Bool(pick(2) == 0)}));
+    rows.push_back(
+        Row({Value::Int64(i), pick(6) == 0 ? Value::Null() : Value::Double(pick(1000) * 0.5),
+             pick(6) == 0 ? Value::Null() : Value::List(std::move(tags)),
+             pick(6) == 0 ? Value::Null() : Value::Map(std::move(attrs)),
+             pick(6) == 0 ? Value::Null()
+                          : Row({Value::Float(static_cast<float>(pick(7))), Value::List(std::move(xs))}),
+             pick(6) == 0 ? Value::Null() : Value::List(std::move(matrix)),
+             pick(3) == 0 ? Value::Null() : Value::Bool(pick(2) == 0)}));
   }
   for (bool dictionary : {true, false}) {
     WriterOptions options;

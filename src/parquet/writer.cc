@@ -190,10 +190,11 @@ Status ParquetWriter::CheckBatch(const RowBatch& batch) const {
         StrCat(path_, ": batch column ", leaf, " (", DottedPath(plan_.columns[leaf].path), "): ", what));
   };
   if (batch.num_columns() != static_cast<int>(plan_.columns.size())) {
-    return Status::InvalidArgument(StrCat(path_, ": the batch has ", batch.num_columns(), " leaf columns, the schema ",
-                                          plan_.columns.size()));
+    return Status::InvalidArgument(StrCat(path_, ": the batch has ", batch.num_columns(),
+                                          " leaf columns, the schema ", plan_.columns.size()));
   }
-  if (batch.num_rows() < 0) return Status::InvalidArgument(StrCat(path_, ": the batch has a negative row count"));
+  if (batch.num_rows() < 0)
+    return Status::InvalidArgument(StrCat(path_, ": the batch has a negative row count"));
   const uint64_t rows = static_cast<uint64_t>(batch.num_rows());
   for (int leaf = 0; leaf < batch.num_columns(); ++leaf) {
     const ColumnDescriptor& desc = plan_.columns[leaf];
@@ -240,7 +241,8 @@ Status ParquetWriter::CheckBatch(const RowBatch& batch) const {
       const uint64_t want = type == PhysicalType::kFixedLenByteArray ? desc.field->type_length : 0;
       for (size_t i = 0; i + 1 < offsets.size(); ++i) {
         const uint64_t size = offsets[i + 1] - offsets[i];
-        if (offsets[i + 1] < offsets[i] || offsets[i + 1] > c.bytes().size()) return bad(leaf, "bad value offsets");
+        if (offsets[i + 1] < offsets[i] || offsets[i + 1] > c.bytes().size())
+          return bad(leaf, "bad value offsets");
         if (type == PhysicalType::kFixedLenByteArray ? size != want : size > 0x7fffffffu) {
           return bad(leaf, StrCat("value ", i, " has ", size, " bytes"));
         }
