@@ -1,14 +1,24 @@
 // Parquet writing throughput: the first N current rows of a table (folded
 // from its SSTables, then converted with the envelope's CQL -> Parquet type
 // mapping: one top-level column per CQL column, lists for lists and sets,
-// maps for maps) are held in memory, then written with ParquetWriter (SNAPPY,
+// maps for maps) are held in memory as column batches (parquet::RowBatch of
+// kBatchRows rows: per leaf column, levels and typed values, as Arrow and
+// DuckDB hold a table in columns), then written with ParquetWriter (SNAPPY,
 // one thread). bench/run_parquet_bench.sh compares the figures with DuckDB
 // and pyarrow writing the same rows in the same run.
 //
-//   BM_WriteParquet  write every loaded row to <out>/cqlite.parquet.
+//   BM_WriteParquet          ParquetWriter::Open, WriteBatch of every batch,
+//                            Close, to <out>/cqlite.parquet.
+//   BM_WriteParquetFillBatch the same, but each batch is first refilled value
+//                            by value through ColumnBatch's Append* calls
+//                            (what a producer of typed values pays to hand
+//                            them over, levels included), to
+//                            <out>/cqlite_fill.parquet.
 //
-// Before the benchmarks run, the rows are also written once (untimed) to
-// <out>/input.parquet, from which the other writers load them.
+// Before the benchmarks run, the rows are also written once (untimed) row by
+// row (WriteRow of Value trees) to <out>/input.parquet, from which the other
+// writers load them; `row_path_seconds` is how long that took (one cold run),
+// `same_as_row_path` is 1 when the timed file is byte-identical to it.
 //
 // Counters: `rows`, `rows_per_second`, `file_bytes` (the output file),
 // `output_bytes_per_second`, `value_bytes` (the rows' values: 4 or 8 bytes
@@ -24,9 +34,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cassandra/schema_source.h"
@@ -133,10 +147,15 @@ int64_t ValueBytes(const Value& value) {
   }
 }
 
+constexpr int64_t kBatchRows = 65536;
+
 struct Rows {
   parquet::Schema schema;
-  std::vector<Value> rows;
+  std::vector<Value> rows;  // freed once written to input.parquet and batched
+  std::vector<parquet::RowBatch> batches;
+  int64_t num_rows = 0;
   int64_t value_bytes = 0;
+  double row_path_seconds = 0;  // writing input.parquet with WriteRow (once, a cold run)
   Status status;
 };
 
@@ -155,8 +174,8 @@ Status LoadRows(Rows* out) {
     sstables.push_back(std::move(sstable));
     sources.push_back(std::move(source));
   }
-  ASSIGN_OR_RETURN(auto fold, TableFold::Make(table, sstables.front()->Partitioner(), std::move(sources),
-                                              NowSeconds()));
+  ASSIGN_OR_RETURN(auto fold,
+                   TableFold::Make(table, sstables.front()->Partitioner(), std::move(sources), NowSeconds()));
 
   std::vector<int> key_columns, clustering_columns;
   for (size_t i = 0; i < table.columns.size(); ++i) {
@@ -191,8 +210,8 @@ Status LoadRows(Rows* out) {
       }
       for (int c : clustering_columns) {
         size_t p = position(c);
-        bool present = p < row.clustering.values.size() &&
-                       (row.clustering.present.empty() || row.clustering.present[p]);
+        bool present =
+            p < row.clustering.values.size() && (row.clustering.present.empty() || row.clustering.present[p]);
         if (present) fields[c] = Typed(*table.columns[c].type, row.clustering.values[p]);
       }
       if (partition.has_static_row) {
@@ -211,9 +230,81 @@ Status LoadRows(Rows* out) {
   return Status::OK();
 }
 
-Result<parquet::WriteResult> WriteAll(const Rows& rows, const std::string& path) {
-  ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(LocalFileSystem(), path, rows.schema, BenchOptions()));
+Result<parquet::WriteResult> WriteRows(const Rows& rows, const std::string& path) {
+  ASSIGN_OR_RETURN(auto writer,
+                   parquet::ParquetWriter::Open(LocalFileSystem(), path, rows.schema, BenchOptions()));
   for (const Value& row : rows.rows) RETURN_IF_ERROR(writer->WriteRow(row));
+  return writer->Close();
+}
+
+Result<parquet::WriteResult> WriteBatches(const Rows& rows, const std::string& path) {
+  ASSIGN_OR_RETURN(auto writer,
+                   parquet::ParquetWriter::Open(LocalFileSystem(), path, rows.schema, BenchOptions()));
+  for (const parquet::RowBatch& batch : rows.batches) RETURN_IF_ERROR(writer->WriteBatch(batch));
+  return writer->Close();
+}
+
+Status MakeBatches(Rows* r) {
+  for (size_t i = 0; i < r->rows.size(); ++i) {
+    if (i % kBatchRows == 0) r->batches.emplace_back(r->schema);
+    RETURN_IF_ERROR(r->batches.back().AppendRow(r->rows[i]));
+  }
+  return Status::OK();
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Appends column `in` to `out` value by value, as a producer would.
+void Refill(const parquet::ColumnBatch& in, parquet::ColumnBatch* out) {
+  const std::span<const int16_t> def = in.def_levels();
+  const std::span<const int16_t> rep = in.rep_levels();
+  const int max_def = in.max_def_level();
+  size_t v = 0;
+  auto each = [&](auto append) {
+    for (size_t i = 0; i < in.num_levels(); ++i) {
+      const int d = def.empty() ? max_def : def[i];
+      const int r = rep.empty() ? 0 : rep[i];
+      if (d == max_def) {
+        append(v++, r);
+      } else {
+        out->AppendNull(d, r);
+      }
+    }
+  };
+  switch (in.physical_type()) {
+    case parquet::PhysicalType::kBoolean:
+      return each([&](size_t i, int r) { out->AppendBool(in.bools()[i] != 0, r); });
+    case parquet::PhysicalType::kInt32:
+      return each([&](size_t i, int r) { out->AppendInt32(in.int32s()[i], r); });
+    case parquet::PhysicalType::kInt64:
+      return each([&](size_t i, int r) { out->AppendInt64(in.int64s()[i], r); });
+    case parquet::PhysicalType::kFloat:
+      return each([&](size_t i, int r) { out->AppendFloat(in.floats()[i], r); });
+    case parquet::PhysicalType::kDouble:
+      return each([&](size_t i, int r) { out->AppendDouble(in.doubles()[i], r); });
+    default: {
+      const std::string_view bytes = in.bytes();
+      const std::span<const uint64_t> offsets = in.offsets();
+      return each([&](size_t i, int r) {
+        out->AppendBytes(bytes.substr(offsets[i], offsets[i + 1] - offsets[i]), r);
+      });
+    }
+  }
+}
+
+Result<parquet::WriteResult> FillAndWriteBatches(const Rows& rows, const std::string& path) {
+  ASSIGN_OR_RETURN(auto writer,
+                   parquet::ParquetWriter::Open(LocalFileSystem(), path, rows.schema, BenchOptions()));
+  parquet::RowBatch scratch(rows.schema);
+  for (const parquet::RowBatch& batch : rows.batches) {
+    scratch.Clear();
+    for (int c = 0; c < batch.num_columns(); ++c) Refill(batch.column(c), &scratch.column(c));
+    scratch.EndRows(batch.num_rows());
+    RETURN_IF_ERROR(writer->WriteBatch(scratch));
+  }
   return writer->Close();
 }
 
@@ -221,26 +312,33 @@ const Rows& GetRows() {
   static const Rows rows = [] {
     Rows r;
     r.status = LoadRows(&r);
+    r.num_rows = static_cast<int64_t>(r.rows.size());
     if (r.status.ok()) {
-      auto input = WriteAll(r, OutPath("input.parquet"));
+      const auto start = std::chrono::steady_clock::now();
+      auto input = WriteRows(r, OutPath("input.parquet"));
+      r.row_path_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (!input.ok()) r.status = input.status();
     }
+    if (r.status.ok()) r.status = MakeBatches(&r);
+    r.rows = {};
     return r;
   }();
   return rows;
 }
 
-void BM_WriteParquet(benchmark::State& state) {
+using WriteFn = Result<parquet::WriteResult> (*)(const Rows&, const std::string&);
+
+void RunWrite(benchmark::State& state, WriteFn write, const char* file) {
   const Rows& rows = GetRows();
   if (!rows.status.ok()) return state.SkipWithError(rows.status.ToString().c_str());
-  const std::string path = OutPath("cqlite.parquet");
+  const std::string path = OutPath(file);
   parquet::WriteResult result;
   for (auto _ : state) {
-    auto written = WriteAll(rows, path);
+    auto written = write(rows, path);
     if (!written.ok()) return state.SkipWithError(written.status().ToString().c_str());
     result = std::move(*written);
   }
-  const double n = static_cast<double>(rows.rows.size());
+  const double n = static_cast<double>(rows.num_rows);
   state.SetBytesProcessed(rows.value_bytes * state.iterations());
   state.SetItemsProcessed(static_cast<int64_t>(n) * state.iterations());
   state.counters["rows"] = n;
@@ -250,6 +348,13 @@ void BM_WriteParquet(benchmark::State& state) {
   state.counters["row_groups"] = result.num_row_groups;
   state.counters["output_bytes_per_second"] = benchmark::Counter(
       static_cast<double>(result.file_size), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["row_path_seconds"] = rows.row_path_seconds;
+  state.counters["same_as_row_path"] = ReadWholeFile(path) == ReadWholeFile(OutPath("input.parquet")) ? 1 : 0;
+}
+
+void BM_WriteParquet(benchmark::State& state) { RunWrite(state, WriteBatches, "cqlite.parquet"); }
+void BM_WriteParquetFillBatch(benchmark::State& state) {
+  RunWrite(state, FillAndWriteBatches, "cqlite_fill.parquet");
 }
 
 }  // namespace
@@ -277,11 +382,18 @@ int main(int argc, char** argv) {
     const char* env = std::getenv("CQLITE_BENCH_DATA");
     flags.data_dir = env ? env : CQLITE_EXAMPLE_TABLE;
   }
-  benchmark::RegisterBenchmark("BM_WriteParquet", cqlite::BM_WriteParquet)
-      ->Unit(benchmark::kSecond)
-      ->UseRealTime()
-      ->Iterations(1)
-      ->Repetitions(flags.reps);
+  using Benchmark = void (*)(benchmark::State&);
+  const std::pair<const char*, Benchmark> benchmarks[] = {
+      {"BM_WriteParquet", cqlite::BM_WriteParquet},
+      {"BM_WriteParquetFillBatch", cqlite::BM_WriteParquetFillBatch},
+  };
+  for (const auto& [name, fn] : benchmarks) {
+    benchmark::RegisterBenchmark(name, fn)
+        ->Unit(benchmark::kSecond)
+        ->UseRealTime()
+        ->Iterations(1)
+        ->Repetitions(flags.reps);
+  }
   int n = static_cast<int>(args.size());
   benchmark::Initialize(&n, args.data());
   benchmark::RunSpecifiedBenchmarks();

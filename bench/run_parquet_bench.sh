@@ -11,9 +11,13 @@
 #
 # Builds parquet_write_bench in Release in build-bench/ and runs it: it folds
 # the table, converts the first N current rows with the CQL -> Parquet type
-# mapping of the envelope files, keeps them in memory, writes them once to
-# build-bench/parquet_bench_out/input.parquet and then times ParquetWriter
-# (SNAPPY) writing them 3 times. Then, in one Python process (.venv, see
+# mapping of the envelope files, writes them once row by row (WriteRow) to
+# build-bench/parquet_bench_out/input.parquet, keeps them in memory as column
+# batches (RowBatch, 65,536 rows each) and then times ParquetWriter (SNAPPY)
+# writing them with WriteBatch 3 times ("cqlite"), and 3 times more refilling
+# each batch value by value through the Append* calls first ("cqlite (fill +
+# write)": a producer's cost of handing typed values over, levels included).
+# Then, in one Python process (.venv, see
 # tests/integration/requirements.txt):
 #   DuckDB   SET threads=1; the input file loaded into an in-memory table,
 #            then COPY t TO 'duckdb.parquet' (FORMAT parquet, COMPRESSION snappy)
@@ -83,23 +87,34 @@ out, report_path, data = sys.argv[1:4]
 REPS = 3
 path = lambda name: os.path.join(out, name)
 
-def timed(fn):
-    times = []
+cpu = {}
+
+def timed(name, fn):
+    times, cpu_times = [], []
     for _ in range(REPS):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fn()
         times.append(time.perf_counter() - start)
+        cpu_times.append(time.process_time() - start_cpu)
+    cpu[name] = cpu_times
     return times
 
 # cqlite, from the benchmark's JSON
 doc = json.load(open(path("cqlite.json")))
-runs = [b for b in doc["benchmarks"] if b["name"].startswith("BM_WriteParquet") and b.get("run_type") == "iteration"]
-for b in runs:
-    if b.get("error_occurred"):
-        sys.exit(f"cqlite BM_WriteParquet: {b.get('error_message')}")
+def cqlite_runs(name):
+    runs = [b for b in doc["benchmarks"] if b["name"].split("/")[0] == name and b.get("run_type") == "iteration"]
+    for b in runs:
+        if b.get("error_occurred"):
+            sys.exit(f"cqlite {name}: {b.get('error_message')}")
+    return runs
+runs = cqlite_runs("BM_WriteParquet")
+fill_runs = cqlite_runs("BM_WriteParquetFillBatch")
 cqlite_times = [b["real_time"] for b in runs]  # seconds (kSecond)
+cpu["cqlite"] = [b["cpu_time"] for b in runs]
+cpu["cqlite (fill + write)"] = [b["cpu_time"] for b in fill_runs]
 rows = int(runs[0]["rows"])
 value_bytes = int(runs[0]["value_bytes"])
+same_as_row_path = all(b["same_as_row_path"] == 1 for b in runs + fill_runs)
 
 # DuckDB, one thread
 con = duckdb.connect()
@@ -108,7 +123,7 @@ con.execute("SET preserve_insertion_order=true")
 con.execute(f"CREATE TABLE t AS SELECT * FROM read_parquet('{path('input.parquet')}')")
 assert con.execute("SELECT count(*) FROM t").fetchone()[0] == rows
 duck_out = path("duckdb.parquet")
-duck_times = timed(lambda: con.execute(f"COPY t TO '{duck_out}' (FORMAT parquet, COMPRESSION snappy)"))
+duck_times = timed("DuckDB", lambda: con.execute(f"COPY t TO '{duck_out}' (FORMAT parquet, COMPRESSION snappy)"))
 con.execute("DROP TABLE t")
 
 # pyarrow, one thread
@@ -117,7 +132,7 @@ pa.set_io_thread_count(1)
 table = pq.read_table(path("input.parquet"), use_threads=False)
 assert table.num_rows == rows
 arrow_out = path("pyarrow.parquet")
-arrow_times = timed(lambda: pq.write_table(table, arrow_out, compression="snappy"))
+arrow_times = timed("pyarrow", lambda: pq.write_table(table, arrow_out, compression="snappy"))
 del table
 
 # Same rows in all three: count and a hash sum of every column.
@@ -141,21 +156,30 @@ def layout(f):
             "dict": any(md.row_group(0).column(c).has_dictionary_page for c in range(md.num_columns)),
             "encodings": ", ".join(encodings), "created_by": md.created_by}
 
-results = {"cqlite": cqlite_times, "DuckDB": duck_times, "pyarrow": arrow_times}
+results = {"cqlite": cqlite_times, "cqlite (fill + write)": [b["real_time"] for b in fill_runs],
+           "DuckDB": duck_times, "pyarrow": arrow_times}
 sizes = {name: os.path.getsize(f) for name, f in files.items()}
+sizes["cqlite (fill + write)"] = os.path.getsize(path("cqlite_fill.parquet"))
 median = {name: statistics.median(t) for name, t in results.items()}
+median_cpu = {name: statistics.median(t) for name, t in cpu.items()}
+load = os.getloadavg()
 MB = 1e6
 
 lines = ["# Parquet writing benchmark", "",
          f"Table: `{data}`; the first {rows:,} current rows (folded), CQL -> Parquet mapping of the envelope "
          "files, one top-level column per CQL column. Each writer holds the rows in memory, writes them with "
          f"SNAPPY on one thread, {REPS} times in this run; seconds are the median run (best in brackets). "
-         f"In-memory value bytes (4/8 per number, string lengths): {value_bytes / MB:,.1f} MB.", "",
-         "| writer | rows | seconds | rows/s | value MB/s | file size | output MB/s |",
-         "|---|---:|---:|---:|---:|---:|---:|"]
+         f"In-memory value bytes (4/8 per number, string lengths): {value_bytes / MB:,.1f} MB. "
+         f"CPU seconds are the writing thread's (cqlite) or the process's (Python) for the median run. "
+         f"Load average at the end: {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} (2 cores: wall times are only "
+         "as good as the machine is quiet).", "",
+         "| writer | rows | seconds | CPU seconds | rows/s | rows/CPU s | value MB/s | file size | output MB/s |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
 for name in results:
     s = median[name]
-    lines.append(f"| {name} | {rows:,} | {s:.3f} ({min(results[name]):.3f}) | {rows / s:,.0f} "
+    c = median_cpu[name]
+    lines.append(f"| {name} | {rows:,} | {s:.3f} ({min(results[name]):.3f}) | {c:.3f} | {rows / s:,.0f} "
+                 f"| {rows / c:,.0f} "
                  f"| {value_bytes / MB / s:,.1f} | {sizes[name]:,} B ({sizes[name] / 2**20:,.1f} MiB) "
                  f"| {sizes[name] / MB / s:,.1f} |")
 speed_vs_duck = median["DuckDB"] / median["cqlite"]
@@ -164,11 +188,17 @@ lines += ["",
           f"- speed cqlite / DuckDB: **{speed_vs_duck:.2f}x** (target >= 1.00: "
           f"{'met' if speed_vs_duck >= 1 else 'NOT met'})",
           f"- speed cqlite / pyarrow: {median['pyarrow'] / median['cqlite']:.2f}x",
+          f"- speed cqlite (fill + write) / DuckDB: {median['DuckDB'] / median['cqlite (fill + write)']:.2f}x; "
+          f"/ pyarrow: {median['pyarrow'] / median['cqlite (fill + write)']:.2f}x",
+          f"- CPU time DuckDB / cqlite: {median_cpu['DuckDB'] / median_cpu['cqlite']:.2f}x; "
+          f"pyarrow / cqlite: {median_cpu['pyarrow'] / median_cpu['cqlite']:.2f}x",
           f"- size cqlite / DuckDB: **{size_vs_duck:.3f}** (target <= 1.10: "
           f"{'met' if size_vs_duck <= 1.10 else 'NOT met'})",
           f"- size cqlite / pyarrow: {sizes['cqlite'] / sizes['pyarrow']:.3f}",
           f"- same rows in all three files (count and per-column hash sums, read back by DuckDB): "
-          f"{'yes' if same else 'NO'} ({checks['cqlite'][0]:,} rows)", "",
+          f"{'yes' if same else 'NO'} ({checks['cqlite'][0]:,} rows)",
+          f"- cqlite's WriteBatch files byte-identical to its WriteRow file (input.parquet): "
+          f"{'yes' if same_as_row_path else 'NO'}", "",
           "## Writer settings", "",
           "| writer | settings | row groups | rows in the first | dictionary pages | encodings | created_by |",
           "|---|---|---:|---:|---|---|---|"]

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "parquet/encoding.h"
 #include "util/strings.h"
@@ -30,12 +31,6 @@ std::string DottedPath(const std::vector<std::string>& path) {
   return out;
 }
 
-bool IsNaN(const Value& v) {
-  if (v.kind() == Value::Kind::kFloat) return std::isnan(v.float_value());
-  if (v.kind() == Value::Kind::kDouble) return std::isnan(v.double_value());
-  return false;
-}
-
 // The spec asks for -0.0 as a zero minimum and +0.0 as a zero maximum, so that
 // readers filtering on either zero find it.
 void NormalizeZero(const Field& field, bool is_min, std::string* bytes) {
@@ -56,9 +51,6 @@ void NormalizeZero(const Field& field, bool is_min, std::string* bytes) {
   }
 }
 
-// Values a chunk's dictionary is given before its hit rate is judged.
-constexpr int64_t kDictionaryProbeValues = 8192;
-
 uint64_t Mix(uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdULL;
@@ -75,10 +67,63 @@ T LoadWord(const char* p) {
   return v;
 }
 
-uint64_t HashKey(std::string_view key) {
-  if (key.size() == 8) return Mix(LoadWord<uint64_t>(key.data()));
-  if (key.size() == 4) return Mix(LoadWord<uint32_t>(key.data()));
-  return std::hash<std::string_view>{}(key);
+// A hash of a byte string: 8-byte words folded by multiplication, the tail
+// read as one overlapping word, then mixed.
+uint64_t HashBytes(std::string_view s) {
+  constexpr uint64_t kMul = 0x9e3779b97f4a7c15ULL;
+  const char* p = s.data();
+  const size_t n = s.size();
+  uint64_t h = n * kMul;
+  if (n >= 8) {
+    const char* last = p + n - 8;
+    for (; p < last; p += 8) {
+      h = (h ^ LoadWord<uint64_t>(p)) * kMul;
+      h ^= h >> 32;
+    }
+    h = (h ^ LoadWord<uint64_t>(last)) * kMul;
+  } else if (n >= 4) {
+    h ^= LoadWord<uint32_t>(p) | (static_cast<uint64_t>(LoadWord<uint32_t>(p + n - 4)) << 32);
+  } else if (n > 0) {
+    h ^= static_cast<uint64_t>(static_cast<uint8_t>(p[0])) |
+         (static_cast<uint64_t>(static_cast<uint8_t>(p[n / 2])) << 8) |
+         (static_cast<uint64_t>(static_cast<uint8_t>(p[n - 1])) << 16);
+  }
+  return Mix(h);
+}
+
+// Whether two byte strings of length n are equal; short ones (most dictionary
+// keys) are compared word by word (the last word overlapping) instead of
+// through memcmp.
+bool SameBytes(const char* a, const char* b, size_t n) {
+  if (n < 4) {
+    return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+  }
+  if (n < 8) {
+    return LoadWord<uint32_t>(a) == LoadWord<uint32_t>(b) &&
+           LoadWord<uint32_t>(a + n - 4) == LoadWord<uint32_t>(b + n - 4);
+  }
+  if (n > 64) return std::memcmp(a, b, n) == 0;
+  for (size_t i = 0; i + 8 < n; i += 8) {
+    if (LoadWord<uint64_t>(a + i) != LoadWord<uint64_t>(b + i)) return false;
+  }
+  return LoadWord<uint64_t>(a + n - 8) == LoadWord<uint64_t>(b + n - 8);
+}
+
+template <typename T>
+uint64_t FixedBits(T v) {
+  static_assert(sizeof(T) <= 8);
+  uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof v);
+  return bits;
+}
+
+template <typename T>
+bool IsNaNValue(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return v != v;
+  } else {
+    return false;
+  }
 }
 
 }  // namespace
@@ -94,11 +139,11 @@ LeafColumnWriter::LeafColumnWriter(const ColumnDescriptor& column, const WriterO
       use_dictionary_(options.enable_dictionary && field_.physical_type != PhysicalType::kBoolean) {
   metrics_.field_id = field_.field_id;
   metrics_.path = column.path;
-  fixed_width_key_ = field_.physical_type == PhysicalType::kInt32 || field_.physical_type == PhysicalType::kInt64 ||
-                     field_.physical_type == PhysicalType::kFloat || field_.physical_type == PhysicalType::kDouble ||
-                     (field_.physical_type == PhysicalType::kFixedLenByteArray && field_.type_length <= 8);
+  is_fixed_ = field_.physical_type == PhysicalType::kInt32 || field_.physical_type == PhysicalType::kInt64 ||
+              field_.physical_type == PhysicalType::kFloat || field_.physical_type == PhysicalType::kDouble;
   if constexpr (std::endian::native == std::endian::little) {
-    const bool is_unsigned = field_.logical_type.kind == LogicalType::kInteger && !field_.logical_type.is_signed;
+    const bool is_unsigned =
+        field_.logical_type.kind == LogicalType::kInteger && !field_.logical_type.is_signed;
     const bool is_decimal = field_.logical_type.kind == LogicalType::kDecimal;
     switch (field_.physical_type) {
       case PhysicalType::kInt32:
@@ -166,107 +211,96 @@ void LeafColumnWriter::MergeChunkBounds(ColumnMetrics* metrics) const {
 }
 
 void LeafColumnWriter::Add(int rep_level, int def_level, const Value* value) {
-  rep_levels_.push_back(static_cast<uint32_t>(rep_level));
-  def_levels_.push_back(static_cast<uint32_t>(def_level));
-  ++chunk_num_values_;
-  ++metrics_.value_count;
+  AddLevels(rep_level, def_level);
   if (value == nullptr) {
-    ++chunk_null_count_;
-    ++metrics_.null_count;
+    AddNullValue();
     return;
   }
+  switch (field_.physical_type) {
+    case PhysicalType::kBoolean:
+      AddBool(value->bool_value());
+      return;
+    case PhysicalType::kInt32:
+      AddFixed(value->int32_value());
+      return;
+    case PhysicalType::kInt64:
+      AddFixed(value->int64_value());
+      return;
+    case PhysicalType::kFloat:
+      AddFixed(value->float_value());
+      return;
+    case PhysicalType::kDouble:
+      AddFixed(value->double_value());
+      return;
+    default:
+      AddBytes(value->bytes());
+      return;
+  }
+}
+
+template <typename T>
+void LeafColumnWriter::AddFixed(T v) {
   ++page_values_;
-  // The value's PLAIN bytes without a length prefix: also its statistics bytes.
-  std::string_view key;
-  char fixed[8];
-  const PhysicalType type = field_.physical_type;
-  auto load = [&](const auto& v) {
-    std::memcpy(fixed, &v, sizeof v);
-    key = std::string_view(fixed, sizeof v);
-  };
-  if (type == PhysicalType::kByteArray || type == PhysicalType::kFixedLenByteArray) {
-    key = value->bytes();
-  } else if (type == PhysicalType::kBoolean) {
-    fixed[0] = value->bool_value() ? 1 : 0;
-    key = std::string_view(fixed, 1);
-  } else if (std::endian::native != std::endian::little) {
-    key_scratch_.clear();
-    AppendPlain(field_, *value, &key_scratch_);
-    key = key_scratch_;
-  } else if (type == PhysicalType::kInt32) {
-    load(value->int32_value());
-  } else if (type == PhysicalType::kInt64) {
-    load(value->int64_value());
-  } else if (type == PhysicalType::kFloat) {
-    load(value->float_value());
-  } else {
-    load(value->double_value());
+  if (IsNaNValue(v)) ++nan_count_;
+  if (use_dictionary_) {
+    indices_.push_back(FixedDictionaryIndex(v));
+    return;
   }
-  if (is_float_ && IsNaN(*value)) {
-    ++metrics_.nan_count;
-  } else {
-    UpdateBounds(key);
+  if (!IsNaNValue(v)) UpdateFixedBounds(v);
+  const size_t size = plain_values_.size();
+  plain_values_.resize(size + sizeof v);
+  std::memcpy(plain_values_.data() + size, &v, sizeof v);
+}
+
+void LeafColumnWriter::AddBytes(std::string_view v) {
+  ++page_values_;
+  if (use_dictionary_) {
+    indices_.push_back(BytesDictionaryIndex(v));
+    return;
   }
-  if (type == PhysicalType::kBoolean) {
-    bool_values_.push_back(value->bool_value());
-  } else if (use_dictionary_) {
-    indices_.push_back(DictionaryIndex(key, *value));
-  } else if (type == PhysicalType::kByteArray) {
-    AppendPlain(field_, *value, &plain_values_);
-  } else {
-    plain_values_.append(key);  // PLAIN bytes of the other types
+  UpdateBytesBounds(v);
+  const size_t size = plain_values_.size();
+  const bool prefixed = field_.physical_type == PhysicalType::kByteArray;
+  plain_values_.resize(size + v.size() + (prefixed ? 4 : 0));
+  char* out = plain_values_.data() + size;
+  if (prefixed) {
+    const uint32_t length = static_cast<uint32_t>(v.size());
+    std::memcpy(out, &length, 4);
+    out += 4;
+  }
+  if (!v.empty()) std::memcpy(out, v.data(), v.size());
+}
+
+void LeafColumnWriter::AddBool(bool v) {
+  ++page_values_;
+  const char byte = v ? 1 : 0;
+  UpdateBytesBounds(std::string_view(&byte, 1));
+  bool_values_.push_back(v);
+}
+
+template <typename T>
+void LeafColumnWriter::UpdateFixedBounds(T v) {
+  if (!chunk_has_bounds_) {
+    chunk_min_.assign(reinterpret_cast<const char*>(&v), sizeof v);
+    chunk_max_ = chunk_min_;
+    chunk_has_bounds_ = true;
+    return;
+  }
+  if (order_ == BoundsOrder::kOther) {  // unsigned integers
+    UpdateBytesBounds(std::string_view(reinterpret_cast<const char*>(&v), sizeof v));
+    return;
+  }
+  T min, max;
+  std::memcpy(&min, chunk_min_.data(), sizeof min);
+  std::memcpy(&max, chunk_max_.data(), sizeof max);
+  if (v < min) {
+    std::memcpy(chunk_min_.data(), &v, sizeof v);
+  } else if (max < v) {
+    std::memcpy(chunk_max_.data(), &v, sizeof v);
   }
 }
 
-uint32_t LeafColumnWriter::DictionaryIndex(std::string_view key, const Value& value) {
-  const uint64_t hash = HashKey(key);
-  // Fixed-width keys of up to 8 bytes are their own tag, so a probe reads the
-  // slot only; other keys are tagged with their hash and compared in full.
-  uint64_t tag = hash;
-  if (fixed_width_key_) {
-    tag = 0;
-    std::memcpy(&tag, key.data(), key.size());
-  }
-  size_t mask = dictionary_slots_.size() - 1;
-  if (!dictionary_slots_.empty()) {
-    for (size_t i = hash & mask;; i = (i + 1) & mask) {
-      const DictionarySlot& slot = dictionary_slots_[i];
-      if (slot.index_plus_one == 0) break;
-      if (slot.tag != tag) continue;
-      if (fixed_width_key_) return slot.index_plus_one - 1;
-      const DictionaryEntry& e = dictionary_[slot.index_plus_one - 1];
-      if (e.size == key.size() && std::memcmp(dictionary_plain_.data() + e.offset, key.data(), key.size()) == 0) {
-        return slot.index_plus_one - 1;
-      }
-    }
-  }
-  // New: add it, growing the table to keep it at most half full.
-  uint32_t index = static_cast<uint32_t>(dictionary_.size());
-  AppendPlain(field_, value, &dictionary_plain_);
-  dictionary_.push_back({hash, tag, static_cast<uint32_t>(dictionary_plain_.size() - key.size()),
-                         static_cast<uint32_t>(key.size())});
-  auto place = [&](const DictionaryEntry& e, uint32_t j) {
-    size_t i = e.hash & mask;
-    while (dictionary_slots_[i].index_plus_one != 0) i = (i + 1) & mask;
-    dictionary_slots_[i] = {e.tag, j + 1};
-  };
-  if (dictionary_.size() * 2 > dictionary_slots_.size()) {
-    dictionary_slots_.assign(std::max<size_t>(64, dictionary_slots_.size() * 2), DictionarySlot{});
-    mask = dictionary_slots_.size() - 1;
-    for (uint32_t j = 0; j < dictionary_.size(); ++j) place(dictionary_[j], j);
-  } else {
-    place(dictionary_.back(), index);
-  }
-  return index;
-}
-
-void LeafColumnWriter::ClearDictionary() {
-  dictionary_.clear();
-  dictionary_slots_.clear();
-  dictionary_plain_.clear();
-}
-
-void LeafColumnWriter::UpdateBounds(std::string_view bytes) {
+void LeafColumnWriter::UpdateBytesBounds(std::string_view bytes) {
   if (!chunk_has_bounds_) {
     chunk_min_ = chunk_max_ = bytes;
     chunk_has_bounds_ = true;
@@ -277,52 +311,250 @@ void LeafColumnWriter::UpdateBounds(std::string_view bytes) {
   }
 }
 
-size_t LeafColumnWriter::OpenPageBytes() const {
-  size_t open = rep_levels_.size() * level_bits_ / 8 + plain_values_.size() + bool_values_.size() / 8;
-  if (!indices_.empty()) {
-    size_t width = std::max(1, static_cast<int>(std::bit_width(static_cast<uint32_t>(dictionary_.size()))));
-    open += indices_.size() * width / 8;
+void LeafColumnWriter::AddedDictionaryEntry() {
+  // Keep the table at most half full.
+  const size_t mask = dictionary_slots_.size() - 1;
+  auto place = [&](uint64_t hash, uint64_t tag, uint32_t index) {
+    size_t i = hash & mask;
+    while (dictionary_slots_[i].index_plus_one != 0) i = (i + 1) & mask;
+    dictionary_slots_[i] = {tag, index + 1};
+  };
+  const bool fixed = is_fixed_;
+  if (dictionary_.size() * 2 > dictionary_slots_.size()) {
+    dictionary_slots_.assign(std::max<size_t>(64, dictionary_slots_.size() * 2), DictionarySlot{});
+    const size_t new_mask = dictionary_slots_.size() - 1;
+    for (uint32_t j = 0; j < dictionary_.size(); ++j) {
+      const DictionaryEntry& e = dictionary_[j];
+      uint64_t tag = e.hash;
+      if (fixed) {
+        tag = 0;
+        std::memcpy(&tag, dictionary_plain_.data() + e.offset, e.size);
+      }
+      size_t i = e.hash & new_mask;
+      while (dictionary_slots_[i].index_plus_one != 0) i = (i + 1) & new_mask;
+      dictionary_slots_[i] = {tag, j + 1};
+    }
+  } else {
+    const DictionaryEntry& e = dictionary_.back();
+    uint64_t tag = e.hash;
+    if (fixed) {
+      tag = 0;
+      std::memcpy(&tag, dictionary_plain_.data() + e.offset, e.size);
+    }
+    place(e.hash, tag, static_cast<uint32_t>(dictionary_.size() - 1));
   }
-  return open;
+  index_width_ = std::max(1, static_cast<int>(std::bit_width(static_cast<uint32_t>(dictionary_.size()))));
+  dictionary_grew_ = true;
+}
+
+template <typename T>
+uint32_t LeafColumnWriter::FixedDictionaryIndex(T v) {
+  const uint64_t bits = FixedBits(v);
+  if (bits == last_tag_ && last_index_plus_one_ != 0) return last_index_plus_one_ - 1;
+  const uint64_t hash = Mix(bits);
+  if (!dictionary_slots_.empty()) {
+    const size_t mask = dictionary_slots_.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      const DictionarySlot& slot = dictionary_slots_[i];
+      if (slot.index_plus_one == 0) break;
+      if (slot.tag == bits) {
+        last_tag_ = bits;
+        last_index_plus_one_ = slot.index_plus_one;
+        return slot.index_plus_one - 1;
+      }
+    }
+  }
+  const uint32_t index = static_cast<uint32_t>(dictionary_.size());
+  const size_t offset = dictionary_plain_.size();
+  dictionary_plain_.resize(offset + sizeof v);
+  std::memcpy(dictionary_plain_.data() + offset, &v, sizeof v);
+  dictionary_.push_back({hash, static_cast<uint32_t>(offset), static_cast<uint32_t>(sizeof v)});
+  AddedDictionaryEntry();
+  if (!IsNaNValue(v)) UpdateFixedBounds(v);
+  last_tag_ = bits;
+  last_index_plus_one_ = index + 1;
+  return index;
+}
+
+uint32_t LeafColumnWriter::BytesDictionaryIndex(std::string_view v) {
+  if (last_index_plus_one_ != 0) {
+    const DictionaryEntry& e = dictionary_[last_index_plus_one_ - 1];
+    if (e.size == v.size() && SameBytes(dictionary_plain_.data() + e.offset, v.data(), v.size())) {
+      return last_index_plus_one_ - 1;
+    }
+  }
+  const uint64_t hash = HashBytes(v);
+  if (!dictionary_slots_.empty()) {
+    const size_t mask = dictionary_slots_.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      const DictionarySlot& slot = dictionary_slots_[i];
+      if (slot.index_plus_one == 0) break;
+      if (slot.tag != hash) continue;
+      const DictionaryEntry& e = dictionary_[slot.index_plus_one - 1];
+      if (e.size == v.size() && SameBytes(dictionary_plain_.data() + e.offset, v.data(), v.size())) {
+        last_index_plus_one_ = slot.index_plus_one;
+        return slot.index_plus_one - 1;
+      }
+    }
+  }
+  const uint32_t index = static_cast<uint32_t>(dictionary_.size());
+  size_t offset = dictionary_plain_.size();
+  const bool prefixed = field_.physical_type == PhysicalType::kByteArray;
+  dictionary_plain_.resize(offset + v.size() + (prefixed ? 4 : 0));
+  if (prefixed) {
+    const uint32_t length = static_cast<uint32_t>(v.size());
+    std::memcpy(dictionary_plain_.data() + offset, &length, 4);
+    offset += 4;
+  }
+  if (!v.empty()) std::memcpy(dictionary_plain_.data() + offset, v.data(), v.size());
+  dictionary_.push_back({hash, static_cast<uint32_t>(offset), static_cast<uint32_t>(v.size())});
+  AddedDictionaryEntry();
+  UpdateBytesBounds(v);
+  last_index_plus_one_ = index + 1;
+  return index;
+}
+
+void LeafColumnWriter::ClearDictionary() {
+  dictionary_.clear();
+  dictionary_slots_.clear();
+  dictionary_plain_.clear();
+  last_tag_ = 0;
+  last_index_plus_one_ = 0;
+  index_width_ = 1;
+  dictionary_grew_ = false;
+  check_at_levels_ = 0;
 }
 
 size_t LeafColumnWriter::BufferedBytes() const {
   return pages_bytes_ + OpenPageBytes() + (use_dictionary_ ? dictionary_plain_.size() : 0);
 }
 
-Status LeafColumnWriter::EndRecord(size_t* buffered) {
-  size_t open = OpenPageBytes();
-  if (open >= options_.page_size) {
-    RETURN_IF_ERROR(FinishPage());
-    open = 0;
+bool LeafColumnWriter::RecordEndNeedsWorkFull() {
+  dictionary_grew_ = false;
+  check_at_levels_ = 0;
+  const size_t open = OpenPageBytes();
+  if (open >= options_.page_size) return true;
+  const int64_t chunk_values = chunk_num_values_ - chunk_null_count_;
+  if (use_dictionary_ && (dictionary_plain_.size() > options_.dictionary_page_size_limit ||
+                          (chunk_values >= kDictionaryProbeValues &&
+                           static_cast<int64_t>(dictionary_.size()) * 2 > chunk_values))) {
+    return true;
   }
+  // Until the dictionary grows, the page fills no faster than this per level
+  // (each level term rounds up by at most one byte; an index takes at most
+  // 32 bits); PLAIN byte arrays have no bound and are checked every record.
+  size_t per_level = level_bits_ / 8 + 1;
+  if (use_dictionary_) {
+    per_level += 5;
+  } else if (field_.physical_type == PhysicalType::kBoolean) {
+    per_level += 1;
+  } else if (is_fixed_) {
+    per_level += 8;
+  } else {
+    return false;
+  }
+  size_t levels = (options_.page_size - open) / per_level;
+  // The hit rate is first judged when the chunk's values reach the probe count.
+  if (use_dictionary_ && chunk_values < kDictionaryProbeValues) {
+    levels = std::min(levels, static_cast<size_t>(kDictionaryProbeValues - chunk_values));
+  }
+  check_at_levels_ = page_levels_ + std::max<size_t>(levels, 1);
+  return false;
+}
+
+Status LeafColumnWriter::EndRecordSlow() {
+  if (OpenPageBytes() >= options_.page_size) RETURN_IF_ERROR(FinishPage());
   // High-cardinality columns gain nothing from a dictionary: stop building it
   // once most values seen in this chunk have been new (or it outgrows its limit).
   const int64_t chunk_values = chunk_num_values_ - chunk_null_count_;
-  if (use_dictionary_ &&
-      (dictionary_plain_.size() > options_.dictionary_page_size_limit ||
-       (chunk_values >= kDictionaryProbeValues && static_cast<int64_t>(dictionary_.size()) * 2 > chunk_values))) {
+  if (use_dictionary_ && (dictionary_plain_.size() > options_.dictionary_page_size_limit ||
+                          (chunk_values >= kDictionaryProbeValues &&
+                           static_cast<int64_t>(dictionary_.size()) * 2 > chunk_values))) {
     // Pages written so far keep the dictionary; the rest of the chunk is PLAIN.
     RETURN_IF_ERROR(FinishPage());
     use_dictionary_ = false;
-    open = 0;
   }
-  *buffered += pages_bytes_ + open + (use_dictionary_ ? dictionary_plain_.size() : 0);
   return Status::OK();
 }
 
+Status LeafColumnWriter::EndRecord(size_t* buffered) {
+  if (RecordEndNeedsWork()) RETURN_IF_ERROR(EndRecordSlow());
+  *buffered += BufferedBytes();
+  return Status::OK();
+}
+
+template <typename Append>
+Status LeafColumnWriter::AddBatchRecords(const ColumnBatch& batch, BatchCursor* cursor, int64_t records,
+                                         Append append) {
+  const int16_t* def = batch.def_levels().data();
+  const int16_t* rep = batch.rep_levels().data();
+  const bool has_def = column_.max_def_level > 0;
+  const bool has_rep = column_.max_rep_level > 0;
+  const int16_t max_def = static_cast<int16_t>(column_.max_def_level);
+  const size_t num_levels = batch.num_levels();
+  size_t level = cursor->level;
+  size_t value = cursor->value;
+  for (int64_t r = 0; r < records; ++r) {
+    do {
+      const int16_t d = has_def ? def[level] : 0;
+      AddLevels(has_rep ? rep[level] : 0, d);
+      if (d == max_def) {
+        append(value++);
+      } else {
+        AddNullValue();
+      }
+      ++level;
+    } while (has_rep && level < num_levels && rep[level] != 0);
+    if (RecordEndNeedsWork()) RETURN_IF_ERROR(EndRecordSlow());
+  }
+  cursor->level = level;
+  cursor->value = value;
+  return Status::OK();
+}
+
+Status LeafColumnWriter::AddBatch(const ColumnBatch& batch, BatchCursor* cursor, int64_t records) {
+  switch (field_.physical_type) {
+    case PhysicalType::kBoolean: {
+      const uint8_t* v = batch.bools().data();
+      return AddBatchRecords(batch, cursor, records, [&](size_t i) { AddBool(v[i] != 0); });
+    }
+    case PhysicalType::kInt32: {
+      const int32_t* v = batch.int32s().data();
+      return AddBatchRecords(batch, cursor, records, [&](size_t i) { AddFixed(v[i]); });
+    }
+    case PhysicalType::kInt64: {
+      const int64_t* v = batch.int64s().data();
+      return AddBatchRecords(batch, cursor, records, [&](size_t i) { AddFixed(v[i]); });
+    }
+    case PhysicalType::kFloat: {
+      const float* v = batch.floats().data();
+      return AddBatchRecords(batch, cursor, records, [&](size_t i) { AddFixed(v[i]); });
+    }
+    case PhysicalType::kDouble: {
+      const double* v = batch.doubles().data();
+      return AddBatchRecords(batch, cursor, records, [&](size_t i) { AddFixed(v[i]); });
+    }
+    default: {
+      const char* bytes = batch.bytes().data();
+      const uint64_t* offsets = batch.offsets().data();
+      return AddBatchRecords(batch, cursor, records, [&](size_t i) {
+        AddBytes(std::string_view(bytes + offsets[i], offsets[i + 1] - offsets[i]));
+      });
+    }
+  }
+}
+
 Status LeafColumnWriter::FinishPage() {
-  if (def_levels_.empty()) return Status::OK();
-  std::string body;
-  auto append_levels = [&](const std::vector<uint32_t>& levels, int max_level) {
+  if (page_levels_ == 0) return Status::OK();
+  std::string& body = page_body_;
+  body.clear();
+  auto append_levels = [&](const std::vector<uint16_t>& levels, int max_level) {
     if (max_level == 0) return;
-    std::string encoded;
-    EncodeRleHybrid(levels, BitWidth(static_cast<uint32_t>(max_level)), &encoded);
-    uint32_t size = static_cast<uint32_t>(encoded.size());
-    char prefix[4];
-    std::memcpy(prefix, &size, 4);
-    body.append(prefix, 4);
-    body.append(encoded);
+    const size_t prefix_at = body.size();
+    body.append(4, '\0');
+    EncodeRleHybrid(levels, BitWidth(static_cast<uint32_t>(max_level)), &body);
+    const uint32_t size = static_cast<uint32_t>(body.size() - prefix_at - 4);
+    std::memcpy(body.data() + prefix_at, &size, 4);
   };
   append_levels(rep_levels_, column_.max_rep_level);
   append_levels(def_levels_, column_.max_def_level);
@@ -338,31 +570,32 @@ Status LeafColumnWriter::FinishPage() {
   } else {
     body.append(plain_values_);
   }
-  int32_t num_values = static_cast<int32_t>(def_levels_.size());
+  const int32_t num_values = static_cast<int32_t>(page_levels_);
   rep_levels_.clear();
   def_levels_.clear();
+  page_levels_ = 0;
+  check_at_levels_ = 0;
   plain_values_.clear();
   bool_values_.clear();
   indices_.clear();
   page_values_ = 0;
-  return AddPage(PageType::kDataPage, std::move(body), num_values, encoding, false);
+  return AddPage(PageType::kDataPage, body, num_values, encoding, false);
 }
 
-Status LeafColumnWriter::AddPage(PageType type, std::string body, int32_t num_values, Encoding encoding,
+Status LeafColumnWriter::AddPage(PageType type, std::string_view body, int32_t num_values, Encoding encoding,
                                  bool front) {
   if (body.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
     return Status::InvalidArgument(StrCat("column ", DottedPath(column_.path), ": a page exceeds 2 GiB"));
   }
-  std::string compressed;
-  if (codec_->kind() == CodecKind::kNone) {
-    compressed = body;
-  } else {
-    compressed.resize(codec_->MaxCompressedLength(body.size()));
+  std::string_view compressed = body;
+  if (codec_->kind() != CodecKind::kNone) {
+    compressed_.resize(codec_->MaxCompressedLength(body.size()));
     ASSIGN_OR_RETURN(
-        size_t n, codec_->Compress(
-                      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()), body.size()),
-                      std::span<uint8_t>(reinterpret_cast<uint8_t*>(compressed.data()), compressed.size())));
-    compressed.resize(n);
+        size_t n,
+        codec_->Compress(
+            std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()), body.size()),
+            std::span<uint8_t>(reinterpret_cast<uint8_t*>(compressed_.data()), compressed_.size())));
+    compressed = std::string_view(compressed_.data(), n);
   }
   PageHeader header;
   header.type = type;
@@ -445,6 +678,8 @@ Status LeafColumnWriter::FlushChunk(WritableFile& file, int64_t* offset, ColumnC
   chunk->file_offset = start;
   chunk->meta_data = std::move(m);
 
+  metrics_.value_count += chunk_num_values_;
+  metrics_.null_count += chunk_null_count_;
   pages_.clear();
   pages_bytes_ = 0;
   ClearDictionary();
@@ -458,6 +693,9 @@ Status LeafColumnWriter::FlushChunk(WritableFile& file, int64_t* offset, ColumnC
 
 ColumnMetrics LeafColumnWriter::Metrics() const {
   ColumnMetrics m = metrics_;
+  m.value_count += chunk_num_values_;
+  m.null_count += chunk_null_count_;
+  m.nan_count = nan_count_;
   MergeChunkBounds(&m);
   if (m.lower_bound) NormalizeZero(field_, true, &*m.lower_bound);
   if (m.upper_bound) NormalizeZero(field_, false, &*m.upper_bound);

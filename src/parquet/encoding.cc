@@ -33,35 +33,48 @@ T LoadLittleEndian(const void* p) {
   return v;
 }
 
-// Bit-packs values[0..8*groups) (missing values are 0), LSB first.
-void AppendBitPacked(std::span<const uint32_t> values, size_t begin, size_t groups, int bit_width,
+// Bit-packs values[begin..begin+8*groups) (missing values are 0), LSB first.
+template <typename T>
+void AppendBitPacked(std::span<const T> values, size_t begin, size_t groups, int bit_width,
                      std::string* out) {
+  // 8 values of bit_width bits are always a whole number of bytes.
+  const size_t start = out->size();
+  out->resize(start + groups * static_cast<size_t>(bit_width));
+  char* p = out->data() + start;
+  const size_t end = begin + groups * 8;
+  const size_t full_end = std::min(end, values.size());
   uint64_t buffer = 0;
   int bits = 0;
-  for (size_t i = begin; i < begin + groups * 8; ++i) {
-    uint64_t v = i < values.size() ? values[i] : 0;
-    buffer |= v << bits;
+  size_t i = begin;
+  for (; i < full_end; ++i) {
+    buffer |= static_cast<uint64_t>(values[i]) << bits;
     bits += bit_width;
     while (bits >= 8) {
-      out->push_back(static_cast<char>(buffer & 0xff));
+      *p++ = static_cast<char>(buffer & 0xff);
       buffer >>= 8;
       bits -= 8;
     }
   }
-  // 8 values of bit_width bits are always a whole number of bytes.
+  for (; i < end; ++i) {
+    bits += bit_width;
+    while (bits >= 8) {
+      *p++ = static_cast<char>(buffer & 0xff);
+      buffer >>= 8;
+      bits -= 8;
+    }
+  }
 }
 
-size_t RunLength(std::span<const uint32_t> values, size_t i) {
+template <typename T>
+size_t RunLength(std::span<const T> values, size_t i) {
   size_t j = i + 1;
-  while (j < values.size() && values[j] == values[i]) ++j;
+  const T v = values[i];
+  while (j < values.size() && values[j] == v) ++j;
   return j - i;
 }
 
-}  // namespace
-
-int BitWidth(uint32_t max_value) { return max_value == 0 ? 0 : 32 - std::countl_zero(max_value); }
-
-void EncodeRleHybrid(std::span<const uint32_t> values, int bit_width, std::string* out) {
+template <typename T>
+void EncodeRleHybridImpl(std::span<const T> values, int bit_width, std::string* out) {
   size_t value_bytes = (bit_width + 7) / 8;
   size_t i = 0;
   while (i < values.size()) {
@@ -83,6 +96,18 @@ void EncodeRleHybrid(std::span<const uint32_t> values, int bit_width, std::strin
     AppendVarint((groups << 1) | 1, out);
     AppendBitPacked(values, begin, groups, bit_width, out);
   }
+}
+
+}  // namespace
+
+int BitWidth(uint32_t max_value) { return max_value == 0 ? 0 : 32 - std::countl_zero(max_value); }
+
+void EncodeRleHybrid(std::span<const uint32_t> values, int bit_width, std::string* out) {
+  EncodeRleHybridImpl(values, bit_width, out);
+}
+
+void EncodeRleHybrid(std::span<const uint16_t> values, int bit_width, std::string* out) {
+  EncodeRleHybridImpl(values, bit_width, out);
 }
 
 Status RleHybridDecoder::Decode(size_t count, std::vector<uint32_t>* out) {

@@ -26,6 +26,7 @@ int BitWidth(uint32_t max_value);
 
 // Appends the RLE/bit-packed hybrid encoding of `values` (each < 2^bit_width).
 void EncodeRleHybrid(std::span<const uint32_t> values, int bit_width, std::string* out);
+void EncodeRleHybrid(std::span<const uint16_t> values, int bit_width, std::string* out);
 
 class RleHybridDecoder {
  public:

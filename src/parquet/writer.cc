@@ -1,5 +1,6 @@
 #include "parquet/writer.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "parquet/column_writer.h"
@@ -43,6 +44,12 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Open(FileSystem& fs, const
 
 namespace {
 
+std::string DottedPath(const std::vector<std::string>& path) {
+  std::string out;
+  for (const std::string& p : path) out += (out.empty() ? "" : ".") + p;
+  return out;
+}
+
 std::string JoinPath(const std::vector<std::string_view>& path) {
   std::string out;
   for (std::string_view p : path) {
@@ -50,61 +57,6 @@ std::string JoinPath(const std::vector<std::string_view>& path) {
     out += p;
   }
   return out;
-}
-
-Value::Kind KindFor(PhysicalType type) {
-  switch (type) {
-    case PhysicalType::kBoolean:
-      return Value::Kind::kBool;
-    case PhysicalType::kInt32:
-      return Value::Kind::kInt32;
-    case PhysicalType::kInt64:
-      return Value::Kind::kInt64;
-    case PhysicalType::kFloat:
-      return Value::Kind::kFloat;
-    case PhysicalType::kDouble:
-      return Value::Kind::kDouble;
-    case PhysicalType::kByteArray:
-    case PhysicalType::kFixedLenByteArray:
-      return Value::Kind::kBytes;
-    default:
-      return Value::Kind::kNull;
-  }
-}
-
-// A quick yes/no version of Validate (no messages): rows that pass it are
-// not validated again. False sends the row through Validate, which says why
-// (or, for the cases this does not decide, accepts it).
-bool Fits(const SchemaNode& node, const Value& value) {
-  const Field& f = *node.field;
-  if (value.is_null()) return f.optional();
-  switch (f.kind) {
-    case Field::Kind::kPrimitive:
-      if (value.kind() != KindFor(f.physical_type)) return false;
-      if (f.physical_type == PhysicalType::kFixedLenByteArray)
-        return value.bytes().size() == static_cast<size_t>(f.type_length);
-      if (f.physical_type == PhysicalType::kByteArray) return value.bytes().size() <= 0x7fffffffu;
-      return true;
-    case Field::Kind::kStruct:
-      if (value.kind() != Value::Kind::kStruct || value.fields().size() != node.children.size()) return false;
-      for (size_t i = 0; i < node.children.size(); ++i) {
-        if (!Fits(node.children[i], value.fields()[i])) return false;
-      }
-      return true;
-    case Field::Kind::kList:
-      if (value.kind() != Value::Kind::kList) return false;
-      for (const Value& e : value.elements()) {
-        if (!Fits(node.children[0], e)) return false;
-      }
-      return true;
-    case Field::Kind::kMap:
-      if (value.kind() != Value::Kind::kMap) return false;
-      for (size_t i = 0; i < value.map_size(); ++i) {
-        if (!Fits(node.children[0], value.map_key(i)) || !Fits(node.children[1], value.map_value(i))) return false;
-      }
-      return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -210,7 +162,7 @@ Status ParquetWriter::WriteRow(const Value& row) {
         StrCat(path_, ": a row is a struct of ", plan_.roots.size(), " values, not ", row.ToString()));
   }
   for (size_t i = 0; i < plan_.roots.size(); ++i) {
-    if (Fits(plan_.roots[i], row.fields()[i])) continue;
+    if (ValueFits(plan_.roots[i], row.fields()[i])) continue;
     std::vector<std::string_view> path(1, schema_.fields[i].name);
     RETURN_IF_ERROR(Validate(plan_.roots[i], row.fields()[i], &path));
   }
@@ -219,11 +171,101 @@ Status ParquetWriter::WriteRow(const Value& row) {
   for (auto& leaf : leaves_) {
     RETURN_IF_ERROR(leaf->EndRecord(&buffered));
   }
-  ++num_rows_;
-  ++row_group_rows_;
+  return EndRows(1, buffered);
+}
+
+Status ParquetWriter::EndRows(int64_t rows, size_t buffered) {
+  num_rows_ += rows;
+  row_group_rows_ += rows;
   if (buffered >= options_.row_group_size ||
       (options_.row_group_rows > 0 && row_group_rows_ >= options_.row_group_rows)) {
     RETURN_IF_ERROR(FlushRowGroup());
+  }
+  return Status::OK();
+}
+
+Status ParquetWriter::CheckBatch(const RowBatch& batch) const {
+  auto bad = [&](int leaf, std::string_view what) {
+    return Status::InvalidArgument(
+        StrCat(path_, ": batch column ", leaf, " (", DottedPath(plan_.columns[leaf].path), "): ", what));
+  };
+  if (batch.num_columns() != static_cast<int>(plan_.columns.size())) {
+    return Status::InvalidArgument(StrCat(path_, ": the batch has ", batch.num_columns(),
+                                          " leaf columns, the schema ", plan_.columns.size()));
+  }
+  if (batch.num_rows() < 0)
+    return Status::InvalidArgument(StrCat(path_, ": the batch has a negative row count"));
+  const uint64_t rows = static_cast<uint64_t>(batch.num_rows());
+  for (int leaf = 0; leaf < batch.num_columns(); ++leaf) {
+    const ColumnDescriptor& desc = plan_.columns[leaf];
+    const ColumnBatch& c = batch.column(leaf);
+    if (c.physical_type() != desc.field->physical_type || c.max_def_level() != desc.max_def_level ||
+        c.max_rep_level() != desc.max_rep_level) {
+      return bad(leaf, "its type or levels differ from the schema's");
+    }
+    const size_t n = c.num_levels();
+    if ((desc.max_def_level > 0 && c.def_levels().size() != n) ||
+        (desc.max_rep_level > 0 && c.rep_levels().size() != n)) {
+      return bad(leaf, "level counts disagree");
+    }
+    uint64_t present = n;
+    if (desc.max_def_level > 0) {
+      present = 0;
+      uint32_t out_of_range = 0;
+      const int16_t max_def = static_cast<int16_t>(desc.max_def_level);
+      for (int16_t d : c.def_levels()) {
+        present += d == max_def;
+        out_of_range |= static_cast<uint16_t>(d) > static_cast<uint16_t>(max_def);
+      }
+      if (out_of_range) return bad(leaf, "a definition level is out of range");
+    }
+    uint64_t records = n;
+    if (desc.max_rep_level > 0) {
+      if (n > 0 && c.rep_levels()[0] != 0) return bad(leaf, "the first repetition level is not 0");
+      records = 0;
+      uint32_t out_of_range = 0;
+      const int16_t max_rep = static_cast<int16_t>(desc.max_rep_level);
+      for (int16_t r : c.rep_levels()) {
+        records += r == 0;
+        out_of_range |= static_cast<uint16_t>(r) > static_cast<uint16_t>(max_rep);
+      }
+      if (out_of_range) return bad(leaf, "a repetition level is out of range");
+    }
+    if (records != rows) return bad(leaf, StrCat("holds ", records, " rows, the batch ", rows));
+    if (c.num_values() != present) {
+      return bad(leaf, StrCat("has ", c.num_values(), " values for ", present, " present levels"));
+    }
+    const PhysicalType type = desc.field->physical_type;
+    if (type == PhysicalType::kByteArray || type == PhysicalType::kFixedLenByteArray) {
+      const std::span<const uint64_t> offsets = c.offsets();
+      const uint64_t want = type == PhysicalType::kFixedLenByteArray ? desc.field->type_length : 0;
+      for (size_t i = 0; i + 1 < offsets.size(); ++i) {
+        const uint64_t size = offsets[i + 1] - offsets[i];
+        if (offsets[i + 1] < offsets[i] || offsets[i + 1] > c.bytes().size())
+          return bad(leaf, "bad value offsets");
+        if (type == PhysicalType::kFixedLenByteArray ? size != want : size > 0x7fffffffu) {
+          return bad(leaf, StrCat("value ", i, " has ", size, " bytes"));
+        }
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status ParquetWriter::WriteBatch(const RowBatch& batch) {
+  if (closed_) return Status::InvalidArgument(StrCat(path_, ": WriteBatch after Close"));
+  RETURN_IF_ERROR(CheckBatch(batch));
+  std::vector<LeafColumnWriter::BatchCursor> cursors(leaves_.size());
+  for (int64_t done = 0; done < batch.num_rows();) {
+    int64_t rows = std::min(batch.num_rows() - done, kBatchSliceRows);
+    if (options_.row_group_rows > 0) rows = std::min(rows, options_.row_group_rows - row_group_rows_);
+    size_t buffered = 0;
+    for (size_t i = 0; i < leaves_.size(); ++i) {
+      RETURN_IF_ERROR(leaves_[i]->AddBatch(batch.column(static_cast<int>(i)), &cursors[i], rows));
+      buffered += leaves_[i]->BufferedBytes();
+    }
+    RETURN_IF_ERROR(EndRows(rows, buffered));
+    done += rows;
   }
   return Status::OK();
 }

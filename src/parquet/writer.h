@@ -6,6 +6,10 @@
 // Memory is bounded by one row group's buffered pages: a row group is written
 // out when it reaches row_group_size bytes or row_group_rows rows.
 //
+// WriteBatch takes rows already shredded into leaf columns (RowBatch, see
+// row_batch.h) and writes them column by column: the fast way to write many
+// rows. Rows written either way may be mixed; both produce the same pages.
+//
 // Close() writes the footer and returns what an Iceberg manifest needs about
 // the file. Typical use:
 //   ASSIGN_OR_RETURN(auto writer, ParquetWriter::Open(fs, path, schema, options));
@@ -25,6 +29,7 @@
 #include "io/codec.h"
 #include "io/file_system.h"
 #include "parquet/parquet_format.h"
+#include "parquet/row_batch.h"
 #include "parquet/schema.h"
 #include "parquet/value.h"
 #include "util/status.h"
@@ -84,6 +89,13 @@ class ParquetWriter {
   // A struct value with one value per top-level field. InvalidArgument (and
   // nothing written) if it does not fit the schema.
   Status WriteRow(const Value& row);
+  // The rows of `batch` (built from a schema equal to this writer's).
+  // InvalidArgument, with nothing written, if its columns do not match the
+  // schema or their levels and values do not add up to batch.num_rows()
+  // rows. Row groups are cut between rows as WriteRow cuts them, except that
+  // the row_group_size check happens every kBatchSliceRows rows.
+  Status WriteBatch(const RowBatch& batch);
+  static constexpr int64_t kBatchSliceRows = 4096;
   // Writes the buffered rows as a row group now (no-op without rows).
   Status FlushRowGroup();
   // Writes the last row group and the footer, and closes the file.
@@ -94,9 +106,11 @@ class ParquetWriter {
 
  private:
   ParquetWriter(std::string path, Schema schema, WriterOptions options, std::unique_ptr<WritableFile> file);
+  Status CheckBatch(const RowBatch& batch) const;
   Status Validate(const SchemaNode& node, const Value& value, std::vector<std::string_view>* path) const;
   void Shred(const SchemaNode& node, const Value& value, int rep_level);
   void AddAbsent(const SchemaNode& node, int rep_level, int def_level);
+  Status EndRows(int64_t rows, size_t buffered);
 
   std::string path_;
   Schema schema_;

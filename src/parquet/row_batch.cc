@@ -1,0 +1,183 @@
+#include "parquet/row_batch.h"
+
+#include "util/strings.h"
+
+namespace cqlite::parquet {
+
+namespace {
+
+Value::Kind KindFor(PhysicalType type) {
+  switch (type) {
+    case PhysicalType::kBoolean:
+      return Value::Kind::kBool;
+    case PhysicalType::kInt32:
+      return Value::Kind::kInt32;
+    case PhysicalType::kInt64:
+      return Value::Kind::kInt64;
+    case PhysicalType::kFloat:
+      return Value::Kind::kFloat;
+    case PhysicalType::kDouble:
+      return Value::Kind::kDouble;
+    case PhysicalType::kByteArray:
+    case PhysicalType::kFixedLenByteArray:
+      return Value::Kind::kBytes;
+    default:
+      return Value::Kind::kNull;
+  }
+}
+
+}  // namespace
+
+bool ValueFits(const SchemaNode& node, const Value& value) {
+  const Field& f = *node.field;
+  if (value.is_null()) return f.optional();
+  switch (f.kind) {
+    case Field::Kind::kPrimitive:
+      if (value.kind() != KindFor(f.physical_type)) return false;
+      if (f.physical_type == PhysicalType::kFixedLenByteArray)
+        return value.bytes().size() == static_cast<size_t>(f.type_length);
+      if (f.physical_type == PhysicalType::kByteArray) return value.bytes().size() <= 0x7fffffffu;
+      return true;
+    case Field::Kind::kStruct:
+      if (value.kind() != Value::Kind::kStruct || value.fields().size() != node.children.size()) return false;
+      for (size_t i = 0; i < node.children.size(); ++i) {
+        if (!ValueFits(node.children[i], value.fields()[i])) return false;
+      }
+      return true;
+    case Field::Kind::kList:
+      if (value.kind() != Value::Kind::kList) return false;
+      for (const Value& e : value.elements()) {
+        if (!ValueFits(node.children[0], e)) return false;
+      }
+      return true;
+    case Field::Kind::kMap:
+      if (value.kind() != Value::Kind::kMap) return false;
+      for (size_t i = 0; i < value.map_size(); ++i) {
+        if (!ValueFits(node.children[0], value.map_key(i)) ||
+            !ValueFits(node.children[1], value.map_value(i))) {
+          return false;
+        }
+      }
+      return true;
+  }
+  return false;
+}
+
+void ColumnBatch::AppendValue(const Value& v, int rep_level) {
+  switch (type_) {
+    case PhysicalType::kBoolean:
+      AppendBool(v.bool_value(), rep_level);
+      return;
+    case PhysicalType::kInt32:
+      AppendInt32(v.int32_value(), rep_level);
+      return;
+    case PhysicalType::kInt64:
+      AppendInt64(v.int64_value(), rep_level);
+      return;
+    case PhysicalType::kFloat:
+      AppendFloat(v.float_value(), rep_level);
+      return;
+    case PhysicalType::kDouble:
+      AppendDouble(v.double_value(), rep_level);
+      return;
+    default:
+      AppendBytes(v.bytes(), rep_level);
+      return;
+  }
+}
+
+size_t ColumnBatch::num_values() const {
+  switch (type_) {
+    case PhysicalType::kBoolean:
+      return bools_.size();
+    case PhysicalType::kInt32:
+      return int32s_.size();
+    case PhysicalType::kInt64:
+      return int64s_.size();
+    case PhysicalType::kFloat:
+      return floats_.size();
+    case PhysicalType::kDouble:
+      return doubles_.size();
+    default:
+      return offsets_.size() - 1;
+  }
+}
+
+void ColumnBatch::Clear() {
+  num_levels_ = 0;
+  def_levels_.clear();
+  rep_levels_.clear();
+  bools_.clear();
+  int32s_.clear();
+  int64s_.clear();
+  floats_.clear();
+  doubles_.clear();
+  bytes_.clear();
+  offsets_.assign(1, 0);
+}
+
+RowBatch::RowBatch(const Schema& schema) : schema_(std::make_unique<Schema>(schema)) {
+  plan_ = BuildLevelPlan(*schema_);
+  columns_.reserve(plan_.columns.size());
+  for (const ColumnDescriptor& c : plan_.columns) {
+    columns_.emplace_back(c.field->physical_type, c.max_def_level, c.max_rep_level);
+  }
+}
+
+void RowBatch::Clear() {
+  for (ColumnBatch& c : columns_) c.Clear();
+  num_rows_ = 0;
+}
+
+Status RowBatch::AppendRow(const Value& row) {
+  bool fits = row.kind() == Value::Kind::kStruct && row.fields().size() == plan_.roots.size();
+  for (size_t i = 0; fits && i < plan_.roots.size(); ++i) fits = ValueFits(plan_.roots[i], row.fields()[i]);
+  if (!fits) return Status::InvalidArgument(StrCat("row does not fit the Parquet schema: ", row.ToString()));
+  for (size_t i = 0; i < plan_.roots.size(); ++i) Shred(plan_.roots[i], row.fields()[i], 0);
+  ++num_rows_;
+  return Status::OK();
+}
+
+void RowBatch::AppendAbsent(const SchemaNode& node, int rep_level, int def_level) {
+  for (int i = node.leaf_begin; i < node.leaf_end; ++i) columns_[i].AppendNull(def_level, rep_level);
+}
+
+void RowBatch::Shred(const SchemaNode& node, const Value& value, int rep_level) {
+  if (value.is_null()) {
+    AppendAbsent(node, rep_level, node.def_level - 1);
+    return;
+  }
+  switch (node.field->kind) {
+    case Field::Kind::kPrimitive:
+      columns_[node.leaf_begin].AppendValue(value, rep_level);
+      return;
+    case Field::Kind::kStruct:
+      for (size_t i = 0; i < node.children.size(); ++i) Shred(node.children[i], value.fields()[i], rep_level);
+      return;
+    case Field::Kind::kList: {
+      const std::vector<Value>& elements = value.elements();
+      if (elements.empty()) {
+        AppendAbsent(node, rep_level, node.def_level);  // the list exists, its repeated group does not
+        return;
+      }
+      for (size_t i = 0; i < elements.size(); ++i) {
+        Shred(node.children[0], elements[i], i == 0 ? rep_level : node.rep_level);
+      }
+      return;
+    }
+    case Field::Kind::kMap: {
+      if (value.map_size() == 0) {
+        AppendAbsent(node, rep_level, node.def_level);
+        return;
+      }
+      for (size_t i = 0; i < value.map_size(); ++i) {
+        int rep = i == 0 ? rep_level : node.rep_level;
+        Shred(node.children[0], value.map_key(i), rep);
+        Shred(node.children[1], value.map_value(i), rep);
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace cqlite::parquet
