@@ -7,7 +7,9 @@ flushes them, each run committing into one shared SQLite catalog:
 
   - after every run the table PyIceberg reads equals `cqlite select` over the
     same generations (value for value, through DESIGN's type mapping);
-  - after the last generation it equals the node's own answer, and so does
+  - after the last generation it equals the node's own answer, as does the
+    table made from "incremental backups" (each run offered only the newest
+    generation), and so does
     the table after a further run at the node's later query time (TTLs that
     ran out in between: the run commits their removal and nothing else);
   - NaN and infinite floats compare equal to null, since SELECT JSON prints
@@ -52,6 +54,7 @@ class Materialized:
         self.root = root
         self.warehouse = root / "warehouse"
         self.catalog = self.warehouse / "catalog.db"
+        self.backup_warehouse = root / "warehouse-backups"
         self.problems = {}      # workload index -> [messages]
         self.final = {}         # workload index -> (namespace, table, expected rows, now)
         self.runs = 0
@@ -157,11 +160,30 @@ def _materialize_workload(index, node, cqlite, m):
     if not generations:
         return  # compaction left nothing: nothing was materialized
     schema = _schema(m.catalog, namespace, table)
+    # An incremental backup folder holds only the newest flushes: each run sees one generation.
+    backup = m.root / "backups" / namespace / table_dir.name
+    backup.mkdir(parents=True)
+    shutil.copy(node.keyspace_dir(index) / "schema.cql", backup.parent / "schema.cql")
+    for step, prefix in enumerate(generations, 1):
+        for old in backup.glob("*-*-*-*"):
+            old.unlink()
+        for component in table_dir.glob(prefix + "*"):
+            shutil.copy(component, backup / component.name)
+        proc, _report = _materialize(cqlite, backup, m.backup_warehouse, now)
+        m.runs += 1
+        if proc.returncode != 0:
+            m.problem(index, f"backup {step}/{len(generations)}: cqlite materialize failed: {proc.stderr.strip()}")
+            return
     expected_node = _expected(selects[0][1], schema)
     actual = iceberg_readers.read_pyiceberg(m.catalog, m.warehouse, CATALOG_NAME, namespace, table)
     problem = _differs(_pyiceberg_view(expected_node, schema), actual, schema)
     if problem:
         m.problem(index, f"PyIceberg vs the node's SELECT JSON at {now}: {problem}")
+    from_backups = iceberg_readers.read_pyiceberg(m.backup_warehouse / "catalog.db", m.backup_warehouse,
+                                                  CATALOG_NAME, namespace, table)
+    problem = _differs(_pyiceberg_view(expected_node, schema), from_backups, schema)
+    if problem:
+        m.problem(index, f"from incremental backups, PyIceberg vs the node's SELECT JSON at {now}: {problem}")
     final = (namespace, table, expected_node, now, schema)
     # Later query times: nothing new to consume, only TTLs running out.
     for later_now, lines in selects[1:]:
