@@ -1,5 +1,7 @@
 #include "parquet/row_batch.h"
 
+
+#include "parquet/shred.h"
 #include "util/strings.h"
 
 namespace cqlite::parquet {
@@ -133,51 +135,17 @@ Status RowBatch::AppendRow(const Value& row) {
   bool fits = row.kind() == Value::Kind::kStruct && row.fields().size() == plan_.roots.size();
   for (size_t i = 0; fits && i < plan_.roots.size(); ++i) fits = ValueFits(plan_.roots[i], row.fields()[i]);
   if (!fits) return Status::InvalidArgument(StrCat("row does not fit the Parquet schema: ", row.ToString()));
-  for (size_t i = 0; i < plan_.roots.size(); ++i) Shred(plan_.roots[i], row.fields()[i], 0);
+  auto emit = [this](int leaf, int rep_level, int def_level, const Value* value) {
+    if (value) {
+      columns_[leaf].AppendValue(*value, rep_level);
+    } else {
+      columns_[leaf].AppendNull(def_level, rep_level);
+    }
+  };
+  for (size_t i = 0; i < plan_.roots.size(); ++i) ShredValue(plan_.roots[i], row.fields()[i], 0, emit);
   ++num_rows_;
   return Status::OK();
 }
 
-void RowBatch::AppendAbsent(const SchemaNode& node, int rep_level, int def_level) {
-  for (int i = node.leaf_begin; i < node.leaf_end; ++i) columns_[i].AppendNull(def_level, rep_level);
-}
-
-void RowBatch::Shred(const SchemaNode& node, const Value& value, int rep_level) {
-  if (value.is_null()) {
-    AppendAbsent(node, rep_level, node.def_level - 1);
-    return;
-  }
-  switch (node.field->kind) {
-    case Field::Kind::kPrimitive:
-      columns_[node.leaf_begin].AppendValue(value, rep_level);
-      return;
-    case Field::Kind::kStruct:
-      for (size_t i = 0; i < node.children.size(); ++i) Shred(node.children[i], value.fields()[i], rep_level);
-      return;
-    case Field::Kind::kList: {
-      const std::vector<Value>& elements = value.elements();
-      if (elements.empty()) {
-        AppendAbsent(node, rep_level, node.def_level);  // the list exists, its repeated group does not
-        return;
-      }
-      for (size_t i = 0; i < elements.size(); ++i) {
-        Shred(node.children[0], elements[i], i == 0 ? rep_level : node.rep_level);
-      }
-      return;
-    }
-    case Field::Kind::kMap: {
-      if (value.map_size() == 0) {
-        AppendAbsent(node, rep_level, node.def_level);
-        return;
-      }
-      for (size_t i = 0; i < value.map_size(); ++i) {
-        int rep = i == 0 ? rep_level : node.rep_level;
-        Shred(node.children[0], value.map_key(i), rep);
-        Shred(node.children[1], value.map_value(i), rep);
-      }
-      return;
-    }
-  }
-}
 
 }  // namespace cqlite::parquet

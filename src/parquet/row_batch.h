@@ -138,8 +138,6 @@ class RowBatch {
   void Clear();
 
  private:
-  void Shred(const SchemaNode& node, const Value& value, int rep_level);
-  void AppendAbsent(const SchemaNode& node, int rep_level, int def_level);
 
   std::unique_ptr<Schema> schema_;  // stable address: plan_ points into it
   LevelPlan plan_;

@@ -1,10 +1,12 @@
 #include "parquet/writer.h"
 
+
 #include <algorithm>
 #include <cstring>
 
 #include "parquet/column_writer.h"
 #include "parquet/encoding.h"
+#include "parquet/shred.h"
 #include "util/strings.h"
 
 namespace cqlite::parquet {
@@ -113,48 +115,6 @@ Status ParquetWriter::Validate(const SchemaNode& node, const Value& value,
   return Status::OK();
 }
 
-void ParquetWriter::AddAbsent(const SchemaNode& node, int rep_level, int def_level) {
-  for (int i = node.leaf_begin; i < node.leaf_end; ++i) leaves_[i]->Add(rep_level, def_level, nullptr);
-}
-
-void ParquetWriter::Shred(const SchemaNode& node, const Value& value, int rep_level) {
-  if (value.is_null()) {
-    AddAbsent(node, rep_level, node.def_level - 1);
-    return;
-  }
-  switch (node.field->kind) {
-    case Field::Kind::kPrimitive:
-      leaves_[node.leaf_begin]->Add(rep_level, node.def_level, &value);
-      return;
-    case Field::Kind::kStruct:
-      for (size_t i = 0; i < node.children.size(); ++i) Shred(node.children[i], value.fields()[i], rep_level);
-      return;
-    case Field::Kind::kList: {
-      const std::vector<Value>& elements = value.elements();
-      if (elements.empty()) {
-        AddAbsent(node, rep_level, node.def_level);  // the list exists, its repeated group does not
-        return;
-      }
-      for (size_t i = 0; i < elements.size(); ++i) {
-        Shred(node.children[0], elements[i], i == 0 ? rep_level : node.rep_level);
-      }
-      return;
-    }
-    case Field::Kind::kMap: {
-      if (value.map_size() == 0) {
-        AddAbsent(node, rep_level, node.def_level);
-        return;
-      }
-      for (size_t i = 0; i < value.map_size(); ++i) {
-        int rep = i == 0 ? rep_level : node.rep_level;
-        Shred(node.children[0], value.map_key(i), rep);
-        Shred(node.children[1], value.map_value(i), rep);
-      }
-      return;
-    }
-  }
-}
-
 Status ParquetWriter::WriteRow(const Value& row) {
   if (closed_) return Status::InvalidArgument(StrCat(path_, ": WriteRow after Close"));
   if (row.kind() != Value::Kind::kStruct || row.fields().size() != plan_.roots.size()) {
@@ -166,7 +126,10 @@ Status ParquetWriter::WriteRow(const Value& row) {
     std::vector<std::string_view> path(1, schema_.fields[i].name);
     RETURN_IF_ERROR(Validate(plan_.roots[i], row.fields()[i], &path));
   }
-  for (size_t i = 0; i < plan_.roots.size(); ++i) Shred(plan_.roots[i], row.fields()[i], 0);
+  auto emit = [this](int leaf, int rep_level, int def_level, const Value* value) {
+    leaves_[leaf]->Add(rep_level, def_level, value);
+  };
+  for (size_t i = 0; i < plan_.roots.size(); ++i) ShredValue(plan_.roots[i], row.fields()[i], 0, emit);
   size_t buffered = 0;
   for (auto& leaf : leaves_) {
     RETURN_IF_ERROR(leaf->EndRecord(&buffered));

@@ -108,8 +108,6 @@ class ParquetWriter {
   ParquetWriter(std::string path, Schema schema, WriterOptions options, std::unique_ptr<WritableFile> file);
   Status CheckBatch(const RowBatch& batch) const;
   Status Validate(const SchemaNode& node, const Value& value, std::vector<std::string_view>* path) const;
-  void Shred(const SchemaNode& node, const Value& value, int rep_level);
-  void AddAbsent(const SchemaNode& node, int rep_level, int def_level);
   Status EndRows(int64_t rows, size_t buffered);
 
   std::string path_;
