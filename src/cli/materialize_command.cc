@@ -124,6 +124,14 @@ int Materialize(const MaterializeCommandOptions& options) {
     return 1;
   };
 
+  // Names given on the command line are checked before anything is created.
+  if (!options.namespace_name.empty()) {
+    if (Status s = catalog::ValidateNamespace({options.namespace_name}); !s.ok()) return fail(s);
+  }
+  if (!options.table_name.empty()) {
+    if (Status s = catalog::ValidateTableName(options.table_name); !s.ok()) return fail(s);
+  }
+
   auto tables = materialize::FindTableDirectories(fs, options.path);
   if (!tables.ok()) return fail(tables.status());
   if (tables->size() > 1 && !options.table_name.empty()) {

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -114,6 +117,15 @@ struct Run {
   std::string table_dir;
 };
 
+// Test hook: with CQLITE_TEST_CRASH_AT=<phase> in the environment the process
+// kills itself with SIGKILL when a run reaches that phase ("facts", "fold",
+// "data", "manifests", "metadata": the last is just before the commit), so
+// that tests can show a crash leaves the table at its previous snapshot.
+void TestCrashPoint(const char* phase) {
+  static const char* const wanted = std::getenv("CQLITE_TEST_CRASH_AT");
+  if (wanted != nullptr && std::strcmp(wanted, phase) == 0) std::raise(SIGKILL);
+}
+
 void Progress(const MaterializeOptions& options, const std::string& line) {
   if (options.progress) options.progress(line);
 }
@@ -201,6 +213,7 @@ Status RunOnce(const Run& run, TableReport* report) {
     int64_t max_timestamp = sstable.statistics().stats ? sstable.statistics().stats->max_timestamp : 0;
     new_generations.push_back({run.identities[fresh[k]], facts, max_timestamp});
   }
+  TestCrashPoint("facts");
 
   // 2. Fold every fact as of `now`, merged with the last run's row index.
   std::vector<std::string> fact_files;
@@ -309,6 +322,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   RETURN_IF_ERROR(new_index->Close());
   RETURN_IF_ERROR(fs.SyncFile(index_path));
   report->rows_total = new_index->count();
+  TestCrashPoint("fold");
 
   // 3. Data and delete files.
   std::vector<iceberg::DataFile> added;
@@ -330,6 +344,7 @@ Status RunOnce(const Run& run, TableReport* report) {
     report->bytes_written += f.file_size_in_bytes;
     (f.content == iceberg::FileContent::kData ? report->data_files : report->delete_files)++;
   }
+  TestCrashPoint("data");
   if (metadata && fresh.empty() && added.empty()) {
     report->message = "nothing new: no generation to consume, and no row changed since the last snapshot";
     report->metadata_location = *current;
@@ -380,6 +395,7 @@ Status RunOnce(const Run& run, TableReport* report) {
                                              parent ? std::optional<int64_t>(parent->snapshot_id) : std::nullopt,
                                              sequence_number, manifests));
   RETURN_IF_ERROR(fs.SyncFile(list_path));
+  TestCrashPoint("manifests");
 
   iceberg::Snapshot snapshot;
   snapshot.snapshot_id = snapshot_id;
@@ -426,6 +442,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   }
   std::string metadata_path = files.Add(iceberg::MetadataFilePath(location, version));
   RETURN_IF_ERROR(fs.WriteStringToFile(metadata_path, iceberg::TableMetadataToJson(next_metadata)));
+  TestCrashPoint("metadata");
 
   // 5. The one step that makes it visible.
   Progress(options, "committing");

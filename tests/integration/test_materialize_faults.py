@@ -1,0 +1,487 @@
+"""`cqlite materialize` under races and crashes.
+
+A real Cassandra 5.0 node (tools/oracle) writes the table faults.events in
+four flushed generations: inserts, overwrites, cell, row, range and partition
+deletions. Every table below is compared with a serial run: one run per
+generation, into a fresh warehouse, whose last state must equal
+`cqlite select` over the same SSTables.
+
+Races: two `cqlite materialize` processes start at once on the same source
+and the same catalog, both from an empty catalog or from one holding all but
+the last generation. Both must exit 0, the table must equal the serial run
+(read by PyIceberg and DuckDB), the snapshots must form one chain, and the
+losing writer's files must be gone. Over the rounds at least one run must
+have lost the compare-and-swap and retried (`attempts` > 1).
+
+Crashes: a run is killed with SIGKILL (1) at each named phase before the
+commit, through the test hook CQLITE_TEST_CRASH_AT=<phase> of
+src/materialize/materializer.cc, on a first run and on a later run, and (2)
+after delays spread over a whole run's duration. After each kill the catalog
+still points at the previous metadata (or has no table), PyIceberg reads the
+previous state exactly, and the next normal run produces the serial run's
+state.
+
+The node's output is cached under ${CQLITE_CACHE:-~/.cache/cqlite}/oracle/,
+keyed by the scenario text and the oracle version. The scenario also holds the
+keyspaces `odd` and `oddempty` used by
+test_materialize_bad_input.py.
+"""
+import hashlib
+import json
+import os
+import pathlib
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+import conftest
+import cql_json
+import iceberg_readers
+
+CATALOG_NAME = "cqlite"
+NOW = 1_900_000_000  # TTLs are evaluated at a fixed time: every run sees the same rows
+GENERATIONS = 4
+RACE_ROUNDS = int(os.environ.get("CQLITE_RACE_ROUNDS", "10"))
+KILLS = int(os.environ.get("CQLITE_KILLS", "20"))
+CRASH_PHASES = ("facts", "fold", "data", "manifests", "metadata")
+
+
+# ---------------------------------------------------------------------------
+# The node's SSTables
+# ---------------------------------------------------------------------------
+
+def _events_statements():
+    r = random.Random(11)
+    out = ["CREATE TABLE faults.events (device int, seq int, kind text, amount bigint, tags set<text>, note text, "
+           "PRIMARY KEY (device, seq)) WITH CLUSTERING ORDER BY (seq DESC);"]
+    ts = 1_000_000
+    for generation in range(GENERATIONS):
+        for _ in range(700):
+            ts += 1
+            tags = ", ".join(f"'t{r.randrange(9)}'" for _ in range(r.randrange(3)))
+            out.append(f"INSERT INTO faults.events (device, seq, kind, amount, tags, note) VALUES "
+                       f"({r.randrange(60)}, {r.randrange(200)}, 'k{r.randrange(5)}', "
+                       f"{r.randrange(-10**12, 10**12)}, {{{tags}}}, '{'n' * r.randrange(40)}') USING TIMESTAMP {ts};")
+        if generation:
+            for _ in range(40):
+                ts += 1
+                out.append(f"DELETE FROM faults.events USING TIMESTAMP {ts} "
+                           f"WHERE device = {r.randrange(60)} AND seq = {r.randrange(200)};")
+            ts += 1
+            out.append(f"DELETE FROM faults.events USING TIMESTAMP {ts} "
+                       f"WHERE device = {r.randrange(60)} AND seq > 50 AND seq < 90;")
+            ts += 1
+            out.append(f"DELETE FROM faults.events USING TIMESTAMP {ts} WHERE device = {r.randrange(60)};")
+            for _ in range(30):
+                ts += 1
+                out.append(f"UPDATE faults.events USING TIMESTAMP {ts} SET note = null, amount = {r.randrange(100)} "
+                           f"WHERE device = {r.randrange(60)} AND seq = {r.randrange(200)};")
+        out.append("-- flush")
+    return out
+
+
+# Tables for test_materialize_bad_input.py: float and double key columns, a
+# custom type (no Iceberg form), and the empty type in a keyspace of its own
+# (its schema.cql spells the column's type `empty`).
+_ODD_STATEMENTS = """
+CREATE TABLE odd.readings (sensor text, at double, level float, note text, PRIMARY KEY (sensor, at));
+CREATE TABLE odd.gauges (g float PRIMARY KEY, v int);
+INSERT INTO odd.readings (sensor, at, level, note) VALUES ('a', 1.5, 0.25, 'first');
+INSERT INTO odd.readings (sensor, at, level, note) VALUES ('a', -0.0, 1.0, 'negative zero');
+INSERT INTO odd.readings (sensor, at, level, note) VALUES ('a', 1e300, -3.5, 'huge');
+INSERT INTO odd.readings (sensor, at, level, note) VALUES ('b', -2.25, NaN, 'nan level');
+INSERT INTO odd.readings (sensor, at, level, note) VALUES ('b', 3.0, Infinity, null);
+INSERT INTO odd.gauges (g, v) VALUES (0.5, 1);
+INSERT INTO odd.gauges (g, v) VALUES (-1.25, 2);
+INSERT INTO odd.gauges (g, v) VALUES (3.4028235e38, 3);
+-- flush
+UPDATE odd.readings SET note = 'second' WHERE sensor = 'a' AND at = 1.5;
+DELETE FROM odd.readings WHERE sensor = 'b' AND at = -2.25;
+INSERT INTO odd.readings (sensor, at, level, note) VALUES ('c', 0.1, 2.0, 'c');
+INSERT INTO odd.readings (sensor, at, level, note) VALUES ('c', -1e-300, 2.5, 'tiny');
+UPDATE odd.gauges SET v = 20 WHERE g = -1.25;
+DELETE FROM odd.gauges WHERE g = 0.5;
+INSERT INTO odd.gauges (g, v) VALUES (1e-30, 4);
+-- flush
+-- select odd.readings
+-- select odd.gauges
+CREATE TABLE odd.custom (k int PRIMARY KEY, v 'org.apache.cassandra.db.marshal.DynamicCompositeType(s=>org.apache.cassandra.db.marshal.UTF8Type,i=>org.apache.cassandra.db.marshal.Int32Type)');
+INSERT INTO odd.custom (k, v) VALUES (1, 0x8073000361626300);
+CREATE TABLE oddempty.empties (k int PRIMARY KEY, v 'org.apache.cassandra.db.marshal.EmptyType');
+INSERT INTO oddempty.empties (k) VALUES (1);
+-- flush
+""".strip().splitlines()
+
+
+def scenario_text():
+    keyspace = "CREATE KEYSPACE {} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}};"
+    lines = [*(keyspace.format(ks) for ks in ("faults", "odd", "oddempty")), *_events_statements(), *_ODD_STATEMENTS]
+    return "\n".join(lines) + "\n"
+
+
+def generate_node_tables(oracle):
+    """The node's output for scenario_text(): <dir>/<keyspace>/<table>-<id>/ and schema.cql; cached."""
+    text = scenario_text()
+    version = subprocess.run(["bash", str(oracle), "version"], check=True, capture_output=True,
+                             text=True).stdout.strip()
+    key = hashlib.sha256((text + "\0" + version).encode()).hexdigest()[:16]
+    out = conftest.CACHE / "oracle" / "generated" / f"materialize-faults-oa-{key}"
+    if all((out / ks).is_dir() for ks in ("faults", "odd", "oddempty")):
+        return out
+    work = pathlib.Path(tempfile.mkdtemp(prefix="cqlite-faults-node-"))
+    try:
+        scenario = work / "scenario.cql"
+        scenario.write_text(text)
+        env = dict(os.environ, TMPDIR=str(work))
+        proc = subprocess.run(["bash", str(oracle), "generate", str(scenario), str(work / "out"), "--format", "oa"],
+                              capture_output=True, text=True, env=env, timeout=900)
+        if proc.returncode != 0:
+            tail = [ln for ln in (proc.stdout + proc.stderr).splitlines()
+                    if ln.strip() and not ln.startswith(("WARNING:", "\tat "))][-15:]
+            pytest.fail("the Cassandra node could not write the fault tests' tables:\n" + "\n".join(tail))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = out.with_name(out.name + f".tmp{os.getpid()}")
+        shutil.rmtree(staging, ignore_errors=True)
+        shutil.copytree(work / "out", staging)
+        shutil.rmtree(out, ignore_errors=True)
+        staging.rename(out)
+        return out
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def generations(table_dir):
+    """SSTable component prefixes ("oa-3-big-") in generation order."""
+    prefixes = {p.name[:-len("Data.db")] for p in table_dir.glob("*-Data.db")}
+    return sorted(prefixes, key=lambda p: int(p.split("-")[1]))
+
+
+def copy_source(node_dir, keyspace, table, dest_root, count):
+    """dest_root/<keyspace>/<table>-<id>/ with the table's first `count` generations; returns that directory."""
+    table_dir = next((node_dir / keyspace).glob(table + "-*"))
+    dest = dest_root / keyspace / table_dir.name
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy(node_dir / keyspace / "schema.cql", dest.parent / "schema.cql")
+    for prefix in generations(table_dir)[:count]:
+        for component in table_dir.glob(prefix + "*"):
+            if not (dest / component.name).exists():
+                shutil.copy(component, dest / component.name)
+    return dest
+
+
+# ---------------------------------------------------------------------------
+# Runs and what the catalog holds
+# ---------------------------------------------------------------------------
+
+def materialize_args(source, warehouse, table):
+    return [str(conftest.cqlite_binary()), "materialize", str(source), "--warehouse", str(warehouse),
+            "--table", table, "--now", str(NOW), "--json"]
+
+
+def run_materialize(source, warehouse, table, env=None, timeout=300):
+    proc = subprocess.run(materialize_args(source, warehouse, table), capture_output=True, text=True,
+                          env=env, timeout=timeout)
+    report = json.loads(proc.stdout)["tables"][0] if proc.returncode == 0 else None
+    return proc, report
+
+
+def catalog_row(catalog, table, ns="faults"):
+    if not pathlib.Path(catalog).exists():
+        return None
+    con = sqlite3.connect(f"file:{catalog}?mode=ro", uri=True)
+    try:
+        return con.execute("SELECT metadata_location, previous_metadata_location FROM iceberg_tables "
+                           "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?",
+                           (CATALOG_NAME, ns, table)).fetchone()
+    finally:
+        con.close()
+
+
+def read_rows(warehouse, table, ns="faults"):
+    return iceberg_readers.read_pyiceberg(warehouse / "catalog.db", warehouse, CATALOG_NAME, ns, table)
+
+
+def snapshot_chain(warehouse, table, ns="faults"):
+    """Problems with the current metadata's snapshots (empty if they form one chain ending at the current one),
+    and the snapshots."""
+    location = iceberg_readers.metadata_location(warehouse / "catalog.db", CATALOG_NAME, ns, table)
+    metadata = json.loads(pathlib.Path(location).read_text())
+    snapshots = metadata.get("snapshots", [])
+    problems = []
+    previous = None
+    for s in snapshots:
+        if s.get("parent-snapshot-id") != previous:
+            problems.append(f"snapshot {s['snapshot-id']} has parent {s.get('parent-snapshot-id')}, "
+                            f"expected {previous}")
+        previous = s["snapshot-id"]
+    if metadata.get("current-snapshot-id") != previous:
+        problems.append(f"current snapshot {metadata.get('current-snapshot-id')} is not the last one {previous}")
+    seqs = [s["sequence-number"] for s in snapshots]
+    if seqs != list(range(1, len(seqs) + 1)):
+        problems.append(f"sequence numbers {seqs}")
+    return problems, snapshots
+
+
+def unreferenced_files(warehouse, table, ns="faults"):
+    """Data and delete files under the table's data/ directory that no snapshot references."""
+    catalog = iceberg_readers._pyiceberg_catalog(warehouse / "catalog.db", warehouse, CATALOG_NAME)
+    tbl = catalog.load_table((ns, table))
+    referenced = set()
+    for snapshot in tbl.metadata.snapshots:
+        for task in tbl.scan(snapshot_id=snapshot.snapshot_id).plan_files():
+            referenced.add(iceberg_readers._local_path(task.file.file_path))
+            for d in task.delete_files:
+                referenced.add(iceberg_readers._local_path(d.file_path))
+    on_disk = {str(p) for p in (warehouse / ns / table / "data").glob("*.parquet")}
+    return sorted(on_disk - referenced)
+
+
+@pytest.fixture(scope="module")
+def node_tables(oracle):
+    return generate_node_tables(oracle)
+
+
+class Serial:
+    """The serial run: one run per generation into a fresh warehouse; rows after each."""
+
+    def __init__(self, root, node_tables):
+        self.root = root
+        self.node_tables = node_tables
+        self.warehouse = root / "serial"
+        self.rows = {}       # generations consumed -> PyIceberg rows
+        self.snapshots = {}  # generations consumed -> snapshot count
+        self.seconds = []    # each run's wall time
+
+
+@pytest.fixture(scope="module")
+def serial(node_tables, cqlite):
+    root = pathlib.Path(tempfile.mkdtemp(prefix="cqlite-faults-"))
+    s = Serial(root, node_tables)
+    for k in range(1, GENERATIONS + 1):
+        source = copy_source(node_tables, "faults", "events", root / "serial-source", k)
+        t0 = time.monotonic()
+        proc, report = run_materialize(source, s.warehouse, "events")
+        s.seconds.append(time.monotonic() - t0)
+        assert proc.returncode == 0, proc.stderr
+        assert report["committed"] and report["generations_consumed"] == 1, report
+        s.rows[k] = read_rows(s.warehouse, "events")
+        problems, snapshots = snapshot_chain(s.warehouse, "events")
+        assert not problems, problems
+        s.snapshots[k] = len(snapshots)
+    # The serial run itself must be right: its table equals `cqlite select` over the same SSTables.
+    location = iceberg_readers.metadata_location(s.warehouse / "catalog.db", CATALOG_NAME, "faults", "events")
+    schema = iceberg_readers.current_schema(json.loads(pathlib.Path(location).read_text()))
+    lines = cqlite("select", source, "--now", NOW).stdout.splitlines()
+    expected = cql_json.mask_rows(cql_json.rows_from_select_json(lines, schema), schema)
+    assert expected == cql_json.mask_rows(s.rows[GENERATIONS], schema), "the serial run differs from cqlite select"
+    assert len({json.dumps(s.rows[k], sort_keys=True) for k in s.rows}) == GENERATIONS, \
+        "every generation must change the table"
+    print(f"serial run: {[len(s.rows[k]) for k in sorted(s.rows)]} rows after each generation; "
+          f"runs took {', '.join(f'{t:.2f}' for t in s.seconds)} s")
+    yield s
+    shutil.rmtree(root, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------
+# Races
+# ---------------------------------------------------------------------------
+
+def _race(sources, warehouse, table):
+    """Starts one process per source at once; returns [(returncode, report or stderr)]."""
+    procs = [subprocess.Popen(materialize_args(src, warehouse, table), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for src in sources]
+    results = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        results.append((p.returncode, json.loads(out)["tables"][0] if p.returncode == 0 else err))
+    return results
+
+
+def test_racing_materializers_both_finish_and_equal_a_serial_run(serial, node_tables):
+    root = serial.root / "race"
+    warehouse = root / "warehouse"
+    attempts_seen = []
+    problems = []
+    tables = []
+    rounds = 0
+
+    def one_round(n, writers):
+        # Even rounds race from an empty catalog over every generation; odd rounds race over the last
+        # generation while the catalog holds all the others.
+        table = f"events_r{n}"
+        from_empty = n % 2 == 0
+        sources = []
+        for w in range(writers):
+            src_root = root / f"src-{n}-{w}"
+            if not from_empty and w == 0:
+                prev = copy_source(node_tables, "faults", "events", src_root, GENERATIONS - 1)
+                proc, _ = run_materialize(prev, warehouse, table)
+                assert proc.returncode == 0, proc.stderr
+            sources.append(copy_source(node_tables, "faults", "events", src_root, GENERATIONS))
+        results = _race(sources, warehouse, table)
+        label = f"round {n} ({writers} writers, {'from empty' if from_empty else 'from generation 3'})"
+        for rc, report in results:
+            if rc != 0:
+                problems.append(f"{label}: a writer failed ({rc}): {report.strip()}")
+                continue
+            attempts_seen.append(report["attempts"])
+        # Whoever comes second finds every generation consumed: exactly one writer commits.
+        committed = [r for rc, r in results if rc == 0 and r["committed"]]
+        if len(committed) != 1:
+            problems.append(f"{label}: {len(committed)} writers committed, expected exactly one")
+        chain, snapshots = snapshot_chain(warehouse, table)
+        if chain:
+            problems.append(f"{label}: snapshots do not form a chain: {chain}")
+        if len(snapshots) != (1 if from_empty else 2):
+            problems.append(f"{label}: {len(snapshots)} snapshots, expected {1 if from_empty else 2}")
+        if read_rows(warehouse, table) != serial.rows[GENERATIONS]:
+            problems.append(f"{label}: PyIceberg reads another table than the serial run's")
+        orphans = unreferenced_files(warehouse, table)
+        if orphans:
+            problems.append(f"{label}: files no snapshot references: {orphans}")
+        tables.append(("faults", table))
+
+    for n in range(RACE_ROUNDS):
+        one_round(n, 2)
+        rounds += 1
+    if not any(a > 1 for a in attempts_seen):
+        # The two writers never overlapped (a slow start of one of them): race more writers at once.
+        for n in range(RACE_ROUNDS, RACE_ROUNDS + 4):
+            one_round(n, 4)
+            rounds += 1
+    duck = iceberg_readers.read_duckdb_many(warehouse / "catalog.db", warehouse, CATALOG_NAME, tables)
+    for key, rows in duck.items():
+        if rows != serial.rows[GENERATIONS]:
+            problems.append(f"{key[1]}: DuckDB reads another table than the serial run's")
+    retried = sum(a > 1 for a in attempts_seen)
+    print(f"races: {rounds} rounds, {len(attempts_seen)} runs finished, {retried} retried after losing the "
+          f"compare-and-swap (attempts {sorted(attempts_seen)})")
+    assert not problems, "\n".join(problems)
+    assert retried >= 1, f"no run lost a race in {rounds} rounds: attempts {attempts_seen}"
+
+
+# ---------------------------------------------------------------------------
+# Crashes
+# ---------------------------------------------------------------------------
+
+def _check_after_kill(warehouse, table, before_row, before_rows, before_bytes, label, exact):
+    """Problems with the catalog and the table after a killed run that must not have committed."""
+    problems = []
+    catalog = warehouse / "catalog.db"
+    row = catalog_row(catalog, table)
+    if before_row is None:
+        if row is not None:
+            problems.append(f"{label}: the table exists after a killed first run: {row}")
+        return problems
+    if row != before_row:
+        problems.append(f"{label}: the catalog moved from {before_row} to {row}")
+        return problems
+    if exact and catalog.read_bytes() != before_bytes:
+        problems.append(f"{label}: the catalog file changed")
+    if read_rows(warehouse, table) != before_rows:
+        problems.append(f"{label}: PyIceberg does not read the previous snapshot's rows")
+    return problems
+
+
+def _recover(serial, source, warehouse, table, label):
+    """A normal run after a kill: must produce the serial run's state."""
+    proc, report = run_materialize(source, warehouse, table)
+    if proc.returncode != 0:
+        return [f"{label}: the next run failed: {proc.stderr.strip()}"]
+    problems = []
+    if read_rows(warehouse, table) != serial.rows[GENERATIONS]:
+        problems.append(f"{label}: after the next run PyIceberg reads another table than the serial run's")
+    chain, snapshots = snapshot_chain(warehouse, table)
+    if chain:
+        problems.append(f"{label}: {chain}")
+    return problems
+
+
+def _setup_killed_table(serial, root, warehouse, table, first_run):
+    """The table before the killed run: absent (first run) or holding generations 1..3."""
+    sources = root / "sources"
+    full = copy_source(serial.node_tables, "faults", "events", sources / "all", GENERATIONS)
+    if not first_run:
+        prev = copy_source(serial.node_tables, "faults", "events", sources / "prev", GENERATIONS - 1)
+        proc, _ = run_materialize(prev, warehouse, table)
+        assert proc.returncode == 0, proc.stderr
+    catalog = warehouse / "catalog.db"
+    before_row = catalog_row(catalog, table)
+    before_rows = read_rows(warehouse, table) if before_row else None
+    if not first_run:
+        assert before_rows == serial.rows[GENERATIONS - 1]
+    return full, before_row, before_rows, catalog.read_bytes() if catalog.exists() else None
+
+
+@pytest.mark.parametrize("first_run", [True, False], ids=["first-run", "later-run"])
+def test_a_run_killed_at_each_phase_leaves_the_previous_snapshot(serial, first_run):
+    root = serial.root / f"crash-phases-{first_run}"
+    warehouse = root / "warehouse"
+    problems = []
+    for phase in CRASH_PHASES:
+        table = f"events_{phase}"
+        full, before_row, before_rows, before_bytes = _setup_killed_table(serial, root, warehouse, table, first_run)
+        env = dict(os.environ, CQLITE_TEST_CRASH_AT=phase)
+        proc, _ = run_materialize(full, warehouse, table, env=env)
+        label = f"killed at {phase!r} ({'first' if first_run else 'later'} run)"
+        if proc.returncode != -signal.SIGKILL:
+            problems.append(f"{label}: the run was not killed there (exit {proc.returncode}): {proc.stderr.strip()}")
+            continue
+        problems += _check_after_kill(warehouse, table, before_row, before_rows, before_bytes, label, exact=True)
+        problems += _recover(serial, full, warehouse, table, label)
+    print(f"crash phases ({'first' if first_run else 'later'} run): killed at {', '.join(CRASH_PHASES)}")
+    assert not problems, "\n".join(problems)
+
+
+def test_a_run_killed_at_any_time_leaves_the_previous_or_the_next_snapshot(serial):
+    root = serial.root / "crash-times"
+    warehouse = root / "warehouse"
+    # How long runs take here, first runs (every generation) and later runs (the last one) apart.
+    durations = {True: [], False: []}
+    for n in range(4):
+        first_run = n % 2 == 0
+        full, *_ = _setup_killed_table(serial, root, warehouse, f"events_timing{n}", first_run)
+        t0 = time.monotonic()
+        proc, _ = run_materialize(full, warehouse, f"events_timing{n}")
+        durations[first_run].append(time.monotonic() - t0)
+        assert proc.returncode == 0, proc.stderr
+    span = {kind: max(d) for kind, d in durations.items()}
+    problems = []
+    outcomes = {"killed, table unchanged": 0, "killed after the commit": 0, "finished before the kill": 0}
+    for i in range(KILLS):
+        first_run = i % 2 == 0
+        table = f"events_k{i}"
+        full, before_row, before_rows, before_bytes = _setup_killed_table(serial, root, warehouse, table, first_run)
+        delay = (i // 2 + 0.5) / (KILLS // 2) * span[first_run]
+        proc = subprocess.Popen(materialize_args(full, warehouse, table), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        _, err = proc.communicate(timeout=300)
+        label = f"kill {i} after {delay * 1000:.0f} ms ({'first' if first_run else 'later'} run)"
+        row = catalog_row(warehouse / "catalog.db", table)
+        if proc.returncode == 0:
+            outcomes["finished before the kill"] += 1
+        elif proc.returncode != -signal.SIGKILL:
+            problems.append(f"{label}: exit {proc.returncode}: {err.strip()}")
+            continue
+        elif row == before_row:
+            outcomes["killed, table unchanged"] += 1
+            problems += _check_after_kill(warehouse, table, before_row, before_rows, before_bytes, label,
+                                          exact=False)
+        else:
+            # Killed after the catalog update: the new snapshot must be complete.
+            outcomes["killed after the commit"] += 1
+            if read_rows(warehouse, table) != serial.rows[GENERATIONS]:
+                problems.append(f"{label}: the committed table differs from the serial run's")
+        problems += _recover(serial, full, warehouse, table, label)
+    print(f"crash times: {KILLS} kills spread over {span[True] * 1000:.0f} ms (first runs) and "
+          f"{span[False] * 1000:.0f} ms (later runs): {outcomes}")
+    assert not problems, "\n".join(problems)
+    assert outcomes["killed, table unchanged"] >= KILLS // 3, outcomes
