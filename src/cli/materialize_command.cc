@@ -138,12 +138,6 @@ int Materialize(const MaterializeCommandOptions& options) {
     return fail(Status::InvalidArgument(StrCat(options.path, " holds ", tables->size(),
                                                " tables; --table names one, so point at one table directory")));
   }
-  if (Status s = fs.CreateDirectories(warehouse); !s.ok()) {
-    return fail(s.WithContext("cannot create the warehouse"));
-  }
-  auto catalog = catalog::SqlCatalog::Open(catalog_path, options.catalog_name, true);
-  if (!catalog.ok()) return fail(catalog.status());
-
   materialize::MaterializeOptions run;
   run.warehouse = warehouse;
   run.schema_file = options.schema_file;
@@ -156,9 +150,27 @@ int Materialize(const MaterializeCommandOptions& options) {
                     : options.compression == "none" ? parquet::CompressionCodec::kUncompressed
                                                     : parquet::CompressionCodec::kZstd;
 
-  std::vector<materialize::TableReport> reports;
+  // Tables that would be refused are refused before the warehouse or the
+  // catalog is created.
+  std::vector<std::string> accepted;
   int failures = 0;
   for (const std::string& table_dir : *tables) {
+    if (Status s = materialize::CheckTable(fs, table_dir, run); !s.ok()) {
+      ++failures;
+      std::cerr << "cqlite materialize: " << s.ToString() << " (nothing committed for " << table_dir << ")\n";
+      continue;
+    }
+    accepted.push_back(table_dir);
+  }
+  if (accepted.empty()) return 1;
+  if (Status s = fs.CreateDirectories(warehouse); !s.ok()) {
+    return fail(s.WithContext("cannot create the warehouse"));
+  }
+  auto catalog = catalog::SqlCatalog::Open(catalog_path, options.catalog_name, true);
+  if (!catalog.ok()) return fail(catalog.status());
+
+  std::vector<materialize::TableReport> reports;
+  for (const std::string& table_dir : accepted) {
     if (terminal) {
       run.progress = [&table_dir](const std::string& line) {
         std::cerr << "\r\033[K" << BaseName(table_dir) << ": " << line << std::flush;

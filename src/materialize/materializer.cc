@@ -463,23 +463,48 @@ Status RunOnce(const Run& run, TableReport* report) {
 
 }  // namespace
 
-Result<TableReport> MaterializeTable(FileSystem& fs, catalog::SqlCatalog& catalog, const std::string& table_dir,
-                                     const MaterializeOptions& options) {
-  ASSIGN_OR_RETURN(TableSSTables table, OpenTableSSTables(fs, table_dir, options.schema_file));
-  const TableSchema& schema = table.schema.table;
-  // Everything that can be refused is refused before any file is written.
-  ASSIGN_OR_RETURN(TableMapping mapping, MapTable(schema, options.mapping));
+namespace {
+
+// What a run needs to know before it writes anything; errors here refuse the
+// table with nothing written.
+struct TablePlan {
+  TableSSTables table;
+  TableMapping mapping;
   TableReport report;
+};
+
+Result<TablePlan> PlanTable(FileSystem& fs, const std::string& table_dir, const MaterializeOptions& options) {
+  TablePlan plan;
+  ASSIGN_OR_RETURN(plan.table, OpenTableSSTables(fs, table_dir, options.schema_file));
+  const TableSchema& schema = plan.table.schema.table;
+  ASSIGN_OR_RETURN(plan.mapping, MapTable(schema, options.mapping));
+  TableReport& report = plan.report;
   report.source = table_dir;
   report.namespace_name = options.namespace_name.empty() ? schema.keyspace : options.namespace_name;
   report.table_name = options.table_name.empty() ? schema.table : options.table_name;
-  report.warning = mapping.identifier_warning;
+  report.warning = plan.mapping.identifier_warning;
   if (report.namespace_name.empty() || report.table_name.empty()) {
     return Status::InvalidArgument(StrCat(table_dir, ": cannot tell the keyspace and table from the path; give "
                                                      "--namespace and --table"));
   }
   RETURN_IF_ERROR(catalog::ValidateNamespace({report.namespace_name}));
   RETURN_IF_ERROR(catalog::ValidateTableName(report.table_name));
+  return plan;
+}
+
+}  // namespace
+
+Status CheckTable(FileSystem& fs, const std::string& table_dir, const MaterializeOptions& options) {
+  return PlanTable(fs, table_dir, options).status();
+}
+
+Result<TableReport> MaterializeTable(FileSystem& fs, catalog::SqlCatalog& catalog, const std::string& table_dir,
+                                     const MaterializeOptions& options) {
+  // Everything that can be refused is refused before any file is written.
+  ASSIGN_OR_RETURN(TablePlan plan, PlanTable(fs, table_dir, options));
+  const TableSSTables& table = plan.table;
+  const TableMapping& mapping = plan.mapping;
+  TableReport& report = plan.report;
   std::vector<std::string> identities;
   for (const auto& sstable : table.sstables) {
     ASSIGN_OR_RETURN(std::string identity, GenerationIdentity(fs, *sstable));

@@ -69,6 +69,12 @@ struct TableReport {
   std::string message;            // what happened, for people
 };
 
+// Refuses what MaterializeTable would refuse before writing anything: SSTables
+// that cannot be opened, a column type without an Iceberg form, names the
+// catalog cannot hold. OK does not promise the run succeeds (bad values and
+// I/O errors are found while writing).
+Status CheckTable(FileSystem& fs, const std::string& table_dir, const MaterializeOptions& options);
+
 // Materializes the table at `table_dir` into `catalog`.
 Result<TableReport> MaterializeTable(FileSystem& fs, catalog::SqlCatalog& catalog, const std::string& table_dir,
                                      const MaterializeOptions& options);
