@@ -240,16 +240,21 @@ Result<Schema> SchemaFromJson(const json& j) {
   if (!j.is_object() || !j.contains("fields") || !j["fields"].is_array()) {
     return Status::Corruption("an Iceberg schema without fields");
   }
-  Schema schema;
-  schema.schema_id = j.value("schema-id", 0);
-  for (const json& f : j["fields"]) {
-    ASSIGN_OR_RETURN(NestedField field, FieldFromJson(f));
-    schema.fields.push_back(std::move(field));
+  // Members of the wrong JSON type throw from nlohmann::json accessors.
+  try {
+    Schema schema;
+    schema.schema_id = j.value("schema-id", 0);
+    for (const json& f : j["fields"]) {
+      ASSIGN_OR_RETURN(NestedField field, FieldFromJson(f));
+      schema.fields.push_back(std::move(field));
+    }
+    if (j.contains("identifier-field-ids")) {
+      schema.identifier_field_ids = j["identifier-field-ids"].get<std::vector<int32_t>>();
+    }
+    return schema;
+  } catch (const json::exception& e) {
+    return Status::Corruption(StrCat("malformed Iceberg schema: ", e.what()));
   }
-  if (j.contains("identifier-field-ids")) {
-    schema.identifier_field_ids = j["identifier-field-ids"].get<std::vector<int32_t>>();
-  }
-  return schema;
 }
 
 bool SameStructure(const Schema& a, const Schema& b) {

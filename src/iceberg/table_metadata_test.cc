@@ -1,0 +1,282 @@
+#include "iceberg/table_metadata.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+namespace cqlite::iceberg {
+namespace {
+
+using nlohmann::json;
+
+Schema TwoColumnSchema() {
+  Schema s;
+  s.schema_id = 5;  // NewTableMetadata makes it schema 0
+  s.fields = {{1, "id", true, Type::Primitive(Type::Kind::kLong)},
+              {2, "tags", false, Type::List(3, false, Type::Primitive(Type::Kind::kString))}};
+  s.identifier_field_ids = {1};
+  return s;
+}
+
+Snapshot MakeSnapshot(int64_t id, std::optional<int64_t> parent, int64_t sequence_number, int64_t timestamp_ms) {
+  Snapshot s;
+  s.snapshot_id = id;
+  s.parent_snapshot_id = parent;
+  s.sequence_number = sequence_number;
+  s.timestamp_ms = timestamp_ms;
+  s.manifest_list = "/warehouse/t/metadata/snap-" + std::to_string(id) + ".avro";
+  s.summary = {{"operation", "append"}, {"added-records", "10"}};
+  s.schema_id = 0;
+  return s;
+}
+
+TEST(TableMetadataTest, NewTableHasEveryRequiredV2Field) {
+  TableMetadata m = NewTableMetadata("/warehouse/t", TwoColumnSchema(), {{"owner", "cqlite"}}, 1700000000000);
+  EXPECT_EQ(m.location, "/warehouse/t");
+  EXPECT_EQ(m.last_column_id, 3);
+  EXPECT_EQ(m.last_updated_ms, 1700000000000);
+  EXPECT_EQ(m.last_sequence_number, 0);
+  ASSERT_EQ(m.schemas.size(), 1u);
+  EXPECT_EQ(m.schemas[0].schema_id, 0);
+  ASSERT_NE(m.CurrentSchema(), nullptr);
+  EXPECT_EQ(m.CurrentSnapshot(), nullptr);
+
+  json j = json::parse(TableMetadataToJson(m));
+  EXPECT_EQ(j.at("format-version"), 2);
+  EXPECT_EQ(j.at("table-uuid"), m.table_uuid);
+  EXPECT_EQ(j.at("table-uuid").get<std::string>().size(), 36u);
+  EXPECT_EQ(j.at("location"), "/warehouse/t");
+  EXPECT_EQ(j.at("last-sequence-number"), 0);
+  EXPECT_EQ(j.at("last-updated-ms"), 1700000000000);
+  EXPECT_EQ(j.at("last-column-id"), 3);
+  EXPECT_EQ(j.at("current-schema-id"), 0);
+  ASSERT_EQ(j.at("schemas").size(), 1u);
+  EXPECT_EQ(j["schemas"][0].at("schema-id"), 0);
+  EXPECT_EQ(j["schemas"][0].at("identifier-field-ids"), json::array({1}));
+  EXPECT_EQ(j.at("partition-specs"), json::parse(R"([{"spec-id": 0, "fields": []}])"));
+  EXPECT_EQ(j.at("default-spec-id"), 0);
+  // Partition field ids start at 1000; an unpartitioned table's last is 999.
+  EXPECT_EQ(j.at("last-partition-id"), 999);
+  EXPECT_EQ(j.at("sort-orders"), json::parse(R"([{"order-id": 0, "fields": []}])"));
+  EXPECT_EQ(j.at("default-sort-order-id"), 0);
+  EXPECT_EQ(j.at("properties"), json::parse(R"({"owner": "cqlite"})"));
+  EXPECT_EQ(j.at("snapshots"), json::array());
+  EXPECT_EQ(j.at("snapshot-log"), json::array());
+  EXPECT_EQ(j.at("metadata-log"), json::array());
+  EXPECT_FALSE(j.contains("refs") && j["refs"].contains("main"));
+  // No current snapshot: absent, null or -1 (what Java writes).
+  if (j.contains("current-snapshot-id")) {
+    EXPECT_TRUE(j["current-snapshot-id"].is_null() || j["current-snapshot-id"] == -1);
+  }
+}
+
+TEST(TableMetadataTest, AddSnapshotMakesItCurrentAndLogsHistory) {
+  TableMetadata m = NewTableMetadata("/warehouse/t", TwoColumnSchema(), {}, 1000);
+  AddSnapshot(&m, MakeSnapshot(111, std::nullopt, 1, 2000), "");
+  AddSnapshot(&m, MakeSnapshot(222, 111, 2, 3000), "/warehouse/t/metadata/00001-a.metadata.json");
+
+  EXPECT_EQ(m.current_snapshot_id, 222);
+  ASSERT_NE(m.CurrentSnapshot(), nullptr);
+  EXPECT_EQ(m.CurrentSnapshot()->snapshot_id, 222);
+  EXPECT_EQ(m.last_sequence_number, 2);
+  EXPECT_EQ(m.last_updated_ms, 3000);
+
+  json j = json::parse(TableMetadataToJson(m));
+  EXPECT_EQ(j.at("current-snapshot-id"), 222);
+  EXPECT_EQ(j.at("last-sequence-number"), 2);
+  EXPECT_EQ(j.at("last-updated-ms"), 3000);
+  EXPECT_EQ(j.at("refs"), json::parse(R"({"main": {"snapshot-id": 222, "type": "branch"}})"));
+  ASSERT_EQ(j.at("snapshots").size(), 2u);
+  const json& first = j["snapshots"][0];
+  EXPECT_EQ(first.at("snapshot-id"), 111);
+  EXPECT_FALSE(first.contains("parent-snapshot-id") && !first["parent-snapshot-id"].is_null());
+  EXPECT_EQ(first.at("sequence-number"), 1);
+  EXPECT_EQ(first.at("timestamp-ms"), 2000);
+  EXPECT_EQ(first.at("manifest-list"), "/warehouse/t/metadata/snap-111.avro");
+  EXPECT_EQ(first.at("summary"), json::parse(R"({"operation": "append", "added-records": "10"})"));
+  EXPECT_EQ(first.at("schema-id"), 0);
+  EXPECT_EQ(j["snapshots"][1].at("parent-snapshot-id"), 111);
+  EXPECT_EQ(j.at("snapshot-log"), json::parse(R"([{"timestamp-ms": 2000, "snapshot-id": 111},
+                                                   {"timestamp-ms": 3000, "snapshot-id": 222}])"));
+  // The replaced file is logged with the time it was written: the table's
+  // last-updated-ms before this snapshot.
+  EXPECT_EQ(j.at("metadata-log"), json::parse(R"([{"timestamp-ms": 2000,
+      "metadata-file": "/warehouse/t/metadata/00001-a.metadata.json"}])"));
+}
+
+TEST(TableMetadataTest, RoundTrip) {
+  TableMetadata m = NewTableMetadata("s3://bucket/t", TwoColumnSchema(), {{"k", "v"}, {"write.format.default", "parquet"}},
+                                     1000);
+  AddSnapshot(&m, MakeSnapshot(111, std::nullopt, 1, 2000), "s3://bucket/t/metadata/00000-x.metadata.json");
+  AddSnapshot(&m, MakeSnapshot(222, 111, 2, 3000), "s3://bucket/t/metadata/00001-y.metadata.json");
+  std::string text = TableMetadataToJson(m);
+
+  auto back = TableMetadataFromJson(text, "t/metadata/00002-z.metadata.json");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->table_uuid, m.table_uuid);
+  EXPECT_EQ(back->location, "s3://bucket/t");
+  EXPECT_EQ(back->last_sequence_number, 2);
+  EXPECT_EQ(back->last_updated_ms, 3000);
+  EXPECT_EQ(back->last_column_id, 3);
+  EXPECT_EQ(back->current_schema_id, 0);
+  ASSERT_EQ(back->schemas.size(), 1u);
+  EXPECT_TRUE(SameStructure(back->schemas[0], m.schemas[0]));
+  EXPECT_EQ(back->properties, m.properties);
+  EXPECT_EQ(back->current_snapshot_id, 222);
+  ASSERT_EQ(back->snapshots.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const Snapshot& a = m.snapshots[i];
+    const Snapshot& b = back->snapshots[i];
+    EXPECT_EQ(b.snapshot_id, a.snapshot_id);
+    EXPECT_EQ(b.parent_snapshot_id, a.parent_snapshot_id);
+    EXPECT_EQ(b.sequence_number, a.sequence_number);
+    EXPECT_EQ(b.timestamp_ms, a.timestamp_ms);
+    EXPECT_EQ(b.manifest_list, a.manifest_list);
+    EXPECT_EQ(b.summary, a.summary);
+    EXPECT_EQ(b.schema_id, a.schema_id);
+  }
+  EXPECT_EQ(back->snapshot_log, m.snapshot_log);
+  EXPECT_EQ(back->metadata_log, m.metadata_log);
+  ASSERT_EQ(back->metadata_log.size(), 2u);
+  EXPECT_EQ(back->metadata_log[0], (std::pair<int64_t, std::string>{1000, "s3://bucket/t/metadata/00000-x.metadata.json"}));
+  EXPECT_EQ(TableMetadataToJson(*back), text);
+
+  // A table without snapshots round-trips too.
+  TableMetadata empty = NewTableMetadata("/t", TwoColumnSchema(), {}, 5);
+  auto empty_back = TableMetadataFromJson(TableMetadataToJson(empty), "p");
+  ASSERT_TRUE(empty_back.ok()) << empty_back.status().ToString();
+  EXPECT_FALSE(empty_back->current_snapshot_id.has_value());
+  EXPECT_TRUE(empty_back->snapshots.empty());
+}
+
+TEST(TableMetadataTest, ReadsOtherWritersForms) {
+  // A null current-snapshot-id means no current snapshot as -1 does.
+  json j = json::parse(TableMetadataToJson(NewTableMetadata("/t", TwoColumnSchema(), {}, 5)));
+  j["current-snapshot-id"] = nullptr;
+  auto m = TableMetadataFromJson(j.dump(), "p");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_FALSE(m->current_snapshot_id.has_value());
+}
+
+std::string ValidMetadataJson() {
+  TableMetadata m = NewTableMetadata("/warehouse/t", TwoColumnSchema(), {}, 1000);
+  AddSnapshot(&m, MakeSnapshot(111, std::nullopt, 1, 2000), "");
+  return TableMetadataToJson(m);
+}
+
+TEST(TableMetadataTest, BadInputsAreErrorsNamingThePath) {
+  const std::string path = "/warehouse/t/metadata/00007-bad.metadata.json";
+  json valid = json::parse(ValidMetadataJson());
+  ASSERT_TRUE(TableMetadataFromJson(valid.dump(), path).ok());
+
+  auto expect_error = [&path](const std::string& text, StatusKind kind) {
+    SCOPED_TRACE(text.substr(0, 200));
+    Result<TableMetadata> m = Status::Corruption("not run");
+    ASSERT_NO_THROW(m = TableMetadataFromJson(text, path));
+    ASSERT_FALSE(m.ok());
+    EXPECT_EQ(m.status().kind(), kind) << m.status().ToString();
+    EXPECT_NE(m.status().message().find(path), std::string::npos) << m.status().ToString();
+  };
+  expect_error("", StatusKind::kCorruption);
+  expect_error("{\"format-version\": 2", StatusKind::kCorruption);
+  expect_error("[2]", StatusKind::kCorruption);
+
+  json v1 = valid;
+  v1["format-version"] = 1;
+  expect_error(v1.dump(), StatusKind::kNotSupported);
+  json v3 = valid;
+  v3["format-version"] = 3;
+  expect_error(v3.dump(), StatusKind::kNotSupported);
+
+  for (const char* required : {"format-version", "table-uuid", "location", "last-sequence-number", "last-updated-ms",
+                               "last-column-id", "current-schema-id", "schemas"}) {
+    SCOPED_TRACE(required);
+    json missing = valid;
+    missing.erase(required);
+    expect_error(missing.dump(), StatusKind::kCorruption);
+  }
+
+  json wrong_type = valid;
+  wrong_type["last-column-id"] = "three";
+  expect_error(wrong_type.dump(), StatusKind::kCorruption);
+
+  json unlisted = valid;
+  unlisted["current-snapshot-id"] = 999;
+  expect_error(unlisted.dump(), StatusKind::kCorruption);
+
+  json no_schema = valid;
+  no_schema["current-schema-id"] = 4;
+  expect_error(no_schema.dump(), StatusKind::kCorruption);
+
+  json bad_schema = valid;
+  bad_schema["schemas"][0].erase("fields");
+  expect_error(bad_schema.dump(), StatusKind::kCorruption);
+
+  json bad_field = valid;
+  bad_field["schemas"][0]["fields"][0]["id"] = "one";
+  expect_error(bad_field.dump(), StatusKind::kCorruption);
+
+  json bad_snapshot = valid;
+  bad_snapshot["snapshots"][0].erase("snapshot-id");
+  expect_error(bad_snapshot.dump(), StatusKind::kCorruption);
+
+  json bad_log = valid;
+  bad_log["snapshot-log"][0].erase("snapshot-id");
+  expect_error(bad_log.dump(), StatusKind::kCorruption);
+}
+
+TEST(TableMetadataTest, RandomUuidIsVersion4) {
+  const std::regex canonical("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
+  std::set<std::string> seen;
+  for (int i = 0; i < 1000; ++i) {
+    std::string uuid = RandomUuid();
+    ASSERT_EQ(uuid.size(), 36u) << uuid;
+    ASSERT_TRUE(std::regex_match(uuid, canonical)) << uuid;
+    seen.insert(uuid);
+  }
+  EXPECT_EQ(seen.size(), 1000u);
+}
+
+TEST(TableMetadataTest, RandomSnapshotIdIsPositiveAndDistinct) {
+  std::set<int64_t> seen;
+  for (int i = 0; i < 1000; ++i) {
+    int64_t id = RandomSnapshotId();
+    ASSERT_GT(id, 0);
+    seen.insert(id);
+  }
+  EXPECT_EQ(seen.size(), 1000u);
+}
+
+TEST(TableMetadataTest, MetadataFilePath) {
+  const std::regex expected(
+      "^/warehouse/t/metadata/00003-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
+      "\\.metadata\\.json$");
+  std::string path = MetadataFilePath("/warehouse/t", 3);
+  EXPECT_TRUE(std::regex_match(path, expected)) << path;
+  EXPECT_NE(MetadataFilePath("/warehouse/t", 3), path);
+  EXPECT_EQ(MetadataFileVersion(path), 3);
+  EXPECT_EQ(MetadataFileVersion(MetadataFilePath("s3://b/t", 0)), 0);
+  EXPECT_EQ(MetadataFileVersion(MetadataFilePath("s3://b/t", 123456)), 123456);
+}
+
+TEST(TableMetadataTest, MetadataFileVersion) {
+  EXPECT_EQ(MetadataFileVersion("00003-0b7e4c6a-1d1f-4b43-9a56-2f8a6c0b1234.metadata.json"), 3);
+  EXPECT_EQ(MetadataFileVersion("/w/t/metadata/00003-0b7e4c6a-1d1f-4b43-9a56-2f8a6c0b1234.metadata.json"), 3);
+  EXPECT_EQ(MetadataFileVersion("/w/t-1/metadata/00012-u.metadata.json"), 12);
+  EXPECT_EQ(MetadataFileVersion("00000-u.metadata.json"), 0);
+  EXPECT_EQ(MetadataFileVersion("v3.metadata.json"), -1);
+  EXPECT_EQ(MetadataFileVersion("/w/00003-x/v3.metadata.json"), -1);
+  EXPECT_EQ(MetadataFileVersion("-u.metadata.json"), -1);
+  EXPECT_EQ(MetadataFileVersion("0a003-u.metadata.json"), -1);
+  EXPECT_EQ(MetadataFileVersion("00003-u.metadata.json.tmp"), -1);
+  EXPECT_EQ(MetadataFileVersion("00003-u.json"), -1);
+  EXPECT_EQ(MetadataFileVersion("snap-00003-u.avro"), -1);
+  EXPECT_EQ(MetadataFileVersion(""), -1);
+  EXPECT_EQ(MetadataFileVersion("99999999999999999999-u.metadata.json"), -1);
+}
+
+}  // namespace
+}  // namespace cqlite::iceberg

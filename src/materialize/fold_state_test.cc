@@ -1,0 +1,361 @@
+#include "materialize/fold_state.h"
+
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+namespace cqlite::materialize {
+namespace {
+
+using parquet::Value;
+
+FoldState SampleState() {
+  FoldState state;
+  state.generations = {{"0f3c/nb-1-big/12345", "state/facts-1.envelope", 1700000000000000},
+                       {"0f3c/nb-2-big/99", "state/facts-2.envelope", 1600000000000000}};
+  state.row_index = "state/row-index-7.parquet";
+  state.row_count = 123456;
+  state.next_expiry = 1700000500;
+  state.folded_at = 1700000100;
+  return state;
+}
+
+void ExpectSameState(const FoldState& a, const FoldState& b) {
+  ASSERT_EQ(a.generations.size(), b.generations.size());
+  for (size_t i = 0; i < a.generations.size(); ++i) {
+    EXPECT_EQ(a.generations[i].identity, b.generations[i].identity);
+    EXPECT_EQ(a.generations[i].facts_file, b.generations[i].facts_file);
+    EXPECT_EQ(a.generations[i].max_timestamp, b.generations[i].max_timestamp);
+  }
+  EXPECT_EQ(a.row_index, b.row_index);
+  EXPECT_EQ(a.row_count, b.row_count);
+  EXPECT_EQ(a.next_expiry, b.next_expiry);
+  EXPECT_EQ(a.folded_at, b.folded_at);
+}
+
+TEST(FoldStateTest, JsonRoundTrip) {
+  FoldState state = SampleState();
+  std::string text = FoldStateToJson(state);
+  auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j.at("format"), 1);
+  auto back = FoldStateFromJson(text, "state/fold-state-7.json");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ExpectSameState(*back, state);
+  EXPECT_EQ(FoldStateToJson(*back), text);
+}
+
+TEST(FoldStateTest, EmptyStateRoundTrip) {
+  FoldState state;
+  EXPECT_EQ(state.next_expiry, INT64_MAX);
+  auto back = FoldStateFromJson(FoldStateToJson(state), "p");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ExpectSameState(*back, state);
+  EXPECT_EQ(back->next_expiry, INT64_MAX);  // "nothing expires" survives
+  EXPECT_TRUE(back->row_index.empty());
+}
+
+TEST(FoldStateTest, DeltaHorizonIsTheLatestGenerationTimestamp) {
+  FoldState state;
+  EXPECT_EQ(state.DeltaHorizonMicros(), 0);
+  state = SampleState();
+  EXPECT_EQ(state.DeltaHorizonMicros(), 1700000000000000);
+  state.generations = {{"a", "f", -5}};
+  EXPECT_EQ(state.DeltaHorizonMicros(), -5);
+}
+
+TEST(FoldStateTest, BadFilesAreErrorsNamingThePath) {
+  const std::string path = "/warehouse/t/cqlite/fold-state-3.json";
+  nlohmann::json valid = nlohmann::json::parse(FoldStateToJson(SampleState()));
+  auto expect_error = [&path](const std::string& text, StatusKind kind) {
+    SCOPED_TRACE(text);
+    Result<FoldState> state = Status::Corruption("not run");
+    ASSERT_NO_THROW(state = FoldStateFromJson(text, path));
+    ASSERT_FALSE(state.ok());
+    EXPECT_EQ(state.status().kind(), kind) << state.status().ToString();
+    EXPECT_NE(state.status().message().find(path), std::string::npos) << state.status().ToString();
+  };
+  expect_error("", StatusKind::kCorruption);
+  expect_error("not json", StatusKind::kCorruption);
+  expect_error("[1]", StatusKind::kCorruption);
+  expect_error("{\"format\": 1", StatusKind::kCorruption);
+
+  nlohmann::json future = valid;
+  future["format"] = 2;
+  expect_error(future.dump(), StatusKind::kNotSupported);
+
+  for (const char* member : {"format", "generations", "row-index", "row-count", "folded-at"}) {
+    SCOPED_TRACE(member);
+    nlohmann::json missing = valid;
+    missing.erase(member);
+    expect_error(missing.dump(), StatusKind::kCorruption);
+  }
+  nlohmann::json bad_generation = valid;
+  bad_generation["generations"][1].erase("facts-file");
+  expect_error(bad_generation.dump(), StatusKind::kCorruption);
+  nlohmann::json wrong_type = valid;
+  wrong_type["row-count"] = "many";
+  expect_error(wrong_type.dump(), StatusKind::kCorruption);
+  nlohmann::json wrong_expiry = valid;
+  wrong_expiry["next-expiry"] = "soon";
+  expect_error(wrong_expiry.dump(), StatusKind::kCorruption);
+}
+
+// ---------------------------------------------------------------------------
+// Row index
+
+std::string BE32(uint32_t v) {
+  std::string out(4, '\0');
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>(v >> (24 - 8 * i));
+  return out;
+}
+
+// Entry i of a sample index: partition keys in order, clusterings of several
+// shapes (none, all present, with absent components, empty values).
+RowIndexEntry SampleEntry(int64_t i) {
+  RowIndexEntry e;
+  e.partition_key = BE32(static_cast<uint32_t>(i / 3));
+  switch (i % 5) {
+    case 0: break;  // no clustering (a table without clustering columns)
+    case 1: e.clustering.values = {BE32(static_cast<uint32_t>(i)), "text"}; break;
+    case 2:
+      e.clustering.values = {BE32(static_cast<uint32_t>(i)), ""};
+      e.clustering.present = {true, false};  // a component absent (legacy tables)
+      break;
+    case 3: e.clustering.values = {"", ""}; break;  // empty values, present
+    case 4:
+      e.clustering.values = {"", std::string(1, '\0'), std::string("a\0b", 3)};
+      e.clustering.present = {false, true, true};
+      break;
+  }
+  if (i % 7 == 0) e.partition_key.clear();  // an empty key value
+  e.data_file = "s3://bucket/t/data/0000" + std::to_string(i % 4) + ".parquet";
+  e.position = i * 2 + 1;
+  e.hash = static_cast<uint64_t>(i) * 0x9e3779b97f4a7c15ULL;  // the top bit set for many
+  return e;
+}
+
+// What a clustering reads back as: `present` empty when every value is present.
+void ExpectSameClustering(const FoldClustering& got, const FoldClustering& want) {
+  ASSERT_EQ(got.values.size(), want.values.size());
+  for (size_t i = 0; i < want.values.size(); ++i) {
+    bool present = want.present.empty() || want.present[i];
+    bool got_present = got.present.empty() || got.present[i];
+    EXPECT_EQ(got_present, present) << i;
+    if (present) EXPECT_EQ(got.values[i], want.values[i]) << i;
+  }
+  EXPECT_TRUE(got.present.empty() || got.present.size() == got.values.size());
+}
+
+TEST(RowIndexTest, RoundTripAcrossRowGroups) {
+  MemoryFileSystem fs;
+  const std::string path = "/warehouse/t/cqlite/row-index-1.parquet";
+  constexpr int64_t kEntries = 65536 * 2 + 1000;
+  {
+    auto writer = RowIndexWriter::Open(fs, path);
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    for (int64_t i = 0; i < kEntries; ++i) {
+      Status st = (*writer)->Add(SampleEntry(i));
+      ASSERT_TRUE(st.ok()) << st.ToString();
+    }
+    EXPECT_EQ((*writer)->count(), kEntries);
+    Status st = (*writer)->Close();
+    ASSERT_TRUE(st.ok()) << st.ToString();
+  }
+  {
+    auto parquet_reader = parquet::ParquetReader::Open(fs, path);
+    ASSERT_TRUE(parquet_reader.ok()) << parquet_reader.status().ToString();
+    EXPECT_EQ((*parquet_reader)->num_rows(), kEntries);
+    EXPECT_GE((*parquet_reader)->num_row_groups(), 3);
+  }
+  auto reader = RowIndexReader::Open(fs, path);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  RowIndexEntry entry;
+  for (int64_t i = 0; i < kEntries; ++i) {
+    auto more = (*reader)->Next(&entry);
+    ASSERT_TRUE(more.ok()) << more.status().ToString();
+    ASSERT_TRUE(*more) << "ended at " << i;
+    RowIndexEntry want = SampleEntry(i);
+    ASSERT_EQ(entry.partition_key, want.partition_key) << i;
+    ASSERT_NO_FATAL_FAILURE(ExpectSameClustering(entry.clustering, want.clustering)) << i;
+    ASSERT_EQ(entry.data_file, want.data_file) << i;
+    ASSERT_EQ(entry.position, want.position) << i;
+    ASSERT_EQ(entry.hash, want.hash) << i;
+  }
+  auto more = (*reader)->Next(&entry);
+  ASSERT_TRUE(more.ok()) << more.status().ToString();
+  EXPECT_FALSE(*more);
+  more = (*reader)->Next(&entry);  // and stays at the end
+  ASSERT_TRUE(more.ok());
+  EXPECT_FALSE(*more);
+}
+
+TEST(RowIndexTest, ReusedEntryIsOverwritten) {
+  MemoryFileSystem fs;
+  auto writer = RowIndexWriter::Open(fs, "ri.parquet");
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  RowIndexEntry a;
+  a.partition_key = "k1";
+  a.clustering.values = {"x", ""};
+  a.clustering.present = {true, false};
+  a.data_file = "d1";
+  RowIndexEntry b;
+  b.partition_key = "k2";
+  b.clustering.values = {"y"};
+  b.data_file = "d2";
+  b.position = 4;
+  ASSERT_TRUE((*writer)->Add(a).ok());
+  ASSERT_TRUE((*writer)->Add(b).ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+
+  auto reader = RowIndexReader::Open(fs, "ri.parquet");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  RowIndexEntry entry;
+  ASSERT_TRUE(*(*reader)->Next(&entry));
+  EXPECT_EQ(entry.clustering.present, (std::vector<bool>{true, false}));
+  ASSERT_TRUE(*(*reader)->Next(&entry));
+  EXPECT_EQ(entry.partition_key, "k2");
+  EXPECT_EQ(entry.clustering.values, (std::vector<std::string>{"y"}));
+  EXPECT_TRUE(entry.clustering.present.empty());
+  EXPECT_EQ(entry.data_file, "d2");
+  EXPECT_EQ(entry.position, 4);
+  EXPECT_FALSE(*(*reader)->Next(&entry));
+}
+
+TEST(RowIndexTest, EmptyIndexes) {
+  MemoryFileSystem fs;
+  // An empty path: no file, no entries.
+  auto reader = RowIndexReader::Open(fs, "");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  RowIndexEntry entry;
+  auto more = (*reader)->Next(&entry);
+  ASSERT_TRUE(more.ok());
+  EXPECT_FALSE(*more);
+
+  // A written index without entries.
+  auto writer = RowIndexWriter::Open(fs, "empty.parquet");
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  ASSERT_TRUE((*writer)->Close().ok());
+  reader = RowIndexReader::Open(fs, "empty.parquet");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  more = (*reader)->Next(&entry);
+  ASSERT_TRUE(more.ok()) << more.status().ToString();
+  EXPECT_FALSE(*more);
+}
+
+TEST(RowIndexTest, OtherFilesAreNotRowIndexes) {
+  MemoryFileSystem fs;
+  EXPECT_FALSE(RowIndexReader::Open(fs, "missing.parquet").ok());
+
+  parquet::Schema other;
+  other.fields = {parquet::Field::Int64("x", parquet::Repetition::kRequired, 1)};
+  auto writer = parquet::ParquetWriter::Open(fs, "other.parquet", other);
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->WriteRow(Value::Struct({Value::Int64(1)})).ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  auto reader = RowIndexReader::Open(fs, "other.parquet");
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().kind(), StatusKind::kCorruption);
+  EXPECT_NE(reader.status().message().find("other.parquet"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------
+// HashValue
+
+Value SampleRow() {
+  return Value::Struct({
+      Value::Int32(7),
+      Value::String("hello"),
+      Value::Null(),
+      Value::Int64(1700000000000000),
+      Value::Double(2.5),
+      Value::Float(1.5f),
+      Value::Bool(true),
+      Value::List({Value::Int32(1), Value::Int32(2)}),
+      Value::Map({{Value::String("k"), Value::List({Value::Struct({Value::Int32(1), Value::String("deep")})})}}),
+      Value::Bytes(std::string(20, 'x')),
+  });
+}
+
+TEST(HashValueTest, EqualValuesHashEqually) {
+  EXPECT_EQ(HashValue(SampleRow()), HashValue(SampleRow()));
+  Value copy = SampleRow();
+  EXPECT_EQ(HashValue(copy), HashValue(SampleRow()));
+  EXPECT_EQ(HashValue(Value::Null()), HashValue(Value::Null()));
+  EXPECT_EQ(HashValue(Value::Double(std::nan(""))), HashValue(Value::Double(std::nan(""))));
+}
+
+TEST(HashValueTest, AnyChangeChangesTheHash) {
+  const uint64_t base = HashValue(SampleRow());
+  auto with = [](size_t field, Value v) {
+    std::vector<Value> fields = SampleRow().fields();
+    fields[field] = std::move(v);
+    return HashValue(Value::Struct(std::move(fields)));
+  };
+  std::vector<std::pair<const char*, uint64_t>> changed = {
+      {"int", with(0, Value::Int32(8))},
+      {"int as long", with(0, Value::Int64(7))},
+      {"string", with(1, Value::String("hellp"))},
+      {"string longer", with(1, Value::String(std::string("hello\0", 6)))},
+      {"null to empty string", with(2, Value::String(""))},
+      {"null to empty list", with(2, Value::List({}))},
+      {"null to empty struct", with(2, Value::Struct({}))},
+      {"null to false", with(2, Value::Bool(false))},
+      {"null to zero", with(2, Value::Int32(0))},
+      {"long", with(3, Value::Int64(1700000000000001))},
+      {"double", with(4, Value::Double(std::nextafter(2.5, 3.0)))},
+      {"double as float", with(4, Value::Float(2.5f))},
+      {"float", with(5, Value::Float(std::nextafter(1.5f, 2.0f)))},
+      {"bool", with(6, Value::Bool(false))},
+      {"list element", with(7, Value::List({Value::Int32(1), Value::Int32(3)}))},
+      {"list order", with(7, Value::List({Value::Int32(2), Value::Int32(1)}))},
+      {"list longer", with(7, Value::List({Value::Int32(1), Value::Int32(2), Value::Null()}))},
+      {"list as struct", with(7, Value::Struct({Value::Int32(1), Value::Int32(2)}))},
+      {"nested deep", with(8, Value::Map({{Value::String("k"), Value::List({Value::Struct(
+                                                                   {Value::Int32(1), Value::String("deeq")})})}}))},
+      {"nested null", with(8, Value::Map({{Value::String("k"), Value::List({Value::Struct(
+                                                                   {Value::Int32(1), Value::Null()})})}}))},
+      {"map key", with(8, Value::Map({{Value::String("j"), Value::List({Value::Struct(
+                                                                {Value::Int32(1), Value::String("deep")})})}}))},
+      {"map empty", with(8, Value::Map({}))},
+      {"bytes last", with(9, Value::Bytes(std::string(19, 'x') + "y"))},
+      {"bytes shorter", with(9, Value::Bytes(std::string(19, 'x')))},
+  };
+  for (const auto& [what, hash] : changed) EXPECT_NE(hash, base) << what;
+
+  // Float bits: -0.0 and 0.0 compare equal but are different values.
+  EXPECT_NE(HashValue(Value::Double(0.0)), HashValue(Value::Double(-0.0)));
+  EXPECT_NE(HashValue(Value::Float(0.0f)), HashValue(Value::Float(-0.0f)));
+  double nan1 = std::numeric_limits<double>::quiet_NaN();
+  uint64_t bits;
+  std::memcpy(&bits, &nan1, 8);
+  bits ^= 1;
+  double nan2;
+  std::memcpy(&nan2, &bits, 8);
+  EXPECT_NE(HashValue(Value::Double(nan1)), HashValue(Value::Double(nan2)));
+
+  // Moving a value between neighbouring fields changes the hash.
+  EXPECT_NE(HashValue(Value::Struct({Value::String("ab"), Value::String("")})),
+            HashValue(Value::Struct({Value::String("a"), Value::String("b")})));
+  EXPECT_NE(HashValue(Value::List({Value::List({}), Value::List({Value::Null()})})),
+            HashValue(Value::List({Value::List({Value::Null()}), Value::List({})})));
+  // Bytes differing only past a multiple of eight, or in a zero tail.
+  EXPECT_NE(HashValue(Value::Bytes("12345678a")), HashValue(Value::Bytes("12345678b")));
+  EXPECT_NE(HashValue(Value::Bytes(std::string("abc", 3))), HashValue(Value::Bytes(std::string("abc\0", 4))));
+}
+
+TEST(HashValueTest, TrivialValuesDiffer) {
+  EXPECT_NE(HashValue(SampleRow()), HashValue(Value::Null()));
+  EXPECT_NE(HashValue(Value::Struct({})), HashValue(Value::List({})));
+  EXPECT_NE(HashValue(Value::Map({})), HashValue(Value::List({})));
+  EXPECT_NE(HashValue(Value::Bytes("")), HashValue(Value::Null()));
+  EXPECT_NE(HashValue(Value::Int32(0)), HashValue(Value::Int64(0)));
+}
+
+}  // namespace
+}  // namespace cqlite::materialize

@@ -1,0 +1,609 @@
+#include "materialize/iceberg_rows.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "cassandra/cql_schema.h"
+
+namespace cqlite::materialize {
+namespace {
+
+using iceberg::NestedField;
+using iceberg::Type;
+using iceberg::TypePtr;
+using parquet::Value;
+using Kind = Type::Kind;
+using Int128 = __int128;
+
+// ---------------------------------------------------------------------------
+// Native protocol serializations, written out by hand.
+
+std::string Bytes(std::initializer_list<uint8_t> bytes) { return std::string(bytes.begin(), bytes.end()); }
+
+std::string BE16(uint16_t v) { return Bytes({static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v)}); }
+
+std::string BE32(uint32_t v) {
+  return Bytes({static_cast<uint8_t>(v >> 24), static_cast<uint8_t>(v >> 16), static_cast<uint8_t>(v >> 8),
+                static_cast<uint8_t>(v)});
+}
+
+std::string BE64(uint64_t v) { return BE32(static_cast<uint32_t>(v >> 32)) + BE32(static_cast<uint32_t>(v)); }
+
+// [int] length-prefixed value; -1 length for null.
+std::string Element(std::string_view bytes) { return BE32(static_cast<uint32_t>(bytes.size())) + std::string(bytes); }
+std::string NullElement() { return BE32(0xffffffffu); }
+
+Int128 Pow10(int n) {
+  Int128 v = 1;
+  while (n-- > 0) v *= 10;
+  return v;
+}
+
+// Big-endian two's complement of `v` in `width` bytes.
+std::string TwosComplement(Int128 v, int width) {
+  std::string out(width, '\0');
+  auto u = static_cast<unsigned __int128>(v);
+  for (int i = width - 1; i >= 0; --i, u >>= 8) out[i] = static_cast<char>(u & 0xff);
+  return out;
+}
+
+// A varint: the shortest big-endian two's complement.
+std::string Varint(Int128 v) {
+  std::string full = TwosComplement(v, 16);
+  size_t skip = 0;
+  while (skip + 1 < full.size()) {
+    auto b0 = static_cast<uint8_t>(full[skip]), b1 = static_cast<uint8_t>(full[skip + 1]);
+    if ((b0 == 0 && !(b1 & 0x80)) || (b0 == 0xff && (b1 & 0x80))) {
+      ++skip;
+    } else {
+      break;
+    }
+  }
+  return full.substr(skip);
+}
+
+// A decimal: [int scale][varint unscaled].
+std::string Decimal(int32_t scale, Int128 unscaled) { return BE32(static_cast<uint32_t>(scale)) + Varint(unscaled); }
+
+// The Iceberg decimal value: 16 bytes, big-endian two's complement.
+Value Dec(Int128 unscaled) { return Value::Bytes(TwosComplement(unscaled, 16)); }
+
+// ---------------------------------------------------------------------------
+
+TableSchema Table(const std::string& cql, UserTypes* types = nullptr) {
+  auto tables = ParseCqlSchema(cql, types);
+  EXPECT_TRUE(tables.ok()) << tables.status().ToString();
+  EXPECT_EQ(tables->size(), 1u);
+  return tables->front();
+}
+
+NestedField Req(int32_t id, std::string name, TypePtr type) { return {id, std::move(name), true, type}; }
+NestedField Opt(int32_t id, std::string name, TypePtr type) { return {id, std::move(name), false, type}; }
+TypePtr P(Kind kind) { return Type::Primitive(kind); }
+
+constexpr char kEveryTypeTable[] = R"(
+  CREATE TYPE ks.addr (street text, zip int, tags frozen<list<text>>);
+  CREATE TABLE ks.every (
+    pk_b text, pk_a int, ck_t timestamp, ck_u uuid,
+    s_z int static, s_a text static,
+    v_vector vector<float, 3>, v_varint varint, v_udt addr, v_tuple tuple<frozen<list<int>>, int>,
+    v_tinyint tinyint, v_timeuuid timeuuid, v_time time, v_text text, v_smallint smallint,
+    v_set set<text>, v_map map<text, frozen<list<int>>>, v_list list<int>, v_int int, v_inet inet,
+    v_float float, v_duration duration, v_double double, v_decimal decimal, v_date date,
+    v_boolean boolean, v_blob blob, v_bigint bigint, v_ascii ascii,
+    PRIMARY KEY ((pk_b, pk_a), ck_t, ck_u)
+  ) WITH CLUSTERING ORDER BY (ck_t DESC, ck_u ASC);
+)";
+
+TEST(MapTableTest, EveryTypeInWildcardOrder) {
+  TableSchema table = Table(kEveryTypeTable);
+  auto mapping = MapTable(table, MappingOptions{});
+  ASSERT_TRUE(mapping.ok()) << mapping.status().ToString();
+
+  iceberg::Schema expected;
+  expected.fields = {
+      Req(1, "pk_b", P(Kind::kString)),
+      Req(2, "pk_a", P(Kind::kInt)),
+      Req(3, "ck_t", P(Kind::kTimestamptz)),
+      Req(4, "ck_u", P(Kind::kUuid)),
+      Opt(5, "s_a", P(Kind::kString)),
+      Opt(6, "s_z", P(Kind::kInt)),
+      Opt(7, "v_ascii", P(Kind::kString)),
+      Opt(8, "v_bigint", P(Kind::kLong)),
+      Opt(9, "v_blob", P(Kind::kBinary)),
+      Opt(10, "v_boolean", P(Kind::kBoolean)),
+      Opt(11, "v_date", P(Kind::kDate)),
+      Opt(12, "v_decimal", Type::Decimal(38, 18)),
+      Opt(13, "v_double", P(Kind::kDouble)),
+      Opt(14, "v_duration",
+          Type::Struct({Opt(30, "months", P(Kind::kInt)), Opt(31, "days", P(Kind::kInt)),
+                        Opt(32, "nanoseconds", P(Kind::kLong))})),
+      Opt(15, "v_float", P(Kind::kFloat)),
+      Opt(16, "v_inet", P(Kind::kString)),
+      Opt(17, "v_int", P(Kind::kInt)),
+      Opt(18, "v_list", Type::List(33, false, P(Kind::kInt))),
+      Opt(19, "v_map", Type::Map(34, P(Kind::kString), 35, false, Type::List(36, false, P(Kind::kInt)))),
+      Opt(20, "v_set", Type::List(37, false, P(Kind::kString))),
+      Opt(21, "v_smallint", P(Kind::kInt)),
+      Opt(22, "v_text", P(Kind::kString)),
+      Opt(23, "v_time", P(Kind::kTime)),
+      Opt(24, "v_timeuuid", P(Kind::kUuid)),
+      Opt(25, "v_tinyint", P(Kind::kInt)),
+      Opt(26, "v_tuple",
+          Type::Struct({Opt(38, "f0", Type::List(40, false, P(Kind::kInt))), Opt(39, "f1", P(Kind::kInt))})),
+      Opt(27, "v_udt",
+          Type::Struct({Opt(41, "street", P(Kind::kString)), Opt(42, "zip", P(Kind::kInt)),
+                        Opt(43, "tags", Type::List(44, false, P(Kind::kString)))})),
+      Opt(28, "v_varint", Type::Decimal(38, 0)),
+      Opt(29, "v_vector", Type::List(45, false, P(Kind::kFloat))),
+  };
+  expected.identifier_field_ids = {1, 2, 3, 4};
+  EXPECT_TRUE(iceberg::SameStructure(mapping->schema, expected))
+      << "got:      " << iceberg::SchemaToJson(mapping->schema).dump() << "\nexpected: "
+      << iceberg::SchemaToJson(expected).dump();
+  EXPECT_EQ(mapping->schema.HighestFieldId(), 45);
+  EXPECT_TRUE(mapping->identifier_warning.empty()) << mapping->identifier_warning;
+
+  // columns[i] is the Cassandra column of Iceberg field i.
+  ASSERT_EQ(mapping->columns.size(), 29u);
+  for (size_t i = 0; i < mapping->columns.size(); ++i) {
+    EXPECT_EQ(table.columns[mapping->columns[i]].name, expected.fields[i].name);
+  }
+}
+
+TEST(MapTableTest, DecimalScaleOptionAndCounters) {
+  TableSchema table = Table("CREATE TABLE ks.c (k int PRIMARY KEY, hits counter, d decimal)");
+  MappingOptions options;
+  options.decimal_scale = 4;
+  auto mapping = MapTable(table, options);
+  ASSERT_TRUE(mapping.ok()) << mapping.status().ToString();
+  iceberg::Schema expected;
+  expected.fields = {Req(1, "k", P(Kind::kInt)), Opt(2, "d", Type::Decimal(38, 4)), Opt(3, "hits", P(Kind::kLong))};
+  expected.identifier_field_ids = {1};
+  EXPECT_TRUE(iceberg::SameStructure(mapping->schema, expected)) << iceberg::SchemaToJson(mapping->schema).dump();
+}
+
+TEST(MapTableTest, KeysThatCannotBeIdentifierFields) {
+  const char* keys[] = {
+      "CREATE TABLE ks.t (k float, c int, v int, PRIMARY KEY (k, c))",
+      "CREATE TABLE ks.t (k int, c double, v int, PRIMARY KEY (k, c))",
+      "CREATE TABLE ks.t (k int, c frozen<list<int>>, v int, PRIMARY KEY (k, c))",
+      "CREATE TABLE ks.t (k frozen<map<int, text>>, v int, PRIMARY KEY (k))",
+      "CREATE TABLE ks.t (k int, c tuple<int, text>, v int, PRIMARY KEY (k, c))",
+      "CREATE TYPE ks.u (a int); CREATE TABLE ks.t (k int, c frozen<u>, v int, PRIMARY KEY (k, c))",
+  };
+  const char* unfit[] = {"k", "c", "c", "k", "c", "c"};
+  for (size_t i = 0; i < std::size(keys); ++i) {
+    SCOPED_TRACE(keys[i]);
+    auto mapping = MapTable(Table(keys[i]), MappingOptions{});
+    ASSERT_TRUE(mapping.ok()) << mapping.status().ToString();
+    EXPECT_TRUE(mapping->schema.identifier_field_ids.empty());
+    EXPECT_NE(mapping->identifier_warning.find(std::string(unfit[i]) + " ("), std::string::npos)
+        << mapping->identifier_warning;
+    // The key columns stay required all the same.
+    EXPECT_TRUE(mapping->schema.fields[0].required);
+  }
+}
+
+TEST(MapTableTest, UnsupportedTypesNameTheColumn) {
+  for (const char* type : {"'com.example.CustomType'", "'org.apache.cassandra.db.marshal.EmptyType'"}) {
+    SCOPED_TRACE(type);
+    auto tables = ParseCqlSchema(std::string("CREATE TABLE ks.t (k int PRIMARY KEY, odd_col ") + type + ")");
+    ASSERT_TRUE(tables.ok()) << tables.status().ToString();
+    auto mapping = MapTable(tables->front(), MappingOptions{});
+    ASSERT_FALSE(mapping.ok());
+    EXPECT_EQ(mapping.status().kind(), StatusKind::kNotSupported);
+    EXPECT_NE(mapping.status().message().find("odd_col"), std::string::npos) << mapping.status().ToString();
+  }
+  // Nested too.
+  auto tables = ParseCqlSchema("CREATE TABLE ks.t (k int PRIMARY KEY, deep list<frozen<map<int, 'com.x.Y'>>>)");
+  ASSERT_TRUE(tables.ok()) << tables.status().ToString();
+  auto mapping = MapTable(tables->front(), MappingOptions{});
+  ASSERT_FALSE(mapping.ok());
+  EXPECT_EQ(mapping.status().kind(), StatusKind::kNotSupported);
+  EXPECT_NE(mapping.status().message().find("deep"), std::string::npos) << mapping.status().ToString();
+}
+
+// ---------------------------------------------------------------------------
+// ToIcebergValue, one column `v` of the given type at a time.
+
+class ValueTest : public ::testing::Test {
+ protected:
+  Result<Value> Convert(const std::string& cql_type, std::string_view bytes, MappingOptions options = {},
+                        const std::string& preamble = "") {
+    table_ = Table(preamble + "CREATE TABLE ks.t (k int PRIMARY KEY, v " + cql_type + ")");
+    auto mapping = MapTable(table_, options);
+    if (!mapping.ok()) return mapping.status();
+    mapping_ = *mapping;
+    EXPECT_EQ(mapping_.schema.fields[1].name, "v");
+    return ToIcebergValue(*table_.FindColumn("v")->type, *mapping_.schema.fields[1].type, bytes, options);
+  }
+
+  void ExpectValue(const std::string& cql_type, std::string_view bytes, const Value& expected,
+                   MappingOptions options = {}, const std::string& preamble = "") {
+    SCOPED_TRACE(cql_type);
+    auto value = Convert(cql_type, bytes, options, preamble);
+    ASSERT_TRUE(value.ok()) << value.status().ToString();
+    EXPECT_EQ(*value, expected) << value->ToString() << " vs " << expected.ToString();
+  }
+
+  void ExpectError(const std::string& cql_type, std::string_view bytes, const std::string& says = "",
+                   MappingOptions options = {}) {
+    SCOPED_TRACE(cql_type);
+    auto value = Convert(cql_type, bytes, options);
+    ASSERT_FALSE(value.ok()) << value->ToString();
+    EXPECT_NE(value.status().message().find(says), std::string::npos) << value.status().ToString();
+  }
+
+  TableSchema table_;
+  TableMapping mapping_;
+};
+
+TEST_F(ValueTest, Integers) {
+  ExpectValue("tinyint", Bytes({0xff}), Value::Int32(-1));
+  ExpectValue("tinyint", Bytes({0x7f}), Value::Int32(127));
+  ExpectValue("smallint", Bytes({0x80, 0x00}), Value::Int32(-32768));
+  ExpectValue("smallint", Bytes({0x01, 0x02}), Value::Int32(258));
+  ExpectValue("int", Bytes({0x00, 0x00, 0x01, 0x00}), Value::Int32(256));
+  ExpectValue("int", Bytes({0xff, 0xff, 0xff, 0xfe}), Value::Int32(-2));
+  ExpectValue("int", Bytes({0x80, 0, 0, 0}), Value::Int32(INT32_MIN));
+  ExpectValue("bigint", BE64(static_cast<uint64_t>(-2)), Value::Int64(-2));
+  ExpectValue("bigint", Bytes({0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}), Value::Int64(INT64_MAX));
+  ExpectValue("counter", BE64(12345), Value::Int64(12345));
+  ExpectError("tinyint", Bytes({1, 2}));
+  ExpectError("smallint", Bytes({1}));
+  ExpectError("int", Bytes({0, 0, 1}));
+  ExpectError("bigint", Bytes({0, 0, 0, 0, 0, 0, 0, 0, 1}));
+}
+
+TEST_F(ValueTest, BooleanAndFloats) {
+  ExpectValue("boolean", Bytes({0x01}), Value::Bool(true));
+  ExpectValue("boolean", Bytes({0x00}), Value::Bool(false));
+  ExpectValue("float", Bytes({0x3f, 0xc0, 0x00, 0x00}), Value::Float(1.5f));
+  ExpectValue("float", Bytes({0xc0, 0x20, 0x00, 0x00}), Value::Float(-2.5f));
+  ExpectValue("double", Bytes({0x40, 0x02, 0, 0, 0, 0, 0, 0}), Value::Double(2.25));
+  ExpectValue("double", Bytes({0x80, 0, 0, 0, 0, 0, 0, 0}), Value::Double(-0.0));
+  ExpectError("boolean", Bytes({1, 0}));
+  ExpectError("float", Bytes({0x3f, 0xc0}));
+  ExpectError("double", Bytes({0x3f, 0xc0, 0, 0}));
+}
+
+TEST_F(ValueTest, TimestampsDatesTimes) {
+  // timestamp: milliseconds since the epoch -> timestamptz microseconds.
+  ExpectValue("timestamp", BE64(1700000000123), Value::Int64(1700000000123000));
+  ExpectValue("timestamp", BE64(static_cast<uint64_t>(-1)), Value::Int64(-1000));
+  ExpectValue("timestamp", BE64(0), Value::Int64(0));
+  ExpectError("timestamp", BE64(static_cast<uint64_t>(INT64_MAX / 1000 + 1)));
+  ExpectError("timestamp", BE64(static_cast<uint64_t>(INT64_MIN / 1000 - 1)));
+  ExpectError("timestamp", BE32(1));
+
+  // date: unsigned days with the epoch at 2^31 -> days since the epoch.
+  ExpectValue("date", BE32(0x80000000u), Value::Int32(0));
+  ExpectValue("date", BE32(0x80000000u + 19000), Value::Int32(19000));
+  ExpectValue("date", BE32(0x7fffffffu), Value::Int32(-1));
+  ExpectValue("date", BE32(0), Value::Int32(INT32_MIN));
+  ExpectValue("date", BE32(0xffffffffu), Value::Int32(INT32_MAX));
+  ExpectError("date", BE64(0));
+
+  // time: nanoseconds since midnight -> microseconds.
+  ExpectValue("time", BE64(45296789012000), Value::Int64(45296789012));  // 12:34:56.789012
+  ExpectValue("time", BE64(0), Value::Int64(0));
+  ExpectError("time", BE64(45296789012345), "sub-microsecond");
+  ExpectError("time", BE64(1500), "sub-microsecond");
+  MappingOptions truncate;
+  truncate.truncate_time = true;
+  ExpectValue("time", BE64(45296789012345), Value::Int64(45296789012), truncate);
+  ExpectValue("time", BE64(1500), Value::Int64(1), truncate);
+  ExpectError("time", BE32(0));
+}
+
+TEST_F(ValueTest, Decimals) {
+  // 123.45 at the default scale 18.
+  ExpectValue("decimal", Decimal(2, 12345), Dec(Int128{12345} * Pow10(16)));
+  ExpectValue("decimal", Bytes({0, 0, 0, 2, 0x30, 0x39}), Dec(Int128{12345} * Pow10(16)));
+  // -1.5
+  ExpectValue("decimal", Bytes({0, 0, 0, 1, 0xf1}), Dec(Int128{-15} * Pow10(17)));
+  ExpectValue("decimal", Decimal(0, 0), Dec(0));
+  // A negative scale: 5E+2.
+  ExpectValue("decimal", Decimal(-2, 5), Dec(Int128{5} * Pow10(20)));
+  // More fractional digits than the table's, all zeros: exact.
+  ExpectValue("decimal", Decimal(19, 10), Dec(1));
+  ExpectValue("decimal", Decimal(20, -1200), Dec(-12));
+  // A longer form with redundant sign bytes.
+  ExpectValue("decimal", BE32(0) + std::string(19, '\0') + "\x05", Dec(Int128{5} * Pow10(18)));
+  ExpectValue("decimal", BE32(0) + std::string(19, '\xff') + "\xfb", Dec(Int128{-5} * Pow10(18)));
+  // 20 integer digits and 18 fractional ones: 38 digits, the most there is room for.
+  ExpectValue("decimal", Decimal(0, Pow10(20) - 1), Dec((Pow10(20) - 1) * Pow10(18)));
+  ExpectValue("decimal", Decimal(18, -(Pow10(38) - 1)), Dec(-(Pow10(38) - 1)));
+
+  ExpectError("decimal", Decimal(19, 1), "fractional digits");
+  ExpectError("decimal", Decimal(19, -11), "fractional digits");
+  ExpectError("decimal", Decimal(60, 1), "fractional digits");
+  ExpectError("decimal", Decimal(0, Pow10(20)));             // 39 digits at scale 18
+  ExpectError("decimal", Decimal(18, Pow10(38)), "38 digits");  // 39 digits
+  ExpectError("decimal", BE32(0) + "\x01" + std::string(16, '\0'), "38 digits");  // 2^128
+  ExpectError("decimal", Bytes({0, 0, 0, 2}));                                    // no unscaled value
+
+  MappingOptions scale4;
+  scale4.decimal_scale = 4;
+  ExpectValue("decimal", Decimal(2, 12345), Dec(1234500), scale4);
+  ExpectValue("decimal", Decimal(6, 1234500), Dec(12345), scale4);
+  ExpectError("decimal", Decimal(6, 1234501), "4 fractional digits", scale4);
+  MappingOptions scale0;
+  scale0.decimal_scale = 0;
+  ExpectValue("decimal", Decimal(0, Pow10(38) - 1), Dec(Pow10(38) - 1), scale0);
+  ExpectValue("decimal", Decimal(3, -7000), Dec(-7), scale0);
+}
+
+TEST_F(ValueTest, Varints) {
+  ExpectValue("varint", Bytes({0x00, 0xff}), Dec(255));
+  ExpectValue("varint", Bytes({0xff}), Dec(-1));
+  ExpectValue("varint", Bytes({0x80}), Dec(-128));
+  ExpectValue("varint", Bytes({0x7f}), Dec(127));
+  ExpectValue("varint", Varint(Pow10(38) - 1), Dec(Pow10(38) - 1));
+  ExpectValue("varint", Varint(-(Pow10(38) - 1)), Dec(-(Pow10(38) - 1)));
+  ExpectError("varint", Varint(Pow10(38)), "38 digits");
+  ExpectError("varint", Varint(-Pow10(38)), "38 digits");
+  ExpectError("varint", std::string("\x01") + std::string(16, '\0'), "38 digits");
+}
+
+TEST_F(ValueTest, UuidsBlobsAndText) {
+  const std::string uuid = Bytes({0x12, 0x3e, 0x45, 0x67, 0xe8, 0x9b, 0x12, 0xd3, 0xa4, 0x56, 0x42, 0x66, 0x14,
+                                  0x17, 0x40, 0x00});
+  ExpectValue("uuid", uuid, Value::Bytes(uuid));
+  ExpectValue("timeuuid", uuid, Value::Bytes(uuid));
+  ExpectError("uuid", uuid.substr(0, 15));
+  ExpectError("timeuuid", uuid + "x");
+  ExpectValue("blob", Bytes({0x00, 0x01, 0xff}), Value::Bytes(Bytes({0x00, 0x01, 0xff})));
+  ExpectValue("text", "h\xc3\xa9llo", Value::String("h\xc3\xa9llo"));
+  ExpectValue("varchar", "abc", Value::String("abc"));
+  ExpectValue("ascii", "abc", Value::String("abc"));
+  ExpectError("text", "\xff\xfe", "UTF-8");
+}
+
+TEST_F(ValueTest, Inet) {
+  ExpectValue("inet", Bytes({127, 0, 0, 1}), Value::String("127.0.0.1"));
+  ExpectValue("inet", Bytes({192, 168, 200, 255}), Value::String("192.168.200.255"));
+  // Java's InetAddress.getHostAddress: eight full hex groups.
+  ExpectValue("inet", Bytes({0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}), Value::String("0:0:0:0:0:0:0:1"));
+  ExpectValue("inet", Bytes({0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x12, 0x34}),
+              Value::String("2001:db8:0:0:0:0:0:1234"));
+  ExpectError("inet", Bytes({1, 2, 3}));
+}
+
+TEST_F(ValueTest, Durations) {
+  // Three zig-zag vints: months 1, days -1, nanoseconds 10^9 (a 5-byte vint).
+  ExpectValue("duration", Bytes({0x02, 0x01, 0xf0, 0x77, 0x35, 0x94, 0x00}),
+              Value::Struct({Value::Int32(1), Value::Int32(-1), Value::Int64(1000000000)}));
+  // months 200: zig-zag 400 = 0x190, a 2-byte vint; days 0; nanoseconds -3.
+  ExpectValue("duration", Bytes({0x81, 0x90, 0x00, 0x05}),
+              Value::Struct({Value::Int32(200), Value::Int32(0), Value::Int64(-3)}));
+  // nanoseconds INT64_MIN: zig-zag 2^64-1, a 9-byte vint.
+  ExpectValue("duration", Bytes({0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}),
+              Value::Struct({Value::Int32(0), Value::Int32(0), Value::Int64(INT64_MIN)}));
+  ExpectError("duration", Bytes({0x02, 0x01}), "duration");
+  ExpectError("duration", Bytes({0x02, 0x01, 0xf0, 0x77}), "duration");
+  ExpectError("duration", Bytes({0x02, 0x01, 0x00, 0x00}), "duration");
+}
+
+TEST_F(ValueTest, Collections) {
+  ExpectValue("list<int>", BE32(3) + Element(BE32(1)) + NullElement() + Element(BE32(3)),
+              Value::List({Value::Int32(1), Value::Null(), Value::Int32(3)}));
+  ExpectValue("frozen<list<int>>", BE32(0), Value::List({}));
+  ExpectValue("set<text>", BE32(2) + Element("a") + Element("b"), Value::List({Value::String("a"), Value::String("b")}));
+  ExpectValue("map<text, frozen<list<int>>>",
+              BE32(2) + Element("k") + Element(BE32(1) + Element(BE32(7))) + Element("z") + NullElement(),
+              Value::Map({{Value::String("k"), Value::List({Value::Int32(7)})}, {Value::String("z"), Value::Null()}}));
+  ExpectValue("map<timestamp, decimal>", BE32(1) + Element(BE64(2)) + Element(Decimal(1, 5)),
+              Value::Map({{Value::Int64(2000), Dec(Int128{5} * Pow10(17))}}));
+  // Element values are checked as columns are.
+  ExpectError("list<int>", BE32(1) + Element(BE32(1).substr(1)));
+  ExpectError("list<time>", BE32(1) + Element(BE64(1)), "sub-microsecond");
+  ExpectError("map<int, int>", BE32(1) + NullElement() + Element(BE32(1)), "null key");
+  ExpectError("list<int>", BE32(2) + Element(BE32(1)));                       // truncated
+  ExpectError("list<int>", BE32(1) + Element(BE32(1)) + "x");                 // trailing bytes
+  ExpectError("list<int>", BE32(0x7fffffff));                                 // absurd count
+  ExpectError("list<int>", Bytes({0, 0, 1}));
+  ExpectError("set<text>", BE32(1) + BE32(10) + "abc");
+}
+
+TEST_F(ValueTest, TuplesAndUserTypes) {
+  ExpectValue("tuple<frozen<list<int>>, int>", Element(BE32(1) + Element(BE32(9))) + NullElement(),
+              Value::Struct({Value::List({Value::Int32(9)}), Value::Null()}));
+  ExpectValue("tuple<int, text>", Element(BE32(4)) + Element(""), Value::Struct({Value::Int32(4), Value::String("")}));
+  ExpectError("tuple<int, text>", Element(BE32(4)) + Element("a") + "x");
+
+  const std::string addr = "CREATE TYPE ks.addr (street text, zip int, tags frozen<list<text>>);";
+  ExpectValue("frozen<addr>", Element("Main St") + Element(BE32(12345)) + Element(BE32(1) + Element("x")),
+              Value::Struct({Value::String("Main St"), Value::Int32(12345), Value::List({Value::String("x")})}), {},
+              addr);
+  // Fields added to the type after the value was written are missing: null.
+  ExpectValue("frozen<addr>", Element("Main St"), Value::Struct({Value::String("Main St"), Value::Null(), Value::Null()}),
+              {}, addr);
+  ExpectValue("addr", Element("Main St") + NullElement(),
+              Value::Struct({Value::String("Main St"), Value::Null(), Value::Null()}), {}, addr);
+  ExpectValue("addr", std::string_view(), Value::Null(), {}, addr);
+}
+
+TEST_F(ValueTest, Vectors) {
+  // Fixed-length elements are not length-prefixed.
+  ExpectValue("vector<float, 3>", Bytes({0x3f, 0x80, 0, 0, 0x40, 0, 0, 0, 0x40, 0x40, 0, 0}),
+              Value::List({Value::Float(1.0f), Value::Float(2.0f), Value::Float(3.0f)}));
+  ExpectValue("vector<bigint, 1>", BE64(5), Value::List({Value::Int64(5)}));
+  // Variable-length ones are prefixed by an unsigned vint.
+  ExpectValue("vector<text, 2>", Bytes({0x01, 'a', 0x02, 'b', 'c'}), Value::List({Value::String("a"), Value::String("bc")}));
+  ExpectError("vector<float, 3>", Bytes({0x3f, 0x80, 0, 0, 0x40, 0, 0, 0}));
+  ExpectError("vector<float, 3>", Bytes({0x3f, 0x80, 0, 0, 0x40, 0, 0, 0, 0x40, 0x40, 0, 0, 0}));
+  ExpectError("vector<text, 2>", Bytes({0x01, 'a', 0x05, 'b'}));
+}
+
+TEST_F(ValueTest, EmptyValues) {
+  // An empty value is null, except for text, ascii and blob, where it is a value.
+  for (const char* type : {"tinyint", "smallint", "int", "bigint", "counter", "boolean", "float", "double", "decimal",
+                           "varint", "timestamp", "date", "time", "uuid", "timeuuid", "inet", "duration", "list<int>",
+                           "set<int>", "map<int, int>", "tuple<int, int>", "vector<float, 2>"}) {
+    ExpectValue(type, std::string_view(), Value::Null());
+  }
+  ExpectValue("text", std::string_view(), Value::String(""));
+  ExpectValue("ascii", std::string_view(), Value::String(""));
+  ExpectValue("blob", std::string_view(), Value::Bytes(""));
+  // An empty element inside a collection too.
+  ExpectValue("list<int>", BE32(1) + Element(""), Value::List({Value::Null()}));
+  ExpectValue("list<text>", BE32(1) + Element(""), Value::List({Value::String("")}));
+}
+
+// ---------------------------------------------------------------------------
+// RowConverter
+
+FoldColumn Simple(const TableSchema& table, const std::string& name, std::string value) {
+  FoldColumn column;
+  column.column = static_cast<int>(table.FindColumn(name) - table.columns.data());
+  FoldCell cell;
+  cell.timestamp = 1;
+  cell.value = std::move(value);
+  column.cells.push_back(std::move(cell));
+  return column;
+}
+
+// CompositeType: per component a 2-byte length, the bytes and an end-of-component byte.
+std::string Component(std::string_view bytes) { return BE16(static_cast<uint16_t>(bytes.size())) + std::string(bytes) + '\0'; }
+
+class RowConverterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    table_ = Table(
+        "CREATE TABLE ks.r (a int, b text, c int, st int static, v text, w int, l list<int>, "
+        "PRIMARY KEY ((a, b), c))");
+    auto mapping = MapTable(table_, MappingOptions{});
+    ASSERT_TRUE(mapping.ok()) << mapping.status().ToString();
+    mapping_ = *mapping;
+    key_ = Component(BE32(7)) + Component("x");
+  }
+
+  FoldRow Row() {
+    FoldRow row;
+    row.clustering.values = {BE32(3)};
+    row.liveness.timestamp = 1;
+    FoldColumn l;
+    l.column = static_cast<int>(table_.FindColumn("l") - table_.columns.data());
+    l.is_complex = true;
+    for (int i : {10, 20}) {
+      FoldCell cell;
+      cell.timestamp = 1;
+      cell.path = std::string(16, static_cast<char>(i));  // a timeuuid cell path
+      cell.value = BE32(i);
+      l.cells.push_back(cell);
+    }
+    // In increasing column order: v, w absent, l.
+    row.columns = {Simple(table_, "v", "hello"), l};
+    std::sort(row.columns.begin(), row.columns.end(), [](auto& x, auto& y) { return x.column < y.column; });
+    return row;
+  }
+
+  TableSchema table_;
+  TableMapping mapping_;
+  std::string key_;
+};
+
+TEST_F(RowConverterTest, ConvertsInFieldOrderWithTheStaticRow) {
+  // Fields: a, b, c, st, l, v, w.
+  ASSERT_EQ(mapping_.schema.fields.size(), 7u);
+  EXPECT_EQ(mapping_.schema.fields[4].name, "l");
+  RowConverter converter(table_, mapping_, MappingOptions{});
+  FoldRow static_row;
+  static_row.columns = {Simple(table_, "st", BE32(42))};
+
+  auto value = converter.Convert(key_, &static_row, Row());
+  ASSERT_TRUE(value.ok()) << value.status().ToString();
+  Value expected = Value::Struct({Value::Int32(7), Value::String("x"), Value::Int32(3), Value::Int32(42),
+                                  Value::List({Value::Int32(10), Value::Int32(20)}), Value::String("hello"),
+                                  Value::Null()});
+  EXPECT_EQ(*value, expected) << value->ToString();
+
+  // Without a static row the static column is null.
+  value = converter.Convert(key_, nullptr, Row());
+  ASSERT_TRUE(value.ok()) << value.status().ToString();
+  EXPECT_EQ(value->fields()[3], Value::Null());
+  EXPECT_EQ(value->fields()[5], Value::String("hello"));
+}
+
+TEST_F(RowConverterTest, AbsentClusteringComponentIsNull) {
+  RowConverter converter(table_, mapping_, MappingOptions{});
+  FoldRow row = Row();
+  row.clustering.values = {""};
+  row.clustering.present = {false};
+  auto value = converter.Convert(key_, nullptr, row);
+  ASSERT_TRUE(value.ok()) << value.status().ToString();
+  EXPECT_EQ(value->fields()[2], Value::Null());
+  EXPECT_EQ(value->fields()[0], Value::Int32(7));
+}
+
+TEST_F(RowConverterTest, ErrorsNameTheColumn) {
+  RowConverter converter(table_, mapping_, MappingOptions{});
+  FoldRow row = Row();
+  row.columns.push_back(Simple(table_, "w", Bytes({1, 2, 3})));
+  std::sort(row.columns.begin(), row.columns.end(), [](auto& x, auto& y) { return x.column < y.column; });
+  auto value = converter.Convert(key_, nullptr, row);
+  ASSERT_FALSE(value.ok());
+  EXPECT_EQ(value.status().kind(), StatusKind::kInvalidArgument);
+  EXPECT_NE(value.status().message().find("column w"), std::string::npos) << value.status().ToString();
+
+  FoldRow static_row;
+  static_row.columns = {Simple(table_, "st", Bytes({1}))};
+  value = converter.Convert(key_, &static_row, Row());
+  ASSERT_FALSE(value.ok());
+  EXPECT_NE(value.status().message().find("column st"), std::string::npos) << value.status().ToString();
+
+  // A partition key without the table's two components.
+  value = converter.Convert(Component(BE32(7)), nullptr, Row());
+  EXPECT_FALSE(value.ok());
+}
+
+TEST(RowConverterSingleKeyTest, TimestampKeyAndEmptyValues) {
+  TableSchema table = Table("CREATE TABLE ks.s (k timestamp, c text, v int, PRIMARY KEY (k, c))");
+  auto mapping = MapTable(table, MappingOptions{});
+  ASSERT_TRUE(mapping.ok()) << mapping.status().ToString();
+  RowConverter converter(table, *mapping, MappingOptions{});
+  FoldRow row;
+  row.clustering.values = {""};
+  row.columns = {Simple(table, "v", "")};
+  auto value = converter.Convert(BE64(1500), nullptr, row);
+  ASSERT_TRUE(value.ok()) << value.status().ToString();
+  EXPECT_EQ(*value, Value::Struct({Value::Int64(1500000), Value::String(""), Value::Null()}));
+}
+
+TEST(EarliestExpiryTest, LivenessAndCells) {
+  FoldRow row;
+  EXPECT_EQ(RowConverter::EarliestExpiry(row), INT64_MAX);
+
+  row.columns.resize(2);
+  FoldCell tombstone;  // not expiring: a deletion
+  tombstone.local_deletion_time = 100;
+  FoldCell plain;
+  plain.timestamp = 5;
+  row.columns[0].cells = {tombstone, plain};
+  EXPECT_EQ(RowConverter::EarliestExpiry(row), INT64_MAX);
+
+  FoldCell expiring;
+  expiring.ttl = 60;
+  expiring.local_deletion_time = 900;
+  row.columns[1].cells = {plain, expiring};
+  EXPECT_EQ(RowConverter::EarliestExpiry(row), 900);
+
+  row.liveness.timestamp = 1;
+  row.liveness.ttl = 30;
+  row.liveness.local_expiration_time = 1000;
+  EXPECT_EQ(RowConverter::EarliestExpiry(row), 900);
+  row.liveness.local_expiration_time = 800;
+  EXPECT_EQ(RowConverter::EarliestExpiry(row), 800);
+
+  FoldCell sooner = expiring;
+  sooner.local_deletion_time = 700;
+  row.columns[1].cells.push_back(sooner);
+  EXPECT_EQ(RowConverter::EarliestExpiry(row), 700);
+}
+
+}  // namespace
+}  // namespace cqlite::materialize
