@@ -147,7 +147,9 @@ void ExpectSameClustering(const FoldClustering& got, const FoldClustering& want)
     bool present = want.present.empty() || want.present[i];
     bool got_present = got.present.empty() || got.present[i];
     EXPECT_EQ(got_present, present) << i;
-    if (present) EXPECT_EQ(got.values[i], want.values[i]) << i;
+    if (present) {
+      EXPECT_EQ(got.values[i], want.values[i]) << i;
+    }
   }
   EXPECT_TRUE(got.present.empty() || got.present.size() == got.values.size());
 }
