@@ -1,0 +1,193 @@
+"""The slower tier: Spark 3.5 with the Iceberg Spark runtime reads every table
+`cqlite materialize` writes, and must see what the other readers see.
+
+  - examples/data (shop.orders, shop.price_points) materialized into a fresh
+    warehouse: Spark's rows equal DuckDB's and Iceberg Java's, and PyIceberg's
+    (through PyIceberg's known reading of null lists of structs, as in
+    test_materialize);
+  - seeded workloads replayed on a real Cassandra node and materialized
+    generation by generation exactly as test_materialize does (its helpers
+    are reused): Spark's rows of each final table equal the node's own
+    `SELECT JSON *` answer (NaN and infinities masked as test_materialize
+    does), DuckDB's read and PyIceberg's read.
+
+The Iceberg Spark runtime has no Spark type for Iceberg's `time` and refuses
+to load a table with a time column ("Spark does not support time fields").
+Such tables are not compared; a test checks that they are the only tables
+Spark refuses, with that reason.
+
+Environment: CQLITE_SPARK_TIER_SEED (default 7), CQLITE_SPARK_TIER_WORKLOADS
+(default 40: the workloads of test_materialize's default run),
+CQLITE_SPARK_TIER_INDEXES (a comma-separated subset of those).
+"""
+import json
+import os
+import pathlib
+import shutil
+import tempfile
+
+import pytest
+
+import iceberg_readers
+import node_runs
+import test_materialize as tm
+from spark_reader import SPARK_TIME_ERROR, build_spark, read_spark_many, schema_has_time
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples" / "data"
+CATALOG_NAME = "cqlite"
+SEED = int(os.environ.get("CQLITE_SPARK_TIER_SEED", "7"))
+COUNT = int(os.environ.get("CQLITE_SPARK_TIER_WORKLOADS", "40"))
+_indexes = os.environ.get("CQLITE_SPARK_TIER_INDEXES")
+INDEXES = [int(i) for i in _indexes.split(",")] if _indexes else list(range(COUNT))
+
+SUMMARY = {}
+
+
+def _schema(catalog, ns, table):
+    location = iceberg_readers.metadata_location(catalog, CATALOG_NAME, ns, table)
+    return iceberg_readers.current_schema(json.loads(pathlib.Path(location).read_text()))
+
+
+def _first_difference(a, b):
+    missing = [r for r in a if r not in b]
+    extra = [r for r in b if r not in a]
+    return f"{len(a)} rows vs {len(b)}; only in the first {json.dumps(missing[:3])}; only in Spark's {json.dumps(extra[:3])}"
+
+
+def _compare(name, spark_rows, other_rows):
+    return None if spark_rows == other_rows else f"{name} vs Spark: {_first_difference(other_rows, spark_rows)}"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def spark_built():
+    build_spark()
+
+
+# ---------------------------------------------------------------------------
+# examples/data
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def examples(cqlite):
+    root = pathlib.Path(tempfile.mkdtemp(prefix="cqlite-spark-examples-"))
+    warehouse = root / "warehouse"
+    proc = cqlite("materialize", EXAMPLES, "--warehouse", warehouse, "--json")
+    report = json.loads(proc.stdout)
+    catalog = warehouse / "catalog.db"
+    tables = [tuple(t) for t in iceberg_readers.list_pyiceberg(catalog, warehouse, CATALOG_NAME)["tables"]]
+    reads = {
+        "Spark": read_spark_many(catalog, warehouse, CATALOG_NAME, tables),
+        "DuckDB": iceberg_readers.read_duckdb_many(catalog, warehouse, CATALOG_NAME, tables),
+        "Iceberg Java": iceberg_readers.read_java_many(catalog, warehouse, CATALOG_NAME, tables),
+        "PyIceberg": {t: iceberg_readers.read_pyiceberg(catalog, warehouse, CATALOG_NAME, *t) for t in tables},
+    }
+    yield catalog, warehouse, tables, reads, report
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_examples_are_the_two_shop_tables(examples):
+    _catalog, _warehouse, tables, _reads, report = examples
+    assert sorted(tables) == [("shop", "orders"), ("shop", "price_points")], (tables, report)
+
+
+@pytest.mark.parametrize("table", ["orders", "price_points"])
+def test_examples_spark_reads_what_the_others_read(examples, table):
+    catalog, _warehouse, _tables, reads, _report = examples
+    key = ("shop", table)
+    spark = reads["Spark"][key]
+    assert not isinstance(spark, dict), spark
+    assert spark, "the example table is not empty"
+    schema = _schema(catalog, *key)
+    problems = [p for p in (
+        _compare("DuckDB", spark, reads["DuckDB"][key]),
+        _compare("Iceberg Java", spark, reads["Iceberg Java"][key]),
+        _compare("PyIceberg", tm._pyiceberg_view(spark, schema), reads["PyIceberg"][key]),
+    ) if p]
+    SUMMARY.setdefault("examples", {})[f"shop.{table}"] = len(spark)
+    assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------------------
+# Seeded workloads on a Cassandra node, materialized as test_materialize does
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def node(oracle):
+    root = pathlib.Path(tempfile.mkdtemp(prefix="cqlite-spark-node-", dir=node_runs.work_base()))
+    print(f"spark tier: seed {SEED}, workloads {INDEXES[0]}..{INDEXES[-1]} of {COUNT} in {root}")
+    yield node_runs.replay(oracle, SEED, COUNT, INDEXES, root, 250)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+class Tier:
+    def __init__(self, m):
+        self.m = m
+        self.reads = {}      # reader name -> {(ns, table): rows}
+        self.spark_problems = {}
+
+
+@pytest.fixture(scope="module")
+def tier(node, cqlite):
+    root = pathlib.Path(tempfile.mkdtemp(prefix="cqlite-spark-materialize-"))
+    m = tm.Materialized(root)
+    for index in INDEXES:
+        tm._materialize_workload(index, node, cqlite, m)
+    t = Tier(m)
+    tables = [(ns, table) for ns, table, _rows, _now, _schema in m.final.values()]
+    if tables:
+        t.reads["Spark"] = read_spark_many(m.catalog, m.warehouse, CATALOG_NAME, tables)
+        t.reads["DuckDB"] = iceberg_readers.read_duckdb_many(m.catalog, m.warehouse, CATALOG_NAME, tables)
+        t.reads["PyIceberg"] = {k: iceberg_readers.read_pyiceberg(m.catalog, m.warehouse, CATALOG_NAME, *k)
+                                for k in tables}
+    SUMMARY["workloads"] = {"seed": SEED, "count": COUNT, "indexes": len(INDEXES), "tables": len(tables),
+                            "runs": m.runs}
+    yield t
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.parametrize("index", INDEXES, ids=lambda i: f"w{i}")
+def test_spark_reads_the_node_answer(index, node, tier):
+    m = tier.m
+    d = node.described[index]
+    where = f"w{index} ({d['shape']}, {d['mode']} timestamps), seed {SEED}"
+    if index not in m.final:
+        pytest.fail(f"{where}: not materialized: " + "\n".join(m.problems.get(index, ["no generations"])),
+                    pytrace=False)
+    ns, table, expected, now, schema = m.final[index]
+    spark = tier.reads["Spark"][(ns, table)]
+    stats = SUMMARY.setdefault("spark", {"compared": 0, "rows": 0, "time_tables": 0})
+    if schema_has_time(schema):
+        stats["time_tables"] += 1
+        assert isinstance(spark, dict) and SPARK_TIME_ERROR in spark["error"], spark
+        pytest.skip(f"{where}: has a time column, which the Iceberg Spark runtime cannot read")
+    if isinstance(spark, dict):
+        pytest.fail(f"{where}: Spark failed: {spark['error']}", pytrace=False)
+    problems = []
+    node_problem = tm._differs(expected, spark, schema)
+    if node_problem:
+        problems.append(f"Spark vs the node's SELECT JSON at {now}: {node_problem}")
+    duck = tier.reads["DuckDB"][(ns, table)]
+    problems.append(f"DuckDB failed: {duck['error']}" if isinstance(duck, dict) else _compare("DuckDB", spark, duck))
+    problems.append(_compare("PyIceberg", tm._pyiceberg_view(spark, schema), tier.reads["PyIceberg"][(ns, table)]))
+    problems = [p for p in problems if p]
+    stats["compared"] += 1
+    stats["rows"] += len(spark)
+    if problems:
+        pytest.fail(f"{where}:\n" + "\n".join(problems), pytrace=False)
+
+
+def test_spark_refuses_only_tables_with_time_columns(tier):
+    refused, timed = set(), set()
+    for ns, table, _rows, _now, schema in tier.m.final.values():
+        rows = tier.reads["Spark"][(ns, table)]
+        if isinstance(rows, dict):
+            assert SPARK_TIME_ERROR in rows["error"], (ns, table, rows)
+            refused.add((ns, table))
+        if schema_has_time(schema):
+            timed.add((ns, table))
+    assert refused == timed
+
+
+def pytest_terminal_summary_line():
+    return json.dumps(SUMMARY, sort_keys=True)
