@@ -16,6 +16,10 @@
 #                      /dev/shm/cqlite-publish-bench: neither contender waits
 #                      for the disk, and PyIceberg does not fsync)
 #   --small            the 600-partition dataset (~60 MB), a smoke test
+#   --mem-limit GIB    address-space limit (ulimit -v) of each materialize
+#                      run, so that a run that would exhaust the shared
+#                      machine's memory fails instead (default: 60% of
+#                      MemTotal); a run that fails is reported as such
 #
 # Builds `cqlite` and `publish_bench` in Release in build-rel/ (nice, -j2).
 # The dataset is tools/bench/gen_dataset.sh's (8 SSTables of ~160 MiB, one
@@ -51,6 +55,7 @@ REPS=3
 WORK=/tmp/cqlite-materialize-bench
 PUBLISH=/dev/shm/cqlite-publish-bench
 SMALL=0
+MEM_LIMIT_GIB=""
 DO_MATERIALIZE=1
 DO_PUBLISH=1
 die() { echo "run_materialize_bench.sh: $*" >&2; exit 2; }
@@ -61,6 +66,7 @@ while [[ $# -gt 0 ]]; do
         --work) WORK="$2"; shift 2 ;;
         --publish-dir) PUBLISH="$2"; shift 2 ;;
         --small) SMALL=1; shift ;;
+        --mem-limit) MEM_LIMIT_GIB="$2"; shift 2 ;;
         --skip-materialize) DO_MATERIALIZE=0; shift ;;
         --skip-publish) DO_PUBLISH=0; shift ;;
         *) die "unknown argument: $1" ;;
@@ -104,6 +110,12 @@ NOW="$(date +%s)"
 echo "$NOW" >"$OUT/now"
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+if [[ -z $MEM_LIMIT_GIB ]]; then
+    MEM_LIMIT_KIB=$(awk '/^MemTotal:/ {printf "%d", $2 * 0.6}' /proc/meminfo)
+else
+    MEM_LIMIT_KIB=$(awk -v g="$MEM_LIMIT_GIB" 'BEGIN {printf "%d", g * 1048576}')
+fi
+echo "$MEM_LIMIT_KIB" >"$OUT/mem_limit_kib"
 
 # run <name> <args...>: one `cqlite materialize` under /usr/bin/time -v.
 run() {
@@ -111,9 +123,16 @@ run() {
     shift
     echo "run_materialize_bench.sh: $name: cqlite materialize $*" >&2
     loadavg >"$OUT/$name.load_before"
-    /usr/bin/time -v -o "$OUT/$name.time" "$CQLITE" materialize "$@" --json >"$OUT/$name.json" 2>"$OUT/$name.stderr" ||
-        { cat "$OUT/$name.stderr" >&2; die "$name failed"; }
+    local rc=0
+    (ulimit -v "$MEM_LIMIT_KIB" && exec /usr/bin/time -v -o "$OUT/$name.time" "$CQLITE" materialize "$@" --json) \
+        >"$OUT/$name.json" 2>"$OUT/$name.stderr" || rc=$?
     loadavg >"$OUT/$name.load_after"
+    echo "$rc" >"$OUT/$name.rc"
+    if [[ $rc != 0 ]]; then
+        echo "run_materialize_bench.sh: $name failed (exit $rc):" >&2
+        tail -5 "$OUT/$name.stderr" >&2
+        return 1
+    fi
 }
 
 if [[ $DO_MATERIALIZE == 1 ]]; then
@@ -127,17 +146,21 @@ if [[ $DO_MATERIALIZE == 1 ]]; then
     find "$BASE_TABLE" "$UPDATE_TABLE" -type f -name '*.db' -exec cat {} + >/dev/null
     du -sb --apparent-size "$TABLE" | cut -f1 >"$OUT/run1.input_bytes"
     find "$TABLE" -name '*-Data.db' -printf '%s\n' | awk '{s+=$1} END {print s}' >"$OUT/run1.data_bytes"
-    run run1 "$TABLE" --warehouse "$WAREHOUSE" --now "$NOW"
+    find "$TABLE" -name '*-Data.db' | wc -l >"$OUT/run1.sstables"
+    if run run1 "$TABLE" --warehouse "$WAREHOUSE" --now "$NOW"; then
     du -sb --apparent-size "$WAREHOUSE" | cut -f1 >"$OUT/run1.warehouse_bytes"
     for f in "$UPDATE_TABLE"/*; do
         ln "$f" "$TABLE/" 2>/dev/null || cp "$f" "$TABLE/"
     done
     du -sb --apparent-size "$UPDATE_TABLE" | cut -f1 >"$OUT/run2.input_bytes"
     find "$UPDATE_TABLE" -name '*-Data.db' -printf '%s\n' | awk '{s+=$1} END {print s}' >"$OUT/run2.data_bytes"
-    run run2 "$TABLE" --warehouse "$WAREHOUSE" --now "$NOW"
-    du -sb --apparent-size "$WAREHOUSE" | cut -f1 >"$OUT/run2.warehouse_bytes"
-    run run3 "$TABLE" --warehouse "$WAREHOUSE" --now "$NOW"
-    find "$WAREHOUSE" -type f -printf '%s %p\n' | sort -k2 >"$OUT/warehouse_files.txt"
+    find "$UPDATE_TABLE" -name '*-Data.db' | wc -l >"$OUT/run2.sstables"
+    if run run2 "$TABLE" --warehouse "$WAREHOUSE" --now "$NOW"; then
+        du -sb --apparent-size "$WAREHOUSE" | cut -f1 >"$OUT/run2.warehouse_bytes"
+        run run3 "$TABLE" --warehouse "$WAREHOUSE" --now "$NOW" || true
+    fi
+    fi
+    [[ -d $WAREHOUSE ]] && find "$WAREHOUSE" -type f -printf '%s %p\n' | sort -k2 >"$OUT/warehouse_files.txt"
 fi
 
 if [[ $DO_PUBLISH == 1 ]]; then
@@ -262,38 +285,54 @@ if do_materialize:
               "| run | input | Data.db | rows in table | written | deleted | wall s | user s | sys s | CPU/wall "
               "| rows/s | input MB/s | peak RSS | warehouse after | load avg before -> after |",
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
-    labels = {"run1": "1: 8 SSTables, fresh warehouse", "run2": "2: +2 SSTables (~1% changed)",
-              "run3": "3: nothing new"}
-    for name in ("run1", "run2", "run3"):
+    sstables = lambda n: read(f"{n}.sstables") if os.path.exists(p(f"{n}.sstables")) else "?"
+    labels = {"run1": f"1: {sstables('run1')} SSTables, fresh warehouse",
+              "run2": f"2: +{sstables('run2')} SSTables (~1% changed)", "run3": "3: nothing new"}
+    ran = [n for n in ("run1", "run2", "run3") if os.path.exists(p(f"{n}.rc"))]
+    failed = [n for n in ran if read(f"{n}.rc") != "0"]
+    for name in ran:
+        if name in failed:
+            t = time_v(name) if os.path.exists(p(f"{name}.time")) else None
+            tail = read(f"{name}.stderr").splitlines()[-1:] or [""]
+            lines.append(f"| {labels[name]} | FAILED (exit {read(name + '.rc')}, address space limited to "
+                         f"{int(read('mem_limit_kib')) / 2**20:.1f} GiB"
+                         + (f", after {t['wall']:.1f} s wall, peak RSS {t['rss_kib'] / 1024:,.1f} MiB" if t else "")
+                         + f"): {tail[0][:200]} |" + " |" * 14)
+            continue
         t, r = time_v(name), report_of(name)
         in_bytes = int(read(f"{name}.input_bytes")) if os.path.exists(p(f"{name}.input_bytes")) else 0
         data_bytes = int(read(f"{name}.data_bytes")) if os.path.exists(p(f"{name}.data_bytes")) else 0
         wh = int(read(f"{name}.warehouse_bytes")) if os.path.exists(p(f"{name}.warehouse_bytes")) else None
         rows = r.get("rows_total", 0)
         cpu = t["user"] + t["sys"]
+        t["wall"] = max(t["wall"], 0.005)  # time -v shows 10 ms steps
         lines.append(
             f"| {labels[name]} | {in_bytes / MB:,.1f} MB | {data_bytes / MB:,.1f} MB | {rows:,} "
             f"| {r.get('rows_written', 0):,} | {r.get('rows_deleted', 0):,} | {t['wall']:.2f} | {t['user']:.2f} "
-            f"| {t['sys']:.2f} | {cpu / t['wall']:.2f} | {rows / t['wall']:,.0f} | {in_bytes / MB / t['wall']:,.1f} "
+            f"| {t['sys']:.2f} | {cpu / t['wall']:.2f} | {rows / t['wall'] if in_bytes else 0:,.0f} "
+            f"| {in_bytes / MB / t['wall']:,.1f} "
             f"| {t['rss_kib'] / 1024:,.1f} MiB | {'' if wh is None else f'{wh / MB:,.1f} MB'} "
             f"| {read(name + '.load_before')} -> {read(name + '.load_after')} |")
-    r1, r2, r3 = report_of("run1"), report_of("run2"), report_of("run3")
-    t1, t2 = time_v("run1"), time_v("run2")
-    counts = dict(kv.split("=") for kv in read("update.generation.txt").split() if "=" in kv)
-    updated, deleted = int(counts.get("updated", 0)), int(counts.get("deleted", 0))
-    lines += ["",
-              "rows/s = rows in the table after the run / wall seconds (run 2: the whole table's rows, though "
-              "it writes only the changed ones); input MB/s = bytes of the SSTables the run was given (every "
-              "component, the whole table directory) / wall seconds.", "",
-              f"- run 2 / run 1 wall: {t2['wall'] / t1['wall']:.3f}; peak RSS run 1 {t1['rss_kib'] / 1024:,.1f} MiB, "
-              f"run 2 {t2['rss_kib'] / 1024:,.1f} MiB (target <= 1024 MiB: "
-              f"{'met' if max(t1['rss_kib'], t2['rss_kib']) <= 1024 * 1024 else 'NOT met'})",
-              f"- run 2 wrote {r2.get('rows_written', 0):,} rows and deleted {r2.get('rows_deleted', 0):,} "
-              f"positions; the changes hold {updated:,} updated and {deleted:,} deleted rows: expected "
-              f"{updated:,} written and {updated + deleted:,} deleted; rows {r1.get('rows_total', 0):,} -> "
-              f"{r2.get('rows_total', 0):,} (expected {r1.get('rows_total', 0) - deleted:,}): "
-              f"{'as expected' if (r2.get('rows_written'), r2.get('rows_deleted'), r2.get('rows_total')) == (updated, updated + deleted, r1.get('rows_total', 0) - deleted) else 'DIFFERENT'}",
-              f"- run 3: \"{r3.get('message', '')}\"", ""]
+    if failed or len(ran) < 3:
+        lines += ["", f"Runs failed: {', '.join(failed)}; see {out}/*.stderr and *.time.", ""]
+    if not failed and len(ran) == 3:
+      r1, r2, r3 = report_of("run1"), report_of("run2"), report_of("run3")
+      t1, t2 = time_v("run1"), time_v("run2")
+      counts = dict(kv.split("=") for kv in read("update.generation.txt").split() if "=" in kv)
+      updated, deleted = int(counts.get("updated", 0)), int(counts.get("deleted", 0))
+      lines += ["",
+                "rows/s = rows in the table after the run / wall seconds (run 2: the whole table's rows, though "
+                "it writes only the changed ones); input MB/s = bytes of the SSTables the run was given (every "
+                "component, the whole table directory) / wall seconds.", "",
+                f"- run 2 / run 1 wall: {t2['wall'] / t1['wall']:.3f}; peak RSS run 1 {t1['rss_kib'] / 1024:,.1f} MiB, "
+                f"run 2 {t2['rss_kib'] / 1024:,.1f} MiB (target <= 1024 MiB: "
+                f"{'met' if max(t1['rss_kib'], t2['rss_kib']) <= 1024 * 1024 else 'NOT met'})",
+                f"- run 2 wrote {r2.get('rows_written', 0):,} rows and deleted {r2.get('rows_deleted', 0):,} "
+                f"positions; the changes hold {updated:,} updated and {deleted:,} deleted rows: expected "
+                f"{updated:,} written and {updated + deleted:,} deleted; rows {r1.get('rows_total', 0):,} -> "
+                f"{r2.get('rows_total', 0):,} (expected {r1.get('rows_total', 0) - deleted:,}): "
+                f"{'as expected' if (r2.get('rows_written'), r2.get('rows_deleted'), r2.get('rows_total')) == (updated, updated + deleted, r1.get('rows_total', 0) - deleted) else 'DIFFERENT'}",
+                f"- run 3: \"{r3.get('message', '')}\"", ""]
 if do_publish:
     ours = json.loads(read("publish_cqlite.json"))
     theirs = json.load(open(p("publish_pyiceberg.json")))
