@@ -1,0 +1,390 @@
+#!/usr/bin/env bash
+# `cqlite materialize` end to end on the ~1.2 GiB dataset, a second run after
+# about 1% of the rows changed, a third run with nothing new, and the publish
+# step alone against PyIceberg appending the same rows from Arrow, in the
+# same run.
+#
+#   bench/run_materialize_bench.sh [--rows N] [--reps N] [--work DIR] [--publish-dir DIR] [--small]
+#                                  [--skip-materialize] [--skip-publish]
+#
+#   --rows N           rows of the publish comparison (default 2000000)
+#   --reps N           timed publish runs per contender (default 3)
+#   --work DIR         the table copy and the warehouse of the end-to-end runs
+#                      (default /tmp/cqlite-materialize-bench; on disk, so the
+#                      fsyncs the materializer does are real)
+#   --publish-dir DIR  the publish comparison's tables (default
+#                      /dev/shm/cqlite-publish-bench: neither contender waits
+#                      for the disk, and PyIceberg does not fsync)
+#   --small            the 600-partition dataset (~60 MB), a smoke test
+#   --mem-limit GIB    address-space limit (ulimit -v) of each materialize
+#                      run, so that a run that would exhaust the shared
+#                      machine's memory fails instead (default: 60% of
+#                      MemTotal); a run that fails is reported as such
+#
+# Builds `cqlite` and `publish_bench` in Release in build-rel/ (nice, -j2).
+# The dataset is tools/bench/gen_dataset.sh's (8 SSTables of ~160 MiB, one
+# generation, cached); the changes are tools/bench/gen_update.sh's (two more
+# SSTables: ~0.9% of the rows written again with new values and newer
+# timestamps, ~0.1% deleted, cached). The table directory is copied with hard
+# links into --work, so that the changes can be added to it without touching
+# the cache. Then, each under /usr/bin/time -v (wall, CPU, peak RSS), with the
+# same --now so that no TTL expires between runs:
+#   run 1  cqlite materialize of the 8 SSTables into a fresh warehouse;
+#   run 2  the 2 SSTables of changes added; materialize again;
+#   run 3  materialize again, nothing new.
+# Publish: publish_bench folds the first N rows once, keeps them in memory as
+# Iceberg rows (RowBatch) and writes them to input.parquet (untimed), then
+# times data file + manifest + manifest list + metadata + catalog create
+# (ZSTD, one thread). In one Python process (.venv, see
+# tests/integration/requirements.txt), PyIceberg 0.12 (PYICEBERG_MAX_WORKERS=1,
+# pyarrow on one CPU and one IO thread, ZSTD) reads input.parquet into an Arrow
+# table before the clock starts, then times create_namespace + create_table
+# (the same Iceberg schema) + table.append(arrow_table) in a fresh SqlCatalog
+# (SQLite). DuckDB checks that the two tables' data files hold the same rows
+# (count and a hash sum of every column), and PyIceberg must load cqlite's
+# table from its catalog and plan the same row count.
+#
+# Writes build-rel/materialize_report.md; raw outputs in
+# build-rel/materialize_bench_out/. MB are 10^6 bytes.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="$ROOT/build-rel"
+ROWS=2000000
+REPS=3
+WORK=/tmp/cqlite-materialize-bench
+PUBLISH=/dev/shm/cqlite-publish-bench
+SMALL=0
+MEM_LIMIT_GIB=""
+DO_MATERIALIZE=1
+DO_PUBLISH=1
+die() { echo "run_materialize_bench.sh: $*" >&2; exit 2; }
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --rows) ROWS="$2"; shift 2 ;;
+        --reps) REPS="$2"; shift 2 ;;
+        --work) WORK="$2"; shift 2 ;;
+        --publish-dir) PUBLISH="$2"; shift 2 ;;
+        --small) SMALL=1; shift ;;
+        --mem-limit) MEM_LIMIT_GIB="$2"; shift 2 ;;
+        --skip-materialize) DO_MATERIALIZE=0; shift ;;
+        --skip-publish) DO_PUBLISH=0; shift ;;
+        *) die "unknown argument: $1" ;;
+    esac
+done
+[[ -x /usr/bin/time ]] || die "/usr/bin/time is missing (Debian package 'time')"
+[[ -d $(dirname "$PUBLISH") ]] || PUBLISH=/tmp/cqlite-publish-bench
+
+PY="$ROOT/.venv/bin/python"
+if ! [[ -x $PY ]] || ! "$PY" -c 'import duckdb, pyarrow, pyiceberg' 2>/dev/null; then
+    echo "run_materialize_bench.sh: setting up $ROOT/.venv" >&2
+    [[ -x $PY ]] || python3 -m venv "$ROOT/.venv"
+    "$PY" -m pip install --quiet --disable-pip-version-check -r "$ROOT/tests/integration/requirements.txt"
+fi
+
+echo "run_materialize_bench.sh: building cqlite and publish_bench (Release) in $BUILD" >&2
+mkdir -p "$BUILD"
+nice cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$BUILD/materialize_bench.cmake.log" 2>&1 ||
+    { cat "$BUILD/materialize_bench.cmake.log" >&2; die "cmake failed"; }
+nice cmake --build "$BUILD" --target cqlite publish_bench -j2 >"$BUILD/materialize_bench.build.log" 2>&1 ||
+    { tail -50 "$BUILD/materialize_bench.build.log" >&2; die "build failed"; }
+CQLITE="$(find "$BUILD" -name cqlite -type f -perm -u+x | head -1)"
+[[ -x $CQLITE ]] || die "no cqlite binary in $BUILD"
+PUBLISH_BENCH="$BUILD/bench/publish_bench"
+OUT="$BUILD/materialize_bench_out"
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+size_args=()
+[[ $SMALL == 1 ]] && size_args=(--partitions 600)
+dataset="$("$ROOT/tools/bench/gen_dataset.sh" "${size_args[@]}")"
+update="$("$ROOT/tools/bench/gen_update.sh" "${size_args[@]}")"
+BASE_TABLE="$(ls -d "$dataset"/data/bench/sensor_readings-*)"
+UPDATE_TABLE="$(ls -d "$update"/data/bench/sensor_readings-*)"
+echo "$dataset" >"$OUT/dataset"
+echo "$update" >"$OUT/update"
+cp "$dataset/generation.txt" "$OUT/dataset.generation.txt"
+cp "$update/generation.txt" "$OUT/update.generation.txt"
+# One clock for every run, so that the runs differ only in their input.
+NOW="$(date +%s)"
+echo "$NOW" >"$OUT/now"
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+if [[ -z $MEM_LIMIT_GIB ]]; then
+    MEM_LIMIT_KIB=$(awk '/^MemTotal:/ {printf "%d", $2 * 0.6}' /proc/meminfo)
+else
+    MEM_LIMIT_KIB=$(awk -v g="$MEM_LIMIT_GIB" 'BEGIN {printf "%d", g * 1048576}')
+fi
+echo "$MEM_LIMIT_KIB" >"$OUT/mem_limit_kib"
+
+# run <name> <args...>: one `cqlite materialize` under /usr/bin/time -v.
+run() {
+    local name="$1"
+    shift
+    echo "run_materialize_bench.sh: $name: cqlite materialize $*" >&2
+    loadavg >"$OUT/$name.load_before"
+    local rc=0
+    (ulimit -v "$MEM_LIMIT_KIB" && exec /usr/bin/time -v -o "$OUT/$name.time" "$CQLITE" materialize "$@" --json) \
+        >"$OUT/$name.json" 2>"$OUT/$name.stderr" || rc=$?
+    loadavg >"$OUT/$name.load_after"
+    echo "$rc" >"$OUT/$name.rc"
+    if [[ $rc != 0 ]]; then
+        echo "run_materialize_bench.sh: $name failed (exit $rc):" >&2
+        tail -5 "$OUT/$name.stderr" >&2
+        return 1
+    fi
+}
+
+if [[ $DO_MATERIALIZE == 1 ]]; then
+    rm -rf "$WORK"
+    mkdir -p "$WORK/data/bench"
+    TABLE="$WORK/data/bench/$(basename "$BASE_TABLE")"
+    # Hard links when the cache and WORK share a file system, copies otherwise.
+    cp -al "$BASE_TABLE" "$TABLE" 2>/dev/null || cp -a "$BASE_TABLE" "$TABLE"
+    cp "$dataset/data/bench/schema.cql" "$WORK/data/bench/" 2>/dev/null || true
+    WAREHOUSE="$WORK/warehouse"
+    find "$BASE_TABLE" "$UPDATE_TABLE" -type f -name '*.db' -exec cat {} + >/dev/null
+    du -sb --apparent-size "$TABLE" | cut -f1 >"$OUT/run1.input_bytes"
+    find "$TABLE" -name '*-Data.db' -printf '%s\n' | awk '{s+=$1} END {print s}' >"$OUT/run1.data_bytes"
+    find "$TABLE" -name '*-Data.db' | wc -l >"$OUT/run1.sstables"
+    if run run1 "$TABLE" --warehouse "$WAREHOUSE" --now "$NOW"; then
+    du -sb --apparent-size "$WAREHOUSE" | cut -f1 >"$OUT/run1.warehouse_bytes"
+    for f in "$UPDATE_TABLE"/*; do
+        ln "$f" "$TABLE/" 2>/dev/null || cp "$f" "$TABLE/"
+    done
+    du -sb --apparent-size "$UPDATE_TABLE" | cut -f1 >"$OUT/run2.input_bytes"
+    find "$UPDATE_TABLE" -name '*-Data.db' -printf '%s\n' | awk '{s+=$1} END {print s}' >"$OUT/run2.data_bytes"
+    find "$UPDATE_TABLE" -name '*-Data.db' | wc -l >"$OUT/run2.sstables"
+    if run run2 "$TABLE" --warehouse "$WAREHOUSE" --now "$NOW"; then
+        du -sb --apparent-size "$WAREHOUSE" | cut -f1 >"$OUT/run2.warehouse_bytes"
+        run run3 "$TABLE" --warehouse "$WAREHOUSE" --now "$NOW" || true
+    fi
+    fi
+    [[ -d $WAREHOUSE ]] && find "$WAREHOUSE" -type f -printf '%s %p\n' | sort -k2 >"$OUT/warehouse_files.txt"
+fi
+
+if [[ $DO_PUBLISH == 1 ]]; then
+    rm -rf "$PUBLISH"
+    mkdir -p "$PUBLISH"
+    echo "run_materialize_bench.sh: publish: cqlite, $ROWS rows of $BASE_TABLE" >&2
+    loadavg >"$OUT/publish_cqlite.load_before"
+    "$PUBLISH_BENCH" --data="$BASE_TABLE" --out="$PUBLISH" --rows="$ROWS" --reps="$REPS" --now="$NOW" \
+        >"$OUT/publish_cqlite.json"
+    loadavg >"$OUT/publish_cqlite.load_after"
+    echo "run_materialize_bench.sh: publish: PyIceberg" >&2
+    PYICEBERG_MAX_WORKERS=1 "$PY" - "$OUT" "$PUBLISH" "$REPS" <<'PY'
+import json, os, statistics, sys, time
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pyiceberg
+from pyiceberg.catalog.sql import SqlCatalog
+from pyiceberg.schema import Schema
+
+out, publish, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+doc = json.load(open(os.path.join(out, "publish_cqlite.json")))
+ns, name = doc["namespace"], doc["table"]
+schema = Schema.model_validate_json(json.dumps(doc["schema"]))
+pa.set_cpu_count(1)
+pa.set_io_thread_count(1)
+arrow = pq.read_table(doc["input"], use_threads=False)
+assert arrow.num_rows == doc["rows"], (arrow.num_rows, doc["rows"])
+
+def loadavg():
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+def publish_runs(tag, properties):
+  runs = []
+  for rep in range(reps):
+    warehouse = os.path.join(publish, f"pyiceberg{tag}-{rep}")
+    os.makedirs(warehouse)
+    catalog = SqlCatalog("bench", uri=f"sqlite:///{warehouse}/catalog.db", warehouse=f"file://{warehouse}")
+    start, start_cpu = time.perf_counter(), time.process_time()
+    catalog.create_namespace(ns)
+    table = catalog.create_table((ns, name), schema=schema,
+                                 properties={"write.parquet.compression-codec": "zstd", **properties})
+    table.append(arrow)
+    wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+    files = [t.file.file_path for t in table.scan().plan_files()]
+    runs.append({"wall_seconds": wall, "cpu_seconds": cpu, "files": files,
+                 "data_bytes": sum(os.path.getsize(f.removeprefix("file://")) for f in files),
+                 "metadata_location": table.metadata_location})
+    print(f"PyIceberg{tag} run {rep + 1}: {wall:.3f} s wall, {cpu:.3f} s CPU, {doc['rows'] / wall:,.0f} rows/s",
+          file=sys.stderr)
+  return runs
+
+load_before = loadavg()
+# PyIceberg's default ZSTD level (pyarrow's, 1), then cqlite's (3, Cassandra's default).
+runs = publish_runs("", {})
+runs_level3 = publish_runs("-zstd3", {"write.parquet.compression-level": "3"})
+load_after = loadavg()
+
+# cqlite's table, loaded from its own catalog by PyIceberg.
+first = doc["runs"][0]
+ours = SqlCatalog("cqlite", uri=f"sqlite:///{first['catalog']}",
+                  warehouse="file://" + os.path.dirname(first["catalog"])).load_table((ns, name))
+our_tasks = list(ours.scan().plan_files())
+our_rows = sum(t.file.record_count for t in our_tasks)
+their_rows = sum(t.file.record_count for t in
+                 SqlCatalog("bench", uri=f"sqlite:///{publish}/pyiceberg-0/catalog.db",
+                            warehouse=f"file://{publish}/pyiceberg-0").load_table((ns, name)).scan().plan_files())
+con = duckdb.connect()
+def check(files):
+    lst = "[" + ", ".join("'" + f.removeprefix("file://") + "'" for f in files) + "]"
+    columns = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet({lst})").fetchall()]
+    select = ", ".join(f'sum(hash("{c}")::HUGEINT)' for c in columns)
+    return con.execute(f"SELECT count(*), {select} FROM read_parquet({lst})").fetchone()
+ours_check = check([t.file.file_path for t in our_tasks])
+theirs_check = check(runs[0]["files"])
+same = ours_check == theirs_check and our_rows == their_rows == doc["rows"]
+if not same:
+    print("cqlite", our_rows, ours_check, "\nPyIceberg", their_rows, theirs_check, file=sys.stderr)
+
+def layout(f):
+    md = pq.ParquetFile(f.removeprefix("file://")).metadata
+    c = md.row_group(0).column(0)
+    return {"row_groups": md.num_row_groups, "rows_in_first": md.row_group(0).num_rows,
+            "compression": c.compression, "created_by": md.created_by}
+
+json.dump({"rows": doc["rows"], "runs": runs, "runs_level3": runs_level3, "load_before": load_before, "load_after": load_after,
+           "same_rows": same, "check_rows": ours_check[0], "cqlite_planned_rows": our_rows,
+           "pyiceberg_planned_rows": their_rows, "pyiceberg_version": pyiceberg.__version__,
+           "pyarrow_version": pa.__version__,
+           "layout": {"cqlite": layout(first["data_file"]), "PyIceberg": layout(runs[0]["files"][0])}},
+          open(os.path.join(out, "publish_pyiceberg.json"), "w"), indent=1)
+if not same:
+    sys.exit("run_materialize_bench.sh: the two tables do not hold the same rows")
+PY
+fi
+
+"$PY" - "$OUT" "$BUILD/materialize_report.md" "$DO_MATERIALIZE" "$DO_PUBLISH" <<'PY'
+import json, os, re, statistics, sys
+out, report_path = sys.argv[1], sys.argv[2]
+do_materialize, do_publish = sys.argv[3] == "1", sys.argv[4] == "1"
+p = lambda name: os.path.join(out, name)
+read = lambda name: open(p(name)).read().strip()
+MB, MiB = 1e6, 2**20
+
+def time_v(name):
+    text = read(f"{name}.time")
+    field = lambda f: re.search(rf"{re.escape(f)}: (.*)", text).group(1).strip()
+    wall = field("Elapsed (wall clock) time (h:mm:ss or m:ss)")
+    parts = [float(x) for x in wall.split(":")]
+    seconds = sum(x * 60 ** i for i, x in enumerate(reversed(parts)))
+    return {"wall": seconds, "user": float(field("User time (seconds)")),
+            "sys": float(field("System time (seconds)")),
+            "rss_kib": int(field("Maximum resident set size (kbytes)"))}
+
+def report_of(name):
+    doc = json.loads(read(f"{name}.json"))
+    tables = doc.get("tables", [doc]) if isinstance(doc, dict) else doc
+    return tables[0] if isinstance(tables, list) else tables
+
+lines = ["# Materialize benchmark", ""]
+gen = read("dataset.generation.txt").replace("\n", "; ")
+upd = read("update.generation.txt").replace("\n", "; ")
+lines += [f"Dataset `{read('dataset')}` ({gen}).", "",
+          f"Changes `{read('update')}` ({upd}).", "",
+          f"All runs evaluate TTLs as of `--now {read('now')}`.", ""]
+if do_materialize:
+    lines += ["## End to end (`cqlite materialize`, one repetition each, warm page cache, warehouse on disk)", "",
+              "| run | input | Data.db | rows in table | written | deleted | wall s | user s | sys s | CPU/wall "
+              "| rows/s | input MB/s | peak RSS | warehouse after | load avg before -> after |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    sstables = lambda n: read(f"{n}.sstables") if os.path.exists(p(f"{n}.sstables")) else "?"
+    labels = {"run1": f"1: {sstables('run1')} SSTables, fresh warehouse",
+              "run2": f"2: +{sstables('run2')} SSTables (~1% changed)", "run3": "3: nothing new"}
+    ran = [n for n in ("run1", "run2", "run3") if os.path.exists(p(f"{n}.rc"))]
+    failed = [n for n in ran if read(f"{n}.rc") != "0"]
+    for name in ran:
+        if name in failed:
+            t = time_v(name) if os.path.exists(p(f"{name}.time")) else None
+            tail = read(f"{name}.stderr").splitlines()[-1:] or [""]
+            lines.append(f"| {labels[name]} | FAILED (exit {read(name + '.rc')}, address space limited to "
+                         f"{int(read('mem_limit_kib')) / 2**20:.1f} GiB"
+                         + (f", after {t['wall']:.1f} s wall, peak RSS {t['rss_kib'] / 1024:,.1f} MiB" if t else "")
+                         + f"): {tail[0][:200]} |" + " |" * 14)
+            continue
+        t, r = time_v(name), report_of(name)
+        in_bytes = int(read(f"{name}.input_bytes")) if os.path.exists(p(f"{name}.input_bytes")) else 0
+        data_bytes = int(read(f"{name}.data_bytes")) if os.path.exists(p(f"{name}.data_bytes")) else 0
+        wh = int(read(f"{name}.warehouse_bytes")) if os.path.exists(p(f"{name}.warehouse_bytes")) else None
+        rows = r.get("rows_total", 0)
+        cpu = t["user"] + t["sys"]
+        t["wall"] = max(t["wall"], 0.005)  # time -v shows 10 ms steps
+        lines.append(
+            f"| {labels[name]} | {in_bytes / MB:,.1f} MB | {data_bytes / MB:,.1f} MB | {rows:,} "
+            f"| {r.get('rows_written', 0):,} | {r.get('rows_deleted', 0):,} | {t['wall']:.2f} | {t['user']:.2f} "
+            f"| {t['sys']:.2f} | {cpu / t['wall']:.2f} | {rows / t['wall'] if in_bytes else 0:,.0f} "
+            f"| {in_bytes / MB / t['wall']:,.1f} "
+            f"| {t['rss_kib'] / 1024:,.1f} MiB | {'' if wh is None else f'{wh / MB:,.1f} MB'} "
+            f"| {read(name + '.load_before')} -> {read(name + '.load_after')} |")
+    if failed or len(ran) < 3:
+        lines += ["", f"Runs failed: {', '.join(failed)}; see {out}/*.stderr and *.time.", ""]
+    if not failed and len(ran) == 3:
+      r1, r2, r3 = report_of("run1"), report_of("run2"), report_of("run3")
+      t1, t2 = time_v("run1"), time_v("run2")
+      counts = dict(kv.split("=") for kv in read("update.generation.txt").split() if "=" in kv)
+      updated, deleted = int(counts.get("updated", 0)), int(counts.get("deleted", 0))
+      lines += ["",
+                "rows/s = rows in the table after the run / wall seconds (run 2: the whole table's rows, though "
+                "it writes only the changed ones); input MB/s = bytes of the SSTables the run was given (every "
+                "component, the whole table directory) / wall seconds.", "",
+                f"- run 2 / run 1 wall: {t2['wall'] / t1['wall']:.3f}; peak RSS run 1 {t1['rss_kib'] / 1024:,.1f} MiB, "
+                f"run 2 {t2['rss_kib'] / 1024:,.1f} MiB (target <= 1024 MiB: "
+                f"{'met' if max(t1['rss_kib'], t2['rss_kib']) <= 1024 * 1024 else 'NOT met'})",
+                f"- run 2 wrote {r2.get('rows_written', 0):,} rows and deleted {r2.get('rows_deleted', 0):,} "
+                f"positions; the changes hold {updated:,} updated and {deleted:,} deleted rows: expected "
+                f"{updated:,} written and {updated + deleted:,} deleted; rows {r1.get('rows_total', 0):,} -> "
+                f"{r2.get('rows_total', 0):,} (expected {r1.get('rows_total', 0) - deleted:,}): "
+                f"{'as expected' if (r2.get('rows_written'), r2.get('rows_deleted'), r2.get('rows_total')) == (updated, updated + deleted, r1.get('rows_total', 0) - deleted) else 'DIFFERENT'}",
+                f"- run 3: \"{r3.get('message', '')}\"", ""]
+if do_publish:
+    ours = json.loads(read("publish_cqlite.json"))
+    theirs = json.load(open(p("publish_pyiceberg.json")))
+    rows = ours["rows"]
+    med = lambda runs, k: statistics.median(r[k] for r in runs)
+    ow, oc = med(ours["runs"], "wall_seconds"), med(ours["runs"], "cpu_seconds")
+    tw, tc = med(theirs["runs"], "wall_seconds"), med(theirs["runs"], "cpu_seconds")
+    ob, tb = ours["runs"][0]["data_bytes"], theirs["runs"][0]["data_bytes"]
+    lines += ["## Publish step alone: folded rows in memory -> committed Iceberg table", "",
+              f"The first {rows:,} rows of the table ({ours['value_bytes'] / MB:,.1f} MB of values), held in "
+              f"memory (cqlite: RowBatch; PyIceberg: an Arrow table read before the clock starts), ZSTD, one "
+              f"thread, {len(ours['runs'])} runs each, median (best in brackets). cqlite: data file + "
+              "DescribeDataFile + manifest + manifest list + metadata JSON + SqlCatalog create; "
+              f"PyIceberg {theirs['pyiceberg_version']} (pyarrow {theirs['pyarrow_version']}): create_namespace "
+              "+ create_table + append, SqlCatalog on SQLite. Tables under "
+              "a tmpfs (neither waits for a disk).", "",
+              "| contender | rows | wall s | CPU s | rows/s | rows/CPU s | data file | row groups | load avg before -> after |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    lines.append(f"| cqlite | {rows:,} | {ow:.3f} ({min(r['wall_seconds'] for r in ours['runs']):.3f}) | {oc:.3f} "
+                 f"| {rows / ow:,.0f} | {rows / oc:,.0f} | {ob / MiB:,.1f} MiB | "
+                 f"{theirs['layout']['cqlite']['row_groups']} | {read('publish_cqlite.load_before')} -> "
+                 f"{read('publish_cqlite.load_after')} |")
+    lines.append(f"| PyIceberg | {rows:,} | {tw:.3f} ({min(r['wall_seconds'] for r in theirs['runs']):.3f}) "
+                 f"| {tc:.3f} | {rows / tw:,.0f} | {rows / tc:,.0f} | {tb / MiB:,.1f} MiB | "
+                 f"{theirs['layout']['PyIceberg']['row_groups']} | {theirs['load_before']} -> {theirs['load_after']} |")
+    if "runs_level3" in theirs:
+        r3 = theirs["runs_level3"]
+        tw3, tc3 = med(r3, "wall_seconds"), med(r3, "cpu_seconds")
+        tb3 = r3[0]["data_bytes"]
+        lines.append(f"| PyIceberg, ZSTD level 3 as cqlite | {rows:,} | {tw3:.3f} "
+                     f"({min(r['wall_seconds'] for r in r3):.3f}) | {tc3:.3f} | {rows / tw3:,.0f} | "
+                     f"{rows / tc3:,.0f} | {tb3 / MiB:,.1f} MiB | | |")
+    lines += ["",
+              "cqlite compresses with ZSTD level 3 (Cassandra's default, io/codec_zstd.cc); PyIceberg with "
+              "pyarrow's default level (1) unless write.parquet.compression-level is set: the third row sets it "
+              "to 3. On a loaded machine compare CPU seconds too.", ""]
+    if "runs_level3" in theirs:
+        lines.append(f"- speed cqlite / PyIceberg at ZSTD level 3 (wall): **{tw3 / ow:.2f}x**; CPU: {tc3 / oc:.2f}x")
+    lines += [
+              f"- speed cqlite / PyIceberg (wall): **{tw / ow:.2f}x** (target >= 1.00: "
+              f"{'met' if tw / ow >= 1 else 'NOT met'}); CPU: {tc / oc:.2f}x",
+              f"- data file size cqlite / PyIceberg: {ob / tb:.3f}",
+              f"- same rows (count and per-column hash sums by DuckDB over each table's data files; cqlite's "
+              f"table loaded and planned by PyIceberg): {'yes' if theirs['same_rows'] else 'NO'} "
+              f"({theirs['check_rows']:,} rows)",
+              f"- files: cqlite {theirs['layout']['cqlite']}; PyIceberg {theirs['layout']['PyIceberg']}", ""]
+open(report_path, "w").write("\n".join(lines))
+print("\n".join(lines))
+PY

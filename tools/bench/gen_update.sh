@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Writes (or reuses) a later generation of the benchmark dataset: about 1% of
+# the rows of tools/bench/gen_dataset.sh's table changed (UpdateDataset.java:
+# of one row in EVERY per sensor, 9 in 10 written again with new values and a
+# newer timestamp, 1 in 10 deleted), as two SSTables (updates, deletes) with
+# generations 1001 and 1002, and prints the directory holding them on stdout.
+#
+#   tools/bench/gen_update.sh [--partitions N] [--seed S] [--format nb|oa] [--every EVERY]
+#
+# --partitions, --seed and --format must be the ones the dataset was written
+# with (the defaults are gen_dataset.sh's). The files are cached in
+# ${CQLITE_CACHE:-$HOME/.cache/cqlite}/bench/update-<key>/:
+#   <key>/data/bench/sensor_readings-<id>/   the two SSTables
+#   <key>/generation.txt                     rows, updated, deleted, seconds
+# Needs Java 17 and Maven 3.8 (JAVA= / MVN= override them). Its sources live in
+# tools/bench/update/, apart from GenerateDataset's, so that adding it leaves
+# the dataset cache keys of gen_dataset.sh unchanged.
+set -euo pipefail
+
+BENCH_TOOL_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+UPDATE_DIR="$BENCH_TOOL_DIR/update"
+CACHE_ROOT="${CQLITE_CACHE:-$HOME/.cache/cqlite}/bench"
+JAVA="${JAVA:-java}"
+MVN="${MVN:-mvn}"
+
+PARTITIONS=12000
+SEED=20260101
+FORMAT=oa
+EVERY=100
+FIRST_GENERATION=1001
+
+die() { echo "gen_update.sh: $*" >&2; exit 2; }
+
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --partitions) PARTITIONS="$2"; shift 2 ;;
+        --seed) SEED="$2"; shift 2 ;;
+        --format) FORMAT="$2"; shift 2 ;;
+        --every) EVERY="$2"; shift 2 ;;
+        *) die "unknown argument: $1" ;;
+    esac
+done
+
+source_key() {
+    (
+        cd "$BENCH_TOOL_DIR"
+        { echo update/pom.xml; echo gen_update.sh; find update/src -type f -name '*.java' | LC_ALL=C sort; } |
+            while read -r f; do printf '%s\0' "$f"; cat "$f"; done | sha256sum | cut -c1-16
+    )
+}
+
+BUILD_KEY="$(source_key)"
+BUILD="$CACHE_ROOT/build-update-$BUILD_KEY"
+DATA_KEY="$(printf '%s|%s|%s|%s|%s|%s' "$BUILD_KEY" "$PARTITIONS" "$SEED" "$FORMAT" "$EVERY" "$FIRST_GENERATION" |
+            sha256sum | cut -c1-16)"
+OUT="$CACHE_ROOT/update-$DATA_KEY"
+
+if [[ -f "$OUT/ready" ]]; then
+    echo "$OUT"
+    exit 0
+fi
+
+mkdir -p "$CACHE_ROOT"
+if [[ ! -f "$BUILD/ready" ]]; then
+    echo "gen_update.sh: building the generator into $BUILD" >&2
+    rm -rf "$BUILD.tmp"
+    mkdir -p "$BUILD.tmp"
+    args=(-q -B -Dstyle.color=never -f "$UPDATE_DIR/pom.xml" "-Dbench.buildDir=$BUILD.tmp/target"
+          compile dependency:build-classpath "-Dmdep.outputFile=$BUILD.tmp/cp.txt")
+    if ! "$MVN" -o "${args[@]}" >"$BUILD.tmp/offline-build.log" 2>&1; then
+        echo "gen_update.sh: offline build failed (missing artifacts?), retrying online" >&2
+        "$MVN" "${args[@]}" >&2 || { rm -rf "$BUILD.tmp"; die "maven build failed"; }
+    fi
+    cat >"$BUILD.tmp/logback.xml" <<'XML'
+<configuration>
+  <appender name="STDERR" class="ch.qos.logback.core.ConsoleAppender">
+    <target>System.err</target>
+    <encoder><pattern>%d{HH:mm:ss.SSS} %level %logger{0} - %msg%n</pattern></encoder>
+  </appender>
+  <root level="WARN"><appender-ref ref="STDERR"/></root>
+</configuration>
+XML
+    rm -rf "$BUILD"
+    mv "$BUILD.tmp" "$BUILD"
+    touch "$BUILD/ready"
+fi
+
+# The module exports/opens gen_dataset.sh passes to Cassandra.
+JVM_OPENS=()
+for m in java.base/jdk.internal.misc java.base/jdk.internal.ref java.base/sun.nio.ch \
+         java.management.rmi/com.sun.jmx.remote.internal.rmi java.rmi/sun.rmi.registry \
+         java.rmi/sun.rmi.server java.sql/java.sql; do
+    JVM_OPENS+=(--add-exports "$m=ALL-UNNAMED")
+done
+for m in java.base/java.lang.module java.base/jdk.internal.loader java.base/jdk.internal.ref \
+         java.base/jdk.internal.reflect java.base/jdk.internal.math java.base/jdk.internal.module \
+         java.base/jdk.internal.util.jar jdk.management/com.sun.management.internal java.base/sun.nio.ch \
+         java.base/java.io java.base/java.nio java.base/java.lang java.base/java.util \
+         java.base/java.util.concurrent java.base/java.util.concurrent.atomic; do
+    JVM_OPENS+=(--add-opens "$m=ALL-UNNAMED")
+done
+
+rm -rf "$OUT.tmp"
+TABLE_DIR="$OUT.tmp/data/bench/sensor_readings-00000000000000000000000000000b01"
+mkdir -p "$TABLE_DIR"
+echo "gen_update.sh: writing the changes of $PARTITIONS partitions into $OUT" >&2
+start=$(date +%s.%N)
+"$JAVA" -Xms1g -Xmx2g ${BENCH_JAVA_OPTS:-} "${JVM_OPENS[@]}" \
+    -Djava.security.manager=allow \
+    -Dlogback.configurationFile="$BUILD/logback.xml" \
+    -cp "$BUILD/target/classes:$(cat "$BUILD/cp.txt")" cqlite.bench.UpdateDataset \
+    "$TABLE_DIR" "$PARTITIONS" "$SEED" "$FORMAT" "$EVERY" "$FIRST_GENERATION" >"$OUT.tmp/generation.txt"
+end=$(date +%s.%N)
+printf 'wall_seconds=%.1f\n' "$(echo "$end - $start" | bc)" >>"$OUT.tmp/generation.txt"
+rm -rf "$OUT"
+mv "$OUT.tmp" "$OUT"
+touch "$OUT/ready"
+echo "$OUT"

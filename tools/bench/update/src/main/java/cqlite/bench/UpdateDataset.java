@@ -1,0 +1,199 @@
+package cqlite.bench;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Date;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+import org.apache.cassandra.config.Config;
+import org.apache.cassandra.config.DatabaseDescriptor;
+import org.apache.cassandra.db.DecoratedKey;
+import org.apache.cassandra.dht.Murmur3Partitioner;
+import org.apache.cassandra.io.sstable.CQLSSTableWriter;
+import org.apache.cassandra.utils.StorageCompatibilityMode;
+
+/**
+ * Writes a later generation of the benchmark dataset (tools/bench/gen_dataset.sh,
+ * 1 generation): the changes an application made after the dataset was flushed.
+ *
+ * It replays GenerateDataset's seeded generator draw for draw, so it knows
+ * every row's key and write timestamp without reading the SSTables, and picks
+ * one row in {@code every} of each sensor (at a per-sensor offset). Of the
+ * picked rows, one in ten is deleted (a row tombstone), the others are
+ * written again with changed values (temperature, status, counters, a note)
+ * and the same TTL as before. Every change is one second newer than the row it
+ * replaces. Updates and deletes go to two SSTables, as two flushes would leave
+ * them, named generations {@code first-generation} and {@code first-generation + 1}.
+ *
+ *   UpdateDataset <table-dir> <partitions> <seed> <nb|oa> <every> <first-generation>
+ *
+ * It must stay in step with GenerateDataset's loop (same draws, same order).
+ */
+public final class UpdateDataset {
+    static final String KEYSPACE = "bench";
+    static final String TABLE = "sensor_readings";
+
+    // The same CREATE TABLE as GenerateDataset's.
+    static final String SCHEMA =
+        "CREATE TABLE " + KEYSPACE + "." + TABLE + " (\n" +
+        "    sensor_id text,\n" +
+        "    ts timestamp,\n" +
+        "    temperature double,\n" +
+        "    humidity double,\n" +
+        "    pressure double,\n" +
+        "    battery_mv int,\n" +
+        "    rssi int,\n" +
+        "    status text,\n" +
+        "    firmware text,\n" +
+        "    note text,\n" +
+        "    tags set<text>,\n" +
+        "    counters map<text, int>,\n" +
+        "    PRIMARY KEY ((sensor_id), ts)\n" +
+        ") WITH CLUSTERING ORDER BY (ts DESC)\n" +
+        "    AND compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': '16'}";
+
+    static final String INSERT =
+        "INSERT INTO " + KEYSPACE + "." + TABLE +
+        " (sensor_id, ts, temperature, humidity, pressure, battery_mv, rssi, status, firmware, note, tags, counters)" +
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?";
+    static final String DELETE =
+        "DELETE FROM " + KEYSPACE + "." + TABLE + " USING TIMESTAMP ? WHERE sensor_id = ? AND ts = ?";
+
+    static final String[] REGIONS = {"eu-west-1", "eu-central-1", "us-east-1", "us-west-2", "ap-south-1"};
+    static final String[] FIRMWARE = {"fw-2.3.9", "fw-2.4.0", "fw-2.4.1", "fw-3.0.0-rc2"};
+    static final String[] TAGS = {"indoor", "outdoor", "calibrated", "battery", "mains", "rooftop",
+                                  "cold-chain", "hvac", "line-3", "line-7", "warehouse", "lab"};
+    static final String[] NOTES = {"door opened", "recalibrated by technician", "battery replaced",
+                                   "threshold exceeded, alert sent", "connectivity restored after outage"};
+    static final long END_MILLIS = 1767225600000L;
+    static final int TTL_SECONDS = 90 * 24 * 3600;
+    static final long LATER_MICROS = 1_000_000L;
+
+    static void moveGeneration(Path passDir, Path dir, int generation) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> files = Files.list(passDir)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                String name = file.getFileName().toString();
+                String[] parts = name.split("-", 3);
+                if (parts.length != 3)
+                    throw new IllegalStateException("unexpected file " + file);
+                Files.move(file, dir.resolve(parts[0] + "-" + generation + "-" + parts[2]));
+            }
+        }
+        Files.delete(passDir);
+    }
+
+    static CQLSSTableWriter open(Path dir, String statement) {
+        return CQLSSTableWriter.builder().inDirectory(dir.toString()).forTable(SCHEMA).using(statement).sorted().build();
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 6) {
+            System.err.println("usage: UpdateDataset <table-dir> <partitions> <seed> <nb|oa> <every> <first-generation>");
+            System.exit(2);
+        }
+        Path dir = Paths.get(args[0]);
+        int partitions = Integer.parseInt(args[1]);
+        long seed = Long.parseLong(args[2]);
+        String format = args[3];
+        int every = Integer.parseInt(args[4]);
+        int firstGeneration = Integer.parseInt(args[5]);
+        StorageCompatibilityMode mode;
+        if (format.equals("nb")) mode = StorageCompatibilityMode.CASSANDRA_4;
+        else if (format.equals("oa")) mode = StorageCompatibilityMode.NONE;
+        else throw new IllegalArgumentException("format must be nb or oa: " + format);
+        DatabaseDescriptor.clientInitialization(true, () -> {
+            Config config = new Config();
+            config.storage_compatibility_mode = mode;
+            return config;
+        });
+        Files.createDirectories(dir);
+
+        SplittableRandom keyRandom = new SplittableRandom(seed);
+        List<DecoratedKey> keys = new ArrayList<>(partitions);
+        for (int i = 0; i < partitions; i++) {
+            String id = REGIONS[keyRandom.nextInt(REGIONS.length)] + ":plant-" + String.format("%03d", keyRandom.nextInt(200)) +
+                        ":sensor-" + String.format("%07d", i);
+            keys.add(Murmur3Partitioner.instance.decorateKey(ByteBuffer.wrap(id.getBytes(StandardCharsets.UTF_8))));
+        }
+        Collections.sort(keys);
+
+        long start = System.nanoTime();
+        long rows = 0, updated = 0, deleted = 0;
+        Path updateDir = dir.resolve("pass-update"), deleteDir = dir.resolve("pass-delete");
+        Files.createDirectories(updateDir);
+        Files.createDirectories(deleteDir);
+        try (CQLSSTableWriter updates = open(updateDir, INSERT); CQLSSTableWriter deletes = open(deleteDir, DELETE)) {
+            for (DecoratedKey key : keys) {
+                String id = StandardCharsets.UTF_8.decode(key.getKey().duplicate()).toString();
+                // GenerateDataset's per-partition stream, replayed draw for draw.
+                SplittableRandom r = new SplittableRandom(seed * 31 + id.hashCode());
+                // Which rows change: a stream of its own, so the replay above is untouched.
+                SplittableRandom pick = new SplittableRandom(seed * 17 + id.hashCode());
+                int offset = pick.nextInt(every);
+                int count = 300 + r.nextInt(2700);
+                int intervalMs = 10_000 * (1 + r.nextInt(6));
+                double baseTemp = 5 + r.nextDouble() * 25;
+                double baseHumidity = 30 + r.nextDouble() * 40;
+                String firmware = FIRMWARE[r.nextInt(FIRMWARE.length)];
+                boolean ttlSensor = r.nextInt(10) == 0;
+                int battery = 3000 + r.nextInt(600);
+                long rx = r.nextInt(1000), tx = r.nextInt(1000), err = 0;
+                long ts = END_MILLIS - r.nextInt(intervalMs);
+                int picked = 0;
+                for (int i = 0; i < count; i++) {
+                    double temperature = Math.round((baseTemp + 4 * Math.sin(ts / 3.6e6) + r.nextGaussian() * 0.3) * 100) / 100.0;
+                    double humidity = Math.round((baseHumidity + r.nextGaussian() * 2) * 10) / 10.0;
+                    double pressure = 1013.25 + r.nextGaussian() * 5;
+                    if (r.nextInt(50) == 0) battery = Math.max(2400, battery - 1);
+                    int rssi = -40 - r.nextInt(60);
+                    int s = r.nextInt(100);
+                    String status = s < 93 ? "OK" : s < 99 ? "WARN" : "ALARM";
+                    boolean hasNote = r.nextInt(20) == 0;
+                    if (hasNote) r.nextInt(NOTES.length);
+                    Set<String> tags = new LinkedHashSet<>();
+                    int ntags = 1 + r.nextInt(3);
+                    for (int t = 0; t < ntags; t++) tags.add(TAGS[r.nextInt(TAGS.length)]);
+                    rx += r.nextInt(20);
+                    tx += r.nextInt(20);
+                    if (r.nextInt(30) == 0) err++;
+                    long writeTimestampMicros = ts * 1000 + r.nextInt(1000);
+                    int ttl = ttlSensor ? TTL_SECONDS : 0;
+                    rows++;
+                    if (i % every == offset) {
+                        long later = writeTimestampMicros + LATER_MICROS;
+                        if (picked++ % 10 == 9) {
+                            deletes.addRow(later, id, new Date(ts));
+                            deleted++;
+                        } else {
+                            Map<String, Integer> counters = new LinkedHashMap<>();
+                            counters.put("rx", (int) rx);
+                            counters.put("tx", (int) tx);
+                            counters.put("err", (int) err + 1);
+                            updates.addRow(id, new Date(ts), temperature + 0.5, humidity, pressure, battery, rssi,
+                                           status.equals("OK") ? "WARN" : "OK", firmware, "corrected by re-import",
+                                           tags, counters, later, ttl);
+                            updated++;
+                        }
+                    }
+                    ts -= intervalMs - 500 + r.nextInt(1000);
+                }
+            }
+        }
+        moveGeneration(updateDir, dir, firstGeneration);
+        moveGeneration(deleteDir, dir, firstGeneration + 1);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        System.out.printf("partitions=%d rows=%d updated=%d deleted=%d every=%d seed=%d format=%s seconds=%.1f%n",
+                          partitions, rows, updated, deleted, every, seed, format, seconds);
+        System.exit(0);
+    }
+}
