@@ -131,6 +131,14 @@ Status EnvelopeWriter::Write(std::vector<Value> record) {
 }
 
 Status EnvelopeWriter::OnPartitionStart(const PartitionHeader& partition) {
+  // Readers stream our files on the guarantee that partitions come in token
+  // order (docs/formats/envelope.md): a Data.db that breaks it is corrupt.
+  if (has_key_ && generation_.partitioner &&
+      ComparePartitionKeys(*generation_.partitioner, key_, partition.key) != std::strong_ordering::less) {
+    return Status::Corruption(StrCat(generation_.source, ": partition 0x", ToHex(partition.key),
+                                     " follows partition 0x", ToHex(key_), ": not in token order"));
+  }
+  has_key_ = true;
   key_.assign(partition.key.data(), partition.key.size());
   pending_start_.reset();
   key_values_.clear();

@@ -3,6 +3,11 @@
 // one or more rows in the v1 shape (upsert, static_upsert, row_delete,
 // range_delete, partition_delete), with our columns keeping what v1 drops.
 //
+// Records are written as they come, partition by partition; partitions must
+// come in token order (as a Data.db holds them), which readers rely on to
+// stream the file: OnPartitionStart refuses a partition key not greater than
+// the previous one (when the partitioner is known).
+//
 // EnvelopeWriter is an EnvelopeConsumer; ExportSSTable drives it over an
 // SSTable and makes the output appear atomically: it writes a temporary file
 // in the output's directory and renames it over the output only when the
@@ -103,6 +108,7 @@ class EnvelopeWriter : public EnvelopeConsumer {
   int first_clustering_field_ = 0;
 
   // The current partition.
+  bool has_key_ = false;
   std::string key_;
   std::vector<parquet::Value> key_values_;
   std::optional<PendingStart> pending_start_;
