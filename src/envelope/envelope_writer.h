@@ -88,7 +88,10 @@ class EnvelopeWriter : public EnvelopeConsumer {
                  std::unique_ptr<parquet::ParquetWriter> writer);
   // A record with the partition key set and everything else null.
   std::vector<parquet::Value> NewRecord(const char* op) const;
+  // Records are shredded into batch_ and written kBatchRows at a time.
   Status Write(std::vector<parquet::Value> record);
+  Status FlushBatch();
+  static constexpr int64_t kBatchRows = 1024;
   void SetClustering(const Clustering& clustering, std::vector<parquet::Value>* record) const;
   parquet::Value RangeBound(const std::vector<std::string>& values, const std::vector<bool>& present,
                             bool inclusive, parquet::Value* raw) const;
@@ -103,6 +106,7 @@ class EnvelopeWriter : public EnvelopeConsumer {
   GenerationInfo generation_;
   EnvelopeLayout layout_;
   std::unique_ptr<parquet::ParquetWriter> writer_;
+  parquet::RowBatch batch_;
   std::vector<const ColumnSchema*> partition_key_columns_;
   std::vector<const ColumnSchema*> clustering_columns_;
   int first_clustering_field_ = 0;
