@@ -112,7 +112,8 @@ std::string ClusteringKey(const FoldClustering& clustering) {
 // in TimeUUIDType order: list cell ids for v1 list elements.
 std::string SyntheticTimeUuid(int64_t timestamp_micros, uint64_t index) {
   constexpr int64_t kLatest = (std::numeric_limits<int64_t>::max() - kUuidEpochOffset) / 10;
-  uint64_t t = static_cast<uint64_t>(std::clamp<int64_t>(timestamp_micros, 0, kLatest) * 10 + kUuidEpochOffset);
+  uint64_t t =
+      static_cast<uint64_t>(std::clamp<int64_t>(timestamp_micros, 0, kLatest) * 10 + kUuidEpochOffset);
   uint64_t msb =
       ((t & 0xffffffffULL) << 32) | (((t >> 32) & 0xffffULL) << 16) | 0x1000ULL | ((t >> 48) & 0x0fffULL);
   // TimeUUIDType compares the low half as a signed long after flipping the
@@ -124,30 +125,12 @@ std::string SyntheticTimeUuid(int64_t timestamp_micros, uint64_t index) {
   return out;
 }
 
-class EnvelopeFileSource : public FoldSource {
- public:
-  EnvelopeFileSource(std::string path, std::vector<FoldPartition> partitions)
-      : path_(std::move(path)), partitions_(std::move(partitions)) {}
-
-  Result<bool> Next(FoldPartition* partition) override {
-    if (next_ >= partitions_.size()) return false;
-    *partition = std::move(partitions_[next_++]);
-    return true;
-  }
-  const std::string& name() const override { return path_; }
-
- private:
-  std::string path_;
-  std::vector<FoldPartition> partitions_;
-  size_t next_ = 0;
-};
-
 // Turns one file's records into partitions.
 class Decoder {
  public:
-  Decoder(const std::string& path, const TableSchema& table, Flavor flavor,
-          const parquet::Schema& file_schema, const std::string& prefix, Partitioner partitioner)
-      : path_(path),
+  Decoder(std::string path, const TableSchema& table, Flavor flavor, const parquet::Schema& file_schema,
+          const std::string& prefix, Partitioner partitioner)
+      : path_(std::move(path)),
         table_(table),
         flavor_(flavor),
         partitioner_(partitioner),
@@ -184,49 +167,71 @@ class Decoder {
     shadowable_ = FindField(fields, names.shadowable);
   }
 
+  // Whole-file reading: adds the record to its partition, wherever it is.
   Status Add(const Value& record) {
-    ++row_;
-    Status status = AddRecord(record);
-    if (!status.ok()) return status.WithContext(StrCat(path_, ": record ", row_));
-    return status;
+    ASSIGN_OR_RETURN(std::string key, NextKey(record));
+    return AddTo(record, &Partition(key));
   }
 
+  // Every partition added, in token order.
   std::vector<FoldPartition> Finish() {
     std::vector<std::string> keys;
     for (auto& [key, build] : partitions_) keys.push_back(key);
     std::sort(keys.begin(), keys.end(), PartitionKeyLess{partitioner_});
     std::vector<FoldPartition> out;
-    for (const std::string& key : keys) {
-      PartitionBuild& build = partitions_[key];
-      // Rows and bounds in clustering order; at equal positions an end bound
-      // comes before the start bound of the next range.
-      std::stable_sort(
-          build.items.begin(), build.items.end(),
-          [&](const PartitionBuild::Item& a, const PartitionBuild::Item& b) {
-            const FoldClustering& ca =
-                a.is_marker ? build.markers[a.index].bound : build.rows[a.index].clustering;
-            const FoldClustering& cb =
-                b.is_marker ? build.markers[b.index].bound : build.rows[b.index].clustering;
-            ClusteringKind ka = a.is_marker ? build.markers[a.index].kind : ClusteringKind::kClustering;
-            ClusteringKind kb = b.is_marker ? build.markers[b.index].kind : ClusteringKind::kClustering;
-            int c = order_.Compare(ca, ka, cb, kb);
-            if (c != 0) return c < 0;
-            bool a_end = a.is_marker && !build.markers[a.index].IsStart();
-            bool b_end = b.is_marker && !build.markers[b.index].IsStart();
-            return a_end && !b_end;
-          });
-      FoldPartition& partition = build.partition;
-      for (const PartitionBuild::Item& item : build.items) {
-        partition.item_is_marker.push_back(item.is_marker);
-        if (item.is_marker) {
-          partition.markers.push_back(std::move(build.markers[item.index]));
-        } else {
-          partition.rows.push_back(std::move(build.rows[item.index]));
-        }
-      }
-      out.push_back(std::move(partition));
-    }
+    for (const std::string& key : keys) out.push_back(Build(partitions_[key]));
+    partitions_.clear();
     return out;
+  }
+
+  // Streaming: the partition key of the next record.
+  Result<std::string> NextKey(const Value& record) {
+    ++row_;
+    auto key = PartitionKey(record);
+    if (!key.ok()) return key.status().WithContext(StrCat(path_, ": record ", row_));
+    return key;
+  }
+
+  // Adds the record NextKey was last called for to `build`, its partition.
+  Status AddTo(const Value& record, PartitionBuild* build) {
+    Status status = AddRecord(record, *build);
+    if (!status.ok()) return status.WithContext(StrCat(path_, ": record ", row_));
+    return status;
+  }
+
+  // The records of the file decoded so far.
+  int64_t records() const { return row_; }
+
+  // The partition of `build`, its rows and range bounds in clustering order.
+  // Leaves `build` valid but unspecified.
+  FoldPartition Build(PartitionBuild& build) const {
+    // Rows and bounds in clustering order; at equal positions an end bound
+    // comes before the start bound of the next range.
+    std::stable_sort(
+        build.items.begin(), build.items.end(),
+        [&](const PartitionBuild::Item& a, const PartitionBuild::Item& b) {
+          const FoldClustering& ca =
+              a.is_marker ? build.markers[a.index].bound : build.rows[a.index].clustering;
+          const FoldClustering& cb =
+              b.is_marker ? build.markers[b.index].bound : build.rows[b.index].clustering;
+          ClusteringKind ka = a.is_marker ? build.markers[a.index].kind : ClusteringKind::kClustering;
+          ClusteringKind kb = b.is_marker ? build.markers[b.index].kind : ClusteringKind::kClustering;
+          int c = order_.Compare(ca, ka, cb, kb);
+          if (c != 0) return c < 0;
+          bool a_end = a.is_marker && !build.markers[a.index].IsStart();
+          bool b_end = b.is_marker && !build.markers[b.index].IsStart();
+          return a_end && !b_end;
+        });
+    FoldPartition partition = std::move(build.partition);
+    for (const PartitionBuild::Item& item : build.items) {
+      partition.item_is_marker.push_back(item.is_marker);
+      if (item.is_marker) {
+        partition.markers.push_back(std::move(build.markers[item.index]));
+      } else {
+        partition.rows.push_back(std::move(build.rows[item.index]));
+      }
+    }
+    return partition;
   }
 
  private:
@@ -349,12 +354,10 @@ class Decoder {
     return build.rows[it->second];
   }
 
-  Status AddRecord(const Value& record) {
+  Status AddRecord(const Value& record, PartitionBuild& build) {
     const Value& op_value = FieldOf(record, op_);
     if (op_value.kind() != Value::Kind::kBytes) return Status::Corruption("the op is null");
     const std::string& op = op_value.bytes();
-    ASSIGN_OR_RETURN(std::string key, PartitionKey(record));
-    PartitionBuild& build = Partition(key);
     const Value& ts = FieldOf(record, ts_);
     if (op == kOpPartitionDelete || op == kOpRowDelete || op == kOpRangeDelete) {
       ASSIGN_OR_RETURN(int64_t at, RequiredInt64(ts, "the deletion's timestamp"));
@@ -598,7 +601,7 @@ class Decoder {
     return Status::OK();
   }
 
-  const std::string& path_;
+  std::string path_;
   const TableSchema& table_;
   Flavor flavor_;
   Partitioner partitioner_;
@@ -614,6 +617,105 @@ class Decoder {
       ttl_ = -1, ldt_ = -1, shadowable_ = -1;
   int64_t row_ = 0;
   std::map<std::string, PartitionBuild> partitions_;
+};
+
+// A file read whole when opened: its partitions, in token order.
+class WholeFileSource : public EnvelopeSource {
+ public:
+  WholeFileSource(std::string path, std::vector<FoldPartition> partitions, int64_t records)
+      : path_(std::move(path)), partitions_(std::move(partitions)), records_(records) {}
+
+  Result<bool> Next(FoldPartition* partition) override {
+    if (next_ >= partitions_.size()) return false;
+    *partition = std::move(partitions_[next_++]);
+    return true;
+  }
+  const std::string& name() const override { return path_; }
+  bool streaming() const override { return false; }
+  int64_t max_records_held() const override { return records_; }
+
+ private:
+  std::string path_;
+  std::vector<FoldPartition> partitions_;
+  size_t next_ = 0;
+  int64_t records_;
+};
+
+// One of our files, read a row group at a time: its records come partition
+// by partition in token order (the writer's guarantee, checked here), so a
+// partition is complete when the next one starts, in this row group or a
+// later one. Holds one row group's records and the partition being built.
+class StreamingSource : public EnvelopeSource {
+ public:
+  StreamingSource(std::string path, std::shared_ptr<const TableSchema> table,
+                  std::unique_ptr<parquet::ParquetReader> reader, const std::string& prefix,
+                  Partitioner partitioner)
+      : path_(std::move(path)),
+        table_(std::move(table)),
+        reader_(std::move(reader)),
+        partitioner_(partitioner),
+        decoder_(path_, *table_, Flavor::kCqlite, reader_->schema(), prefix, partitioner) {}
+
+  Result<bool> Next(FoldPartition* out) override {
+    while (true) {
+      if (position_ == records_.size()) {
+        // Release this row group before decoding the next.
+        records_ = std::vector<Value>();
+        position_ = 0;
+        if (next_group_ == reader_->num_row_groups()) {
+          if (!has_build_) return false;
+          *out = decoder_.Build(build_);
+          has_build_ = false;
+          return true;
+        }
+        auto rows = reader_->ReadRowGroup(next_group_++);
+        if (!rows.ok()) {
+          if (StartsWith(rows.status().message(), path_)) return rows.status();
+          return rows.status().WithContext(path_);
+        }
+        records_ = std::move(*rows);
+        max_records_held_ = std::max(max_records_held_, static_cast<int64_t>(records_.size()));
+        continue;
+      }
+      const Value& record = records_[position_];
+      ASSIGN_OR_RETURN(std::string key, decoder_.NextKey(record));
+      bool done = false;
+      if (has_build_ && key != build_.partition.key) {
+        if (ComparePartitionKeys(partitioner_, build_.partition.key, key) != std::strong_ordering::less) {
+          return Status::Corruption(StrCat(
+              path_, ": partition 0x", ToHex(key), " (record ", decoder_.records(), ") follows partition 0x",
+              ToHex(build_.partition.key), ": not in token order, as a CQLite envelope file must be"));
+        }
+        *out = decoder_.Build(build_);
+        has_build_ = false;
+        done = true;
+      }
+      if (!has_build_) {
+        build_ = PartitionBuild();
+        build_.partition.key = std::move(key);
+        has_build_ = true;
+      }
+      RETURN_IF_ERROR(decoder_.AddTo(record, &build_));
+      ++position_;
+      if (done) return true;
+    }
+  }
+  const std::string& name() const override { return path_; }
+  bool streaming() const override { return true; }
+  int64_t max_records_held() const override { return max_records_held_; }
+
+ private:
+  std::string path_;
+  std::shared_ptr<const TableSchema> table_;  // decoder_ refers to it
+  std::unique_ptr<parquet::ParquetReader> reader_;
+  Partitioner partitioner_;
+  Decoder decoder_;
+  std::vector<Value> records_;  // of the current row group
+  size_t position_ = 0;
+  int next_group_ = 0;
+  PartitionBuild build_;
+  bool has_build_ = false;
+  int64_t max_records_held_ = 0;
 };
 
 const std::string* FooterValue(const parquet::FileMetaData& metadata, std::string_view key) {
@@ -727,6 +829,13 @@ Result<EnvelopeInputs> OpenEnvelopeFiles(FileSystem& fs, const std::vector<std::
     } else if (inputs.partitioner != partitioner) {
       return Status::InvalidArgument(StrCat(path, ": written by another partitioner than ", paths.front()));
     }
+    if (flavor == Flavor::kCqlite && partitioner && options.stream_own_files) {
+      inputs.sources.push_back(
+          std::make_unique<StreamingSource>(path, inputs.schema, std::move(reader), prefix, *partitioner));
+      continue;
+    }
+    // v1 files need not be in token order (and without a partitioner we
+    // cannot check ours): read the file whole and sort its partitions.
     Decoder decoder(path, table, flavor, reader->schema(), prefix,
                     partitioner.value_or(Partitioner::kMurmur3));
     for (int group = 0; group < reader->num_row_groups(); ++group) {
@@ -737,7 +846,8 @@ Result<EnvelopeInputs> OpenEnvelopeFiles(FileSystem& fs, const std::vector<std::
       }
       for (const Value& row : *rows) RETURN_IF_ERROR(decoder.Add(row));
     }
-    inputs.sources.push_back(std::make_unique<EnvelopeFileSource>(path, decoder.Finish()));
+    int64_t records = decoder.records();
+    inputs.sources.push_back(std::make_unique<WholeFileSource>(path, decoder.Finish(), records));
   }
   (void)any_v1;
   return inputs;

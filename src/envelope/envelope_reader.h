@@ -4,10 +4,15 @@
 // durations, collections as whole values with `replaced`, no element
 // tombstones), filled in with the documented stand-ins.
 //
-// Each file becomes one FoldSource, so `cqlite select --from-envelopes`
-// folds generations exported earlier exactly as it folds SSTables. A file is
-// read whole into memory when opened (its partitions are sorted into token
-// order there, since v1 files written by other tools need not be sorted).
+// Each file becomes one FoldSource, so `cqlite select --from-envelopes` and
+// `cqlite materialize` fold generations exported earlier exactly as they fold
+// SSTables. Our own files are written partition by partition in token order,
+// so they are streamed: one Parquet row group at a time, a partition handed
+// on when the next one starts (possibly in a later row group); memory is a
+// row group's records plus one partition, whatever the file's size, and a
+// file found out of order is a Corruption error naming the file and the
+// partition. v1 files from other writers need not be sorted: they are read
+// whole when opened and their partitions sorted into token order.
 //
 // Errors name the file (and the column where one is at fault): not a Parquet
 // file, no envelope version in the footer, an unknown version, a schema that
@@ -32,14 +37,29 @@ struct ReadOptions {
   std::string schema_file;
   // The prefix of v1 files (ours record theirs in the footer); empty = "__".
   std::string prefix;
+  // Stream our own files (see above); false reads them whole, as v1 files
+  // are, which tests compare the streamed read with.
+  bool stream_own_files = true;
 };
 
 struct EnvelopeInputs {
   std::shared_ptr<const TableSchema> schema;
   // From our files' footers; Murmur3 for v1 files (Cassandra's default).
   std::optional<Partitioner> partitioner;
-  // One per file, in the order given.
+  // One per file, in the order given; each is an EnvelopeSource.
   std::vector<std::unique_ptr<FoldSource>> sources;
+};
+
+// The source OpenEnvelopeFiles makes of each file, with what it holds in
+// memory (for tests and diagnostics).
+class EnvelopeSource : public FoldSource {
+ public:
+  // Read a row group at a time (our files with a known partitioner), rather
+  // than whole when opened.
+  virtual bool streaming() const = 0;
+  // The most decoded records whose content the source has held at once: the
+  // largest row group when streaming, every record of the file otherwise.
+  virtual int64_t max_records_held() const = 0;
 };
 
 // Opens every file (all of one table) as a fold source.

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include <deque>
-
+#include <algorithm>
 #include <cstring>
+#include <deque>
 
 #include "cassandra/cql_schema.h"
 #include "envelope/envelope_reader.h"
@@ -195,23 +195,29 @@ class RoundTripTest : public ::testing::Test {
     generation_.regular_columns = {{4}, {5}, {6}};
   }
 
-  std::unique_ptr<EnvelopeWriter> Open(const std::string& path) {
-    auto writer = EnvelopeWriter::Open(fs_, path, table_, generation_, ExportOptions{});
+  std::unique_ptr<EnvelopeWriter> Open(const std::string& path, ExportOptions options = {}) {
+    auto writer = EnvelopeWriter::Open(fs_, path, table_, generation_, options);
     EXPECT_TRUE(writer.ok()) << writer.status().ToString();
     return std::move(*writer);
   }
 
-  std::vector<FoldPartition> ReadBack(const std::string& path) {
-    auto inputs = OpenEnvelopeFiles(fs_, {path}, ReadOptions{});
+  // Every partition of the file; `source` (if given) gets what the source held.
+  std::vector<FoldPartition> ReadBack(const std::string& path, ReadOptions options = {},
+                                      const EnvelopeSource** source = nullptr) {
+    auto inputs = OpenEnvelopeFiles(fs_, {path}, options);
     EXPECT_TRUE(inputs.ok()) << inputs.status().ToString();
     std::vector<FoldPartition> out;
     if (!inputs.ok()) return out;
     FoldPartition partition;
     while (true) {
       auto more = inputs->sources[0]->Next(&partition);
-      EXPECT_TRUE(more.ok());
+      EXPECT_TRUE(more.ok()) << more.status().ToString();
       if (!more.ok() || !*more) break;
       out.push_back(partition);
+    }
+    if (source) {
+      sources_.push_back(std::move(inputs->sources[0]));
+      *source = dynamic_cast<const EnvelopeSource*>(sources_.back().get());
     }
     return out;
   }
@@ -219,6 +225,7 @@ class RoundTripTest : public ::testing::Test {
   MemoryFileSystem fs_;
   TableSchema table_;
   GenerationInfo generation_;
+  std::vector<std::unique_ptr<FoldSource>> sources_;
 };
 
 // Envelope records view their bytes: keep them alive for the whole test.
@@ -353,6 +360,227 @@ TEST_F(RoundTripTest, EveryFactSurvives) {
   EXPECT_EQ(footer[kSourceKey], "nb-1-big-Data.db");
   EXPECT_EQ(footer[kGenerationKey], "1");
   EXPECT_EQ(footer[kSchemaHashKey].size(), 16u);
+}
+
+// Everything a FoldPartition holds, for comparing two reads of a file.
+std::string Describe(const FoldClustering& c) {
+  std::string out = "(";
+  for (size_t i = 0; i < c.values.size(); ++i) {
+    out += StrCat(i < c.present.size() && !c.present[i] ? "-" : "", ToHex(c.values[i]), ",");
+  }
+  return out + ")";
+}
+std::string Describe(const DeletionTime& d) {
+  return StrCat(d.marked_for_delete_at, "/", d.local_deletion_time);
+}
+std::string Describe(const FoldRow& row) {
+  std::string out = StrCat(Describe(row.clustering), " live ", row.liveness.timestamp, "/", row.liveness.ttl,
+                           "/", row.liveness.local_expiration_time, " del ", Describe(row.deletion),
+                           row.deletion_is_shadowable ? " shadowable" : "");
+  for (const FoldColumn& column : row.columns) {
+    out +=
+        StrCat(" [", column.column, column.is_complex ? " complex " : " ", Describe(column.complex_deletion));
+    for (const FoldCell& cell : column.cells) {
+      out += StrCat(" {", cell.timestamp, "/", cell.ttl, "/", cell.local_deletion_time, " ", ToHex(cell.path),
+                    "=", ToHex(cell.value), "}");
+    }
+    out += "]";
+  }
+  return out;
+}
+std::string Describe(const FoldPartition& p) {
+  std::string out = StrCat("partition ", ToHex(p.key), " del ", Describe(p.deletion), "\n");
+  if (p.has_static_row) out += StrCat("  static ", Describe(p.static_row), "\n");
+  size_t row = 0, marker = 0;
+  for (bool is_marker : p.item_is_marker) {
+    if (is_marker) {
+      const FoldMarker& m = p.markers.at(marker++);
+      out += StrCat("  marker ", static_cast<int>(m.kind), " ", Describe(m.bound), " ", Describe(m.deletion),
+                    "\n");
+    } else {
+      out += StrCat("  row ", Describe(p.rows.at(row++)), "\n");
+    }
+  }
+  EXPECT_EQ(row, p.rows.size());
+  EXPECT_EQ(marker, p.markers.size());
+  return out;
+}
+
+// Partition keys (int k) in Murmur3 token order, as an SSTable holds them.
+std::vector<std::string> KeysInTokenOrder(int n) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < n; ++i) keys.push_back(Int32Bytes(i));
+  std::sort(keys.begin(), keys.end(), PartitionKeyLess{Partitioner::kMurmur3});
+  return keys;
+}
+
+// Writes partition `i` with key `key`: between 2 and 14 records of every kind.
+void WritePartition(EnvelopeWriter& writer, const std::string& key, int i) {
+  PartitionHeader header;
+  header.key = key;
+  if (i % 4 == 0) header.deletion = DeletionTime{10 + i, 1700000000 + i};
+  ASSERT_TRUE(writer.OnPartitionStart(header).ok());
+  if (i % 3 == 0) {
+    Row static_row;
+    static_row.is_static = true;
+    ColumnData s;
+    s.column = 0;
+    s.cells.push_back(Cell{100 + i, 0, kNoDeletionTime, false, false, "", Keep(StrCat("static", i))});
+    static_row.columns.push_back(s);
+    ASSERT_TRUE(writer.OnRow(static_row).ok());
+  }
+  // c DESC: rows from the largest c down.
+  for (int r = 0; r < 1 + i % 7; ++r) {
+    Row row;
+    row.clustering = MakeClustering({Int32Bytes(100 - r), Int32Bytes(0) + "\x01"});
+    row.liveness = LivenessInfo{200 + r, 0, kNoDeletionTime};
+    if (r % 3 == 1) row.deletion = DeletionTime{150 + r, 1700000100 + r};  // a row_delete and an upsert
+    ColumnData v;
+    v.column = 0;
+    v.cells.push_back(Cell{201 + r, 0, kNoDeletionTime, false, false, "", Keep(StrCat("v", i, ".", r))});
+    ColumnData st;
+    st.column = 2;
+    st.is_complex = true;
+    st.cells.push_back(Cell{202 + r, 0, kNoDeletionTime, false, false, Keep(Int32Bytes(r)), ""});
+    row.columns = {v, st};
+    ASSERT_TRUE(writer.OnRow(row).ok());
+  }
+  if (i % 5 == 1) {
+    RangeTombstoneMarker start, end;
+    start.kind = ClusteringKind::kInclStartBound;
+    start.bound = MakeClustering({Int32Bytes(50)});
+    start.deletion = DeletionTime{60 + i, 1700000200 + i};
+    end.kind = ClusteringKind::kExclEndBound;
+    end.bound = MakeClustering({Int32Bytes(40)});
+    end.deletion = start.deletion;
+    ASSERT_TRUE(writer.OnRangeTombstoneMarker(start).ok());
+    ASSERT_TRUE(writer.OnRangeTombstoneMarker(end).ok());
+  }
+  ASSERT_TRUE(writer.OnPartitionEnd().ok());
+}
+
+TEST_F(RoundTripTest, OwnFilesStreamRowGroupByRowGroup) {
+  ExportOptions options;
+  options.row_group_rows = 3;
+  auto writer = Open("/out/many.parquet", options);
+  std::vector<std::string> keys = KeysInTokenOrder(40);
+  for (size_t i = 0; i < keys.size(); ++i) WritePartition(*writer, keys[i], static_cast<int>(i));
+  auto records = writer->Close();
+  ASSERT_TRUE(records.ok());
+  auto reader = parquet::ParquetReader::Open(fs_, "/out/many.parquet");
+  ASSERT_TRUE(reader.ok());
+  ASSERT_EQ((*reader)->num_row_groups(), (*records + 2) / 3);
+
+  const EnvelopeSource* streamed_source = nullptr;
+  const EnvelopeSource* whole_source = nullptr;
+  std::vector<FoldPartition> streamed = ReadBack("/out/many.parquet", {}, &streamed_source);
+  ReadOptions whole_options;
+  whole_options.stream_own_files = false;
+  std::vector<FoldPartition> whole = ReadBack("/out/many.parquet", whole_options, &whole_source);
+
+  ASSERT_NE(streamed_source, nullptr);
+  ASSERT_NE(whole_source, nullptr);
+  EXPECT_TRUE(streamed_source->streaming());
+  EXPECT_FALSE(whole_source->streaming());
+  // At most one row group of records at a time, against the whole file.
+  EXPECT_EQ(streamed_source->max_records_held(), 3);
+  EXPECT_EQ(whole_source->max_records_held(), *records);
+
+  ASSERT_EQ(streamed.size(), keys.size());
+  ASSERT_EQ(whole.size(), keys.size());
+  size_t spanning = 0, rows = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    EXPECT_EQ(streamed[i].key, keys[i]);
+    EXPECT_EQ(Describe(streamed[i]), Describe(whole[i]));
+    rows += streamed[i].rows.size();
+    // More records (each row is one or two) than a row group holds: the
+    // partition spans two row groups or more.
+    if (streamed[i].rows.size() > 3) ++spanning;
+  }
+  EXPECT_GT(spanning, 10u);
+  EXPECT_GT(rows, 100u);
+  // A partition spanning row groups keeps all its pieces: the 7th has 7 rows,
+  // a range tombstone (i % 5 == 1) and a static row.
+  const FoldPartition& p = streamed[6];
+  EXPECT_TRUE(p.has_static_row);
+  EXPECT_EQ(p.rows.size(), 7u);
+  EXPECT_EQ(p.markers.size(), 2u);
+  EXPECT_EQ(p.deletion, DeletionTime{});
+  EXPECT_EQ(p.rows[1].deletion, (DeletionTime{151, 1700000101}));
+}
+
+TEST_F(RoundTripTest, OutOfOrderPartitionsAreRefusedOnWrite) {
+  std::vector<std::string> keys = KeysInTokenOrder(2);
+  auto writer = Open("/out/unsorted.parquet");
+  WritePartition(*writer, keys[1], 1);
+  PartitionHeader header;
+  header.key = keys[0];
+  Status status = writer->OnPartitionStart(header);
+  EXPECT_EQ(status.kind(), StatusKind::kCorruption);
+  EXPECT_TRUE(StartsWith(status.message(), "nb-1-big-Data.db: partition 0x" + ToHex(keys[0])))
+      << status.ToString();
+  header.key = keys[1];  // the same partition twice
+  EXPECT_EQ(writer->OnPartitionStart(header).kind(), StatusKind::kCorruption);
+}
+
+TEST_F(RoundTripTest, OwnFilesOutOfTokenOrderAreRefusedOnRead) {
+  // One file per partition, then their records put together out of order
+  // under the same footer: what a faulty writer could leave.
+  std::vector<std::string> keys = KeysInTokenOrder(3);
+  std::vector<std::vector<Value>> records;
+  std::unique_ptr<parquet::ParquetReader> model;
+  for (int i = 0; i < 3; ++i) {
+    std::string path = StrCat("/out/one-", i, ".parquet");
+    auto writer = Open(path);
+    WritePartition(*writer, keys[i], 6);
+    ASSERT_TRUE(writer->Close().ok());
+    auto reader = parquet::ParquetReader::Open(fs_, path);
+    ASSERT_TRUE(reader.ok());
+    auto rows = (*reader)->ReadAll();
+    ASSERT_TRUE(rows.ok());
+    records.push_back(std::move(*rows));
+    model = std::move(*reader);
+  }
+  // The first key after a larger one; the first key again after another.
+  for (const std::vector<int>& order : {std::vector<int>{1, 0, 2}, std::vector<int>{0, 1, 0}}) {
+    parquet::WriterOptions options;
+    options.compression = parquet::CompressionCodec::kSnappy;
+    options.row_group_rows = 2;
+    for (const auto& kv : model->metadata().key_value_metadata) {
+      options.key_value_metadata.push_back(kv);
+    }
+    auto writer = parquet::ParquetWriter::Open(fs_, "/out/unsorted.parquet", model->schema(), options);
+    ASSERT_TRUE(writer.ok());
+    for (int i : order) {
+      for (const Value& record : records[i]) ASSERT_TRUE((*writer)->WriteRow(record).ok());
+    }
+    ASSERT_TRUE((*writer)->Close().ok());
+
+    auto inputs = OpenEnvelopeFiles(fs_, {"/out/unsorted.parquet"}, ReadOptions{});
+    ASSERT_TRUE(inputs.ok()) << inputs.status().ToString();
+    // The error comes when the offending partition starts, before the one
+    // it follows is handed on.
+    FoldPartition partition;
+    Result<bool> more = true;
+    std::vector<std::string> read;
+    while (more.ok() && *more) {
+      more = inputs->sources[0]->Next(&partition);
+      if (more.ok() && *more) read.push_back(partition.key);
+    }
+    ASSERT_FALSE(more.ok());
+    EXPECT_EQ(read.size(), order[0] == 0 ? 1u : 0u);
+    EXPECT_EQ(more.status().kind(), StatusKind::kCorruption);
+    EXPECT_TRUE(StartsWith(more.status().message(), "/out/unsorted.parquet: partition 0x" + ToHex(keys[0])))
+        << more.status().ToString();
+    EXPECT_NE(more.status().message().find("not in token order"), std::string::npos);
+
+    // Read whole (as v1 files are), the unsorted file folds: sorted when opened.
+    if (order[0] == 1) {
+      ReadOptions whole;
+      whole.stream_own_files = false;
+      EXPECT_EQ(ReadBack("/out/unsorted.parquet", whole).size(), 3u);
+    }
+  }
 }
 
 TEST_F(RoundTripTest, BadFilesAreNamed) {

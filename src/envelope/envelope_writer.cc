@@ -113,6 +113,7 @@ EnvelopeWriter::EnvelopeWriter(const TableSchema& table, GenerationInfo generati
       generation_(std::move(generation)),
       layout_(layout),
       writer_(std::move(writer)),
+      batch_(writer_->schema()),
       partition_key_columns_(table.PartitionKeyColumns()),
       clustering_columns_(table.ClusteringColumns()),
       first_clustering_field_(static_cast<int>(partition_key_columns_.size())) {}
@@ -127,10 +128,27 @@ std::vector<Value> EnvelopeWriter::NewRecord(const char* op) const {
 
 Status EnvelopeWriter::Write(std::vector<Value> record) {
   ++records_;
-  return writer_->WriteRow(Value::Struct(std::move(record)));
+  RETURN_IF_ERROR(batch_.AppendRow(Value::Struct(std::move(record))));
+  if (batch_.num_rows() >= kBatchRows) return FlushBatch();
+  return Status::OK();
+}
+
+Status EnvelopeWriter::FlushBatch() {
+  if (batch_.num_rows() == 0) return Status::OK();
+  Status status = writer_->WriteBatch(batch_);
+  batch_.Clear();
+  return status;
 }
 
 Status EnvelopeWriter::OnPartitionStart(const PartitionHeader& partition) {
+  // Readers stream our files on the guarantee that partitions come in token
+  // order (docs/formats/envelope.md): a Data.db that breaks it is corrupt.
+  if (has_key_ && generation_.partitioner &&
+      ComparePartitionKeys(*generation_.partitioner, key_, partition.key) != std::strong_ordering::less) {
+    return Status::Corruption(StrCat(generation_.source, ": partition 0x", ToHex(partition.key),
+                                     " follows partition 0x", ToHex(key_), ": not in token order"));
+  }
+  has_key_ = true;
   key_.assign(partition.key.data(), partition.key.size());
   pending_start_.reset();
   key_values_.clear();
@@ -444,6 +462,7 @@ Status EnvelopeWriter::OnRow(const Row& row) {
 }
 
 Result<int64_t> EnvelopeWriter::Close() {
+  RETURN_IF_ERROR(FlushBatch());
   ASSIGN_OR_RETURN(parquet::WriteResult result, writer_->Close());
   (void)result;
   return records_;

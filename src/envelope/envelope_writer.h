@@ -3,6 +3,11 @@
 // one or more rows in the v1 shape (upsert, static_upsert, row_delete,
 // range_delete, partition_delete), with our columns keeping what v1 drops.
 //
+// Records are written as they come, partition by partition; partitions must
+// come in token order (as a Data.db holds them), which readers rely on to
+// stream the file: OnPartitionStart refuses a partition key not greater than
+// the previous one (when the partitioner is known).
+//
 // EnvelopeWriter is an EnvelopeConsumer; ExportSSTable drives it over an
 // SSTable and makes the output appear atomically: it writes a temporary file
 // in the output's directory and renames it over the output only when the
@@ -83,7 +88,10 @@ class EnvelopeWriter : public EnvelopeConsumer {
                  std::unique_ptr<parquet::ParquetWriter> writer);
   // A record with the partition key set and everything else null.
   std::vector<parquet::Value> NewRecord(const char* op) const;
+  // Records are shredded into batch_ and written kBatchRows at a time.
   Status Write(std::vector<parquet::Value> record);
+  Status FlushBatch();
+  static constexpr int64_t kBatchRows = 1024;
   void SetClustering(const Clustering& clustering, std::vector<parquet::Value>* record) const;
   parquet::Value RangeBound(const std::vector<std::string>& values, const std::vector<bool>& present,
                             bool inclusive, parquet::Value* raw) const;
@@ -98,11 +106,13 @@ class EnvelopeWriter : public EnvelopeConsumer {
   GenerationInfo generation_;
   EnvelopeLayout layout_;
   std::unique_ptr<parquet::ParquetWriter> writer_;
+  parquet::RowBatch batch_;
   std::vector<const ColumnSchema*> partition_key_columns_;
   std::vector<const ColumnSchema*> clustering_columns_;
   int first_clustering_field_ = 0;
 
   // The current partition.
+  bool has_key_ = false;
   std::string key_;
   std::vector<parquet::Value> key_values_;
   std::optional<PendingStart> pending_start_;
