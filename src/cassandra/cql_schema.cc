@@ -556,8 +556,24 @@ class Parser {
     }
     if (!separate_key) partition = inline_key;
     RETURN_IF_ERROR(AssignKeys(at, &table, partition, clustering, order));
+    MarkStoredStaticCompactColumns(&table);
     tables_.push_back(std::move(table));
     return Status::OK();
+  }
+
+  // CQL refuses static columns in a COMPACT STORAGE table, so one that has
+  // them is written in the form Cassandra stores a compact table without
+  // clustering columns (as CQLite's own envelope files record it): its
+  // clustering column and its regular (compact value) column are the hidden
+  // ones Cassandra added.
+  static void MarkStoredStaticCompactColumns(TableSchema* table) {
+    if (!table->compact_storage) return;
+    bool has_static = std::any_of(table->columns.begin(), table->columns.end(),
+                                  [](const ColumnSchema& c) { return c.kind == ColumnKind::kStatic; });
+    if (!has_static) return;
+    for (ColumnSchema& column : table->columns) {
+      if (column.kind == ColumnKind::kClustering || column.kind == ColumnKind::kRegular) column.hidden = true;
+    }
   }
 
   Status AssignKeys(const Token& at, TableSchema* table, const std::vector<std::string>& partition,

@@ -9,6 +9,9 @@
 // statements that SchemaCQLHelper appends for dropped (and re-added)
 // columns. Other statements (CREATE KEYSPACE, CREATE INDEX, ...) and
 // comments (--, //, /* */) are skipped. Statements apply in file order.
+// A COMPACT STORAGE table with static columns (which CQL itself refuses) is
+// the stored form of a compact table without clustering columns, as CQLite's
+// envelope files record it: its clustering and regular columns are hidden.
 //
 // Errors are InvalidArgument with "line L, column C" of the offending token.
 // Pure functions; thread-safe.

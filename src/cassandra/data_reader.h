@@ -39,7 +39,7 @@ struct DataLayout {
   std::vector<ColumnLayout> static_columns;
   std::vector<ColumnLayout> regular_columns;
   // The partitioner the file was written with, when it is one whose order
-  // CQLite checks (Murmur3 or Random); partitions must come in its order.
+  // CQLite checks (Murmur3, Random or ByteOrdered); partitions must come in its order.
   std::optional<Partitioner> partitioner;
 
   // With a `schema`, a column the header lists as a non-frozen user type but

@@ -158,10 +158,7 @@ void SSTable::UseSchema(const TableSchema& schema) {
 
 std::optional<cqlite::Partitioner> SSTable::Partitioner() const {
   if (!statistics_.validation) return std::nullopt;
-  const std::string& name = statistics_.validation->partitioner;
-  if (name == "org.apache.cassandra.dht.Murmur3Partitioner") return cqlite::Partitioner::kMurmur3;
-  if (name == "org.apache.cassandra.dht.RandomPartitioner") return cqlite::Partitioner::kRandom;
-  return std::nullopt;
+  return PartitionerFromClassName(statistics_.validation->partitioner);
 }
 
 Status SSTable::Scan(EnvelopeConsumer& consumer) const {

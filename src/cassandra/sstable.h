@@ -74,8 +74,8 @@ class SSTable {
   // Size in bytes of Data.db on disk.
   uint64_t data_size() const { return data_size_; }
 
-  // Murmur3 or Random, from Statistics.db; nullopt for other partitioners
-  // (ByteOrdered, Local, ...), whose order CQLite does not check.
+  // Murmur3, Random or ByteOrdered, from Statistics.db; nullopt for other partitioners
+  // (OrderPreserving, Local, ...), whose order CQLite does not check.
   std::optional<cqlite::Partitioner> Partitioner() const;
 
   // Decodes with the table's schema from now on (see DataLayout::FromHeader).

@@ -19,7 +19,7 @@ namespace cqlite {
 struct TableSSTables {
   std::vector<std::unique_ptr<SSTable>> sstables;  // in generation order, each using `schema`
   ResolvedSchema schema;
-  // Murmur3 or Random, as every generation says; nullopt for partitioners
+  // Murmur3, Random or ByteOrdered, as every generation says; nullopt for partitioners
   // whose key order CQLite does not know.
   std::optional<Partitioner> partitioner;
 };

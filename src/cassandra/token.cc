@@ -189,16 +189,49 @@ std::string RandomTokenToString(const RandomToken& token) {
   return VarintToDecimal(bytes);
 }
 
+std::optional<Partitioner> PartitionerFromClassName(std::string_view class_name) {
+  if (class_name == "org.apache.cassandra.dht.Murmur3Partitioner") return Partitioner::kMurmur3;
+  if (class_name == "org.apache.cassandra.dht.RandomPartitioner") return Partitioner::kRandom;
+  if (class_name == "org.apache.cassandra.dht.ByteOrderedPartitioner") return Partitioner::kByteOrdered;
+  return std::nullopt;
+}
+
+const char* PartitionerClassName(Partitioner partitioner) {
+  switch (partitioner) {
+    case Partitioner::kMurmur3:
+      return "org.apache.cassandra.dht.Murmur3Partitioner";
+    case Partitioner::kRandom:
+      return "org.apache.cassandra.dht.RandomPartitioner";
+    case Partitioner::kByteOrdered:
+      return "org.apache.cassandra.dht.ByteOrderedPartitioner";
+  }
+  return "";
+}
+
 std::string TokenString(Partitioner partitioner, std::string_view key) {
-  if (partitioner == Partitioner::kMurmur3) return std::to_string(Murmur3Token(key));
-  return RandomTokenToString(RandomPartitionerToken(key));
+  switch (partitioner) {
+    case Partitioner::kMurmur3:
+      return std::to_string(Murmur3Token(key));
+    case Partitioner::kRandom:
+      return RandomTokenToString(RandomPartitionerToken(key));
+    case Partitioner::kByteOrdered:
+      break;
+  }
+  // BytesToken prints its bytes in lower-case hex.
+  static const char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char c : key) {
+    hex += kHex[c >> 4];
+    hex += kHex[c & 15];
+  }
+  return hex;
 }
 
 std::strong_ordering ComparePartitionKeys(Partitioner partitioner, std::string_view a, std::string_view b) {
   std::strong_ordering by_token = std::strong_ordering::equal;
   if (partitioner == Partitioner::kMurmur3) {
     by_token = Murmur3Token(a) <=> Murmur3Token(b);
-  } else {
+  } else if (partitioner == Partitioner::kRandom) {
     RandomToken ta = RandomPartitionerToken(a), tb = RandomPartitionerToken(b);
     // The minimum token (-1) sorts before every other token.
     if (ta.minimum != tb.minimum) {
@@ -208,7 +241,7 @@ std::strong_ordering ComparePartitionKeys(Partitioner partitioner, std::string_v
     }
   }
   if (by_token != 0) return by_token;
-  // ByteBufferUtil.compareUnsigned.
+  // ByteBufferUtil.compareUnsigned (for ByteOrderedPartitioner, the token order too).
   size_t n = a.size() < b.size() ? a.size() : b.size();
   int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
   if (c != 0) return c < 0 ? std::strong_ordering::less : std::strong_ordering::greater;

@@ -9,6 +9,7 @@
 //    token Long.MIN_VALUE.
 //  - RandomPartitioner: abs(new BigInteger(md5(key))), a value in
 //    [0, 2^127]; the empty key has the minimum token -1.
+//  - ByteOrderedPartitioner: the key bytes themselves, compared unsigned.
 //
 // Partitions are ordered by token, then by the unsigned bytes of the key
 // (DecoratedKey.compareTo). All functions are pure and thread-safe.
@@ -17,12 +18,19 @@
 #include <array>
 #include <compare>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace cqlite {
 
-enum class Partitioner { kMurmur3, kRandom };
+enum class Partitioner { kMurmur3, kRandom, kByteOrdered };
+
+// The partitioner a Java class name (as Statistics.db records it) names, or
+// nullopt for one whose key order CQLite does not know.
+std::optional<Partitioner> PartitionerFromClassName(std::string_view class_name);
+// The Java class name of `partitioner`.
+const char* PartitionerClassName(Partitioner partitioner);
 
 // org.apache.cassandra.utils.MurmurHash.hash3_x64_128 with seed `seed`:
 // both 64-bit halves.

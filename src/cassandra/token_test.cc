@@ -77,6 +77,19 @@ TEST(TokenTest, PartitionOrder) {
   EXPECT_EQ(ComparePartitionKeys(Partitioner::kRandom, "key1", "abc"), std::strong_ordering::less);
   EXPECT_EQ(ComparePartitionKeys(Partitioner::kRandom, "", "abc"), std::strong_ordering::less);
   EXPECT_EQ(ComparePartitionKeys(Partitioner::kRandom, "abc", "abc"), std::strong_ordering::equal);
+  // ByteOrdered: unsigned bytes, a prefix first.
+  EXPECT_EQ(ComparePartitionKeys(Partitioner::kByteOrdered, "ab", "abc"), std::strong_ordering::less);
+  EXPECT_EQ(ComparePartitionKeys(Partitioner::kByteOrdered, "\x7f", "\x80"), std::strong_ordering::less);
+  EXPECT_EQ(ComparePartitionKeys(Partitioner::kByteOrdered, "b", "abc"), std::strong_ordering::greater);
+  EXPECT_EQ(TokenString(Partitioner::kByteOrdered, "\x01\xab"), "01ab");
+}
+
+TEST(TokenTest, PartitionerClassNames) {
+  for (Partitioner p : {Partitioner::kMurmur3, Partitioner::kRandom, Partitioner::kByteOrdered}) {
+    EXPECT_EQ(PartitionerFromClassName(PartitionerClassName(p)), p);
+  }
+  EXPECT_EQ(PartitionerFromClassName("org.apache.cassandra.dht.OrderPreservingPartitioner"), std::nullopt);
+  EXPECT_EQ(PartitionerFromClassName(""), std::nullopt);
 }
 
 // Tokens computed by Cassandra 5.0.6 itself (testdata/cassandra_tokens.tsv).

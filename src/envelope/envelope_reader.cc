@@ -780,11 +780,7 @@ Result<EnvelopeInputs> OpenEnvelopeFiles(FileSystem& fs, const std::vector<std::
     if (flavor == Flavor::kCqlite) {
       if (const std::string* p = FooterValue(metadata, kPrefixKey)) prefix = *p;
       const std::string* name = FooterValue(metadata, kPartitionerKey);
-      if (name && *name == "org.apache.cassandra.dht.RandomPartitioner") partitioner = Partitioner::kRandom;
-      if (name && *name != "org.apache.cassandra.dht.RandomPartitioner" &&
-          *name != "org.apache.cassandra.dht.Murmur3Partitioner") {
-        partitioner.reset();
-      }
+      if (name) partitioner = PartitionerFromClassName(*name);
       if (!explicit_schema) {
         const std::string* cql = FooterValue(metadata, kSchemaCqlKey);
         if (!cql)

@@ -341,6 +341,8 @@ std::string TableSchemaToCql(const TableSchema& table) {
   }
   out += StrCat("    PRIMARY KEY ((", partition, ")", clustering, ")\n)");
   std::vector<std::string> options;
+  // With the hidden columns it was stored with (see cql_schema.h).
+  if (table.compact_storage) options.push_back("COMPACT STORAGE");
   if (!order.empty()) options.push_back(StrCat("CLUSTERING ORDER BY (", order, ")"));
   if (table.table_id) options.push_back(StrCat("ID = ", *table.table_id));
   for (size_t i = 0; i < options.size(); ++i) out += (i ? " AND " : " WITH ") + options[i];

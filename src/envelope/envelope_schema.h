@@ -113,7 +113,8 @@ parquet::Schema BuildEnvelopeSchema(const TableSchema& table, std::string_view p
 Status CheckSchemaMatches(const parquet::Schema& expected, const parquet::Schema& actual);
 
 // CREATE TYPE and CREATE TABLE statements that ParseCqlTableSchema reads back
-// into `table` (names quoted; dropped columns left out).
+// into `table` (names quoted; dropped columns left out; a COMPACT STORAGE
+// table in the form it is stored in, hidden columns included).
 std::string TableSchemaToCql(const TableSchema& table);
 
 // FNV-1a 64-bit over the table's identity and columns, 16 hex digits (the

@@ -178,6 +178,44 @@ TEST(EnvelopeSchemaTest, SchemaCqlReadsBack) {
   }
 }
 
+// A compact table without clustering columns is stored with a hidden
+// clustering column, its columns static and a hidden compact value column;
+// its CQL keeps all of that.
+TEST(EnvelopeSchemaTest, StoredStaticCompactTableReadsBack) {
+  TableSchema table;
+  table.keyspace = "ks";
+  table.table = "t";
+  table.compact_storage = true;
+  auto text_type = std::make_shared<CqlType>();
+  text_type->kind = CqlKind::kText;
+  table.columns.push_back({"pk", text_type, ColumnKind::kPartitionKey, 0, false});
+  ColumnSchema column1{"column1", text_type, ColumnKind::kClustering, 0, false};
+  column1.hidden = true;
+  table.columns.push_back(column1);
+  table.columns.push_back({"val", text_type, ColumnKind::kStatic, -1, false});
+  ColumnSchema value{"value", text_type, ColumnKind::kRegular, -1, false};
+  value.hidden = true;
+  table.columns.push_back(value);
+  std::string text = TableSchemaToCql(table);
+  auto again = ParseCqlTableSchema(text);
+  ASSERT_TRUE(again.ok()) << again.status().ToString() << "\n" << text;
+  EXPECT_TRUE(again->compact_storage);
+  ASSERT_EQ(again->columns.size(), table.columns.size());
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    EXPECT_EQ(again->columns[i].name, table.columns[i].name);
+    EXPECT_EQ(again->columns[i].kind, table.columns[i].kind);
+    EXPECT_EQ(again->columns[i].hidden, table.columns[i].hidden) << table.columns[i].name;
+  }
+  // A compact table with clustering columns has no hidden column to restore.
+  auto dense = ParseCqlTableSchema("CREATE TABLE ks.d (pk text, ck text, v text, PRIMARY KEY (pk, ck)) "
+                                   "WITH COMPACT STORAGE;");
+  ASSERT_TRUE(dense.ok());
+  auto dense_again = ParseCqlTableSchema(TableSchemaToCql(*dense));
+  ASSERT_TRUE(dense_again.ok());
+  EXPECT_TRUE(dense_again->compact_storage);
+  for (const ColumnSchema& c : dense_again->columns) EXPECT_FALSE(c.hidden) << c.name;
+}
+
 // Writes records through EnvelopeWriter and reads them back as the fold sees them.
 class RoundTripTest : public ::testing::Test {
  protected:

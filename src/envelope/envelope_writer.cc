@@ -38,8 +38,7 @@ Value Bytes(std::string_view bytes) { return Value::Bytes(std::string(bytes.data
 
 std::string PartitionerName(std::optional<Partitioner> partitioner) {
   if (!partitioner) return "";
-  return *partitioner == Partitioner::kMurmur3 ? "org.apache.cassandra.dht.Murmur3Partitioner"
-                                               : "org.apache.cassandra.dht.RandomPartitioner";
+  return PartitionerClassName(*partitioner);
 }
 
 const char* ShardKindName(CounterShard::Kind kind) {

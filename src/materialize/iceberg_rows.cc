@@ -376,8 +376,15 @@ Result<TableMapping> MapTable(const TableSchema& table, const MappingOptions& op
                                          type.status().message()));
     }
     bool key = column.kind == ColumnKind::kPartitionKey || column.kind == ColumnKind::kClustering;
+    // A COMPACT STORAGE row may be written with a prefix of its clustering
+    // columns: SELECT shows the rest as null.
+    bool prefix_may_end = table.compact_storage && column.kind == ColumnKind::kClustering && column.position > 0;
     int32_t id = static_cast<int32_t>(i) + 1;
-    mapping.schema.fields.push_back({id, column.name, key, *type});
+    mapping.schema.fields.push_back({id, column.name, key && !prefix_may_end, *type});
+    if (prefix_may_end && unfit_key.empty()) {
+      unfit_key = StrCat(column.name, " (a clustering column after the first of a COMPACT STORAGE table, which "
+                                      "may be null)");
+    }
     if (key) {
       key_ids.push_back(id);
       Type::Kind kind = (*type)->kind;

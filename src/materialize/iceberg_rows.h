@@ -36,7 +36,8 @@ struct TableMapping {
   // Per top-level Iceberg field, the index of its Cassandra column.
   std::vector<int> columns;
   // Set when the primary key cannot be the identifier fields (a float or
-  // double or non-primitive key column): says why, for a warning.
+  // double or non-primitive key column, or a COMPACT STORAGE table's second
+  // or later clustering column, which may be null): says why, for a warning.
   std::string identifier_warning;
 };
 

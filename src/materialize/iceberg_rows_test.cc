@@ -187,6 +187,28 @@ TEST(MapTableTest, KeysThatCannotBeIdentifierFields) {
   }
 }
 
+TEST(MapTableTest, CompactStorageClusteringPrefixes) {
+  // A COMPACT STORAGE row may set only a prefix of its clustering columns.
+  auto mapping = MapTable(Table("CREATE TABLE ks.t (k int, c1 int, c2 int, v int, PRIMARY KEY (k, c1, c2)) "
+                                "WITH COMPACT STORAGE"),
+                          MappingOptions{});
+  ASSERT_TRUE(mapping.ok()) << mapping.status().ToString();
+  EXPECT_TRUE(mapping->schema.fields[0].required);
+  EXPECT_TRUE(mapping->schema.fields[1].required);
+  EXPECT_FALSE(mapping->schema.fields[2].required);
+  EXPECT_TRUE(mapping->schema.identifier_field_ids.empty());
+  EXPECT_NE(mapping->identifier_warning.find("c2 ("), std::string::npos) << mapping->identifier_warning;
+  // With one clustering column, or without COMPACT STORAGE, the key is the identifier.
+  for (const char* cql : {"CREATE TABLE ks.t (k int, c1 int, v int, PRIMARY KEY (k, c1)) WITH COMPACT STORAGE",
+                          "CREATE TABLE ks.t (k int, c1 int, c2 int, v int, PRIMARY KEY (k, c1, c2))"}) {
+    SCOPED_TRACE(cql);
+    auto plain = MapTable(Table(cql), MappingOptions{});
+    ASSERT_TRUE(plain.ok());
+    EXPECT_FALSE(plain->schema.identifier_field_ids.empty());
+    EXPECT_TRUE(plain->identifier_warning.empty());
+  }
+}
+
 TEST(MapTableTest, UnsupportedTypesNameTheColumn) {
   for (const char* type : {"'com.example.CustomType'", "'org.apache.cassandra.db.marshal.EmptyType'"}) {
     SCOPED_TRACE(type);

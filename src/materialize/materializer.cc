@@ -241,7 +241,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   }
   if (!partitioner) {
     return Status::NotSupported(StrCat(run.table_dir, ": written by a partitioner whose key order cqlite does not "
-                                                      "know; materialize needs Murmur3 or Random"));
+                                                      "know; materialize needs Murmur3, Random or ByteOrdered"));
   }
   ASSIGN_OR_RETURN(auto fold, TableFold::Make(*fold_schema, partitioner, std::move(sources), now));
   RowConverter converter(*fold_schema, fold_mapping, options.mapping);
@@ -270,18 +270,31 @@ Status RunOnce(const Run& run, TableReport* report) {
     return Status::OK();
   };
 
+  // A COMPACT STORAGE table without (visible) clustering columns keeps its
+  // rows as static rows: SELECT shows each as the partition's one row.
+  const auto clustering_columns = fold_schema->ClusteringColumns();
+  const bool static_rows_are_rows =
+      !clustering_columns.empty() &&
+      std::all_of(clustering_columns.begin(), clustering_columns.end(), [](const ColumnSchema* c) { return c->hidden; });
+  const std::vector<FoldRow> static_row_as_row(1);
+
   FoldedPartition partition;
   int64_t rows_seen = 0;
   while (true) {
     ASSIGN_OR_RETURN(bool more, fold->Next(&partition));
     if (!more) break;
-    if (partition.rows.empty()) {
-      if (partition.has_static_row) ++report->static_only_partitions;
-      continue;
+    const std::vector<FoldRow>* rows = &partition.rows;
+    if (rows->empty()) {
+      if (!partition.has_static_row) continue;
+      if (!static_rows_are_rows) {
+        ++report->static_only_partitions;
+        continue;
+      }
+      rows = &static_row_as_row;
     }
     const FoldRow* static_row = partition.has_static_row ? &partition.static_row : nullptr;
     if (static_row) next_expiry = std::min(next_expiry, RowConverter::EarliestExpiry(*static_row));
-    for (const FoldRow& row : partition.rows) {
+    for (const FoldRow& row : *rows) {
       auto value = converter.Convert(partition.key, static_row, row);
       if (!value.ok()) {
         auto key = PartitionKeyStrings(*fold_schema->PartitionKeyType(), partition.key);

@@ -30,9 +30,9 @@ import tempfile
 
 import pytest
 
-import cql_json
 import iceberg_readers
 import node_runs
+import table_compare
 
 SEED = int(os.environ.get("CQLITE_MATERIALIZE_SEED", "7"))
 COUNT = int(os.environ.get("CQLITE_MATERIALIZE_WORKLOADS", "40"))
@@ -63,15 +63,6 @@ class Materialized:
         self.problems.setdefault(index, []).append(message)
 
 
-def _expected(lines, schema):
-    """The node's (or cqlite select's) rows as the Iceberg table holds them: a partition with only
-    static data is a result row with null clustering columns in Cassandra, and no row in the
-    table (DESIGN D7); key columns are the schema's required fields."""
-    keys = [f["name"] for f in schema["fields"] if f["required"]]
-    rows = cql_json.rows_from_select_json(lines, schema)
-    return [r for r in rows if all(r[k] is not None for k in keys)]
-
-
 def _materialize(cqlite, path, warehouse, now):
     proc = cqlite("materialize", path, "--warehouse", warehouse, "--now", now, "--json", *MAPPING_FLAGS, check=False)
     report = json.loads(proc.stdout) if proc.returncode == 0 else None
@@ -81,48 +72,6 @@ def _materialize(cqlite, path, warehouse, now):
 def _schema(catalog, namespace, table):
     location = iceberg_readers.metadata_location(catalog, CATALOG_NAME, namespace, table)
     return iceberg_readers.current_schema(json.loads(pathlib.Path(location).read_text()))
-
-
-def _is_struct(itype):
-    return isinstance(itype, dict) and itype["type"] == "struct"
-
-
-def _as_pyiceberg_reads(value, itype):
-    """`value` as PyIceberg 0.12 returns it: a null list of structs, or a null map with struct values,
-    comes back empty (apache/iceberg-python#3833, open; its own test_null_list_and_map asserts it).
-    DuckDB and Iceberg Java read the same files as null."""
-    if value is None:
-        rebuilt = isinstance(itype, dict) and (
-            (itype["type"] == "list" and _is_struct(itype["element"]))
-            or (itype["type"] == "map" and (_is_struct(itype["value"]) or _is_struct(itype["key"]))))
-        return [] if rebuilt else None
-    if isinstance(itype, dict):
-        if itype["type"] == "list":
-            return [_as_pyiceberg_reads(e, itype["element"]) for e in value]
-        if itype["type"] == "map":
-            return [[k, _as_pyiceberg_reads(v, itype["value"])] for k, v in value]
-        if itype["type"] == "struct":
-            return {f["name"]: _as_pyiceberg_reads(value[f["name"]], f["type"]) for f in itype["fields"]}
-    return value
-
-
-def _pyiceberg_view(rows, schema):
-    struct = {"type": "struct", "fields": schema["fields"]}
-    return iceberg_readers.sort_rows([_as_pyiceberg_reads(r, struct) for r in rows])
-
-
-def _differs(expected, actual, schema):
-    """None when equal (NaN, infinities and nulls of floats alike: SELECT JSON prints all as null),
-    else what differs."""
-    expected, actual = cql_json.mask_rows(expected, schema), cql_json.mask_rows(actual, schema)
-    return None if expected == actual else _diff(expected, actual)
-
-
-def _diff(expected, actual):
-    missing = [r for r in expected if r not in actual]
-    extra = [r for r in actual if r not in expected]
-    return (f"{len(expected)} rows expected, {len(actual)} read; missing {json.dumps(missing[:3])}; "
-            f"unexpected {json.dumps(extra[:3])}")
 
 
 def _materialize_workload(index, node, cqlite, m):
@@ -152,9 +101,9 @@ def _materialize_workload(index, node, cqlite, m):
         if consumed != 1:
             m.problem(index, f"generation {step}: {consumed} generations consumed, expected 1")
         schema = _schema(m.catalog, namespace, table)
-        expected = _expected(cqlite("select", source, "--now", now).stdout.splitlines(), schema)
+        expected = table_compare.expected_rows(cqlite("select", source, "--now", now).stdout.splitlines(), schema)
         actual = iceberg_readers.read_pyiceberg(m.catalog, m.warehouse, CATALOG_NAME, namespace, table)
-        problem = _differs(_pyiceberg_view(expected, schema), actual, schema)
+        problem = table_compare.differs(table_compare.pyiceberg_view(expected, schema), actual, schema)
         if problem:
             m.problem(index, f"generation {step}/{len(generations)}, PyIceberg vs cqlite select: {problem}")
     if not generations:
@@ -174,14 +123,14 @@ def _materialize_workload(index, node, cqlite, m):
         if proc.returncode != 0:
             m.problem(index, f"backup {step}/{len(generations)}: cqlite materialize failed: {proc.stderr.strip()}")
             return
-    expected_node = _expected(selects[0][1], schema)
+    expected_node = table_compare.expected_rows(selects[0][1], schema)
     actual = iceberg_readers.read_pyiceberg(m.catalog, m.warehouse, CATALOG_NAME, namespace, table)
-    problem = _differs(_pyiceberg_view(expected_node, schema), actual, schema)
+    problem = table_compare.differs(table_compare.pyiceberg_view(expected_node, schema), actual, schema)
     if problem:
         m.problem(index, f"PyIceberg vs the node's SELECT JSON at {now}: {problem}")
     from_backups = iceberg_readers.read_pyiceberg(m.backup_warehouse / "catalog.db", m.backup_warehouse,
                                                   CATALOG_NAME, namespace, table)
-    problem = _differs(_pyiceberg_view(expected_node, schema), from_backups, schema)
+    problem = table_compare.differs(table_compare.pyiceberg_view(expected_node, schema), from_backups, schema)
     if problem:
         m.problem(index, f"from incremental backups, PyIceberg vs the node's SELECT JSON at {now}: {problem}")
     final = (namespace, table, expected_node, now, schema)
@@ -195,11 +144,11 @@ def _materialize_workload(index, node, cqlite, m):
         t = report["tables"][0]
         if t["generations_consumed"] != 0:
             m.problem(index, f"re-run at {later_now} consumed {t['generations_consumed']} generations again")
-        expected_later = _expected(lines, schema)
-        if not t["committed"] and _differs(expected_node, expected_later, schema):
+        expected_later = table_compare.expected_rows(lines, schema)
+        if not t["committed"] and table_compare.differs(expected_node, expected_later, schema):
             m.problem(index, f"re-run at {later_now}: rows expired but nothing was committed")
         actual = iceberg_readers.read_pyiceberg(m.catalog, m.warehouse, CATALOG_NAME, namespace, table)
-        problem = _differs(_pyiceberg_view(expected_later, schema), actual, schema)
+        problem = table_compare.differs(table_compare.pyiceberg_view(expected_later, schema), actual, schema)
         if problem:
             m.problem(index, f"PyIceberg vs the node's SELECT JSON at {later_now}: {problem}")
         final = (namespace, table, expected_later, later_now, schema)
@@ -229,7 +178,7 @@ def materialized(node, cqlite):
             for index, (ns, t, expected, now, schema) in m.final.items():
                 rows = results[(ns, t)]
                 problem = (f"the reader failed: {rows['error']}" if isinstance(rows, dict)
-                           else _differs(expected, rows, schema))
+                           else table_compare.differs(expected, rows, schema))
                 if problem:
                     m.problem(index, f"{name} vs the node's SELECT JSON at {now}: {problem}")
     print(f"materialize: {m.runs} runs over {COUNT} workloads, {len(m.final)} tables read by three readers")
