@@ -644,7 +644,8 @@ class WholeFileSource : public EnvelopeSource {
 // One of our files, read a row group at a time: its records come partition
 // by partition in token order (the writer's guarantee, checked here), so a
 // partition is complete when the next one starts, in this row group or a
-// later one. Holds one row group's records and the partition being built.
+// later one. Holds one row group's decoded values, the record being read
+// and the partition being built.
 class StreamingSource : public EnvelopeSource {
  public:
   StreamingSource(std::string path, std::shared_ptr<const TableSchema> table,
@@ -658,26 +659,25 @@ class StreamingSource : public EnvelopeSource {
 
   Result<bool> Next(FoldPartition* out) override {
     while (true) {
-      if (position_ == records_.size()) {
-        // Release this row group before decoding the next.
-        records_ = std::vector<Value>();
-        position_ = 0;
+      if (!in_group_) {
         if (next_group_ == reader_->num_row_groups()) {
           if (!has_build_) return false;
           *out = decoder_.Build(build_);
           has_build_ = false;
           return true;
         }
-        auto rows = reader_->ReadRowGroup(next_group_++);
-        if (!rows.ok()) {
-          if (StartsWith(rows.status().message(), path_)) return rows.status();
-          return rows.status().WithContext(path_);
-        }
-        records_ = std::move(*rows);
-        max_records_held_ = std::max(max_records_held_, static_cast<int64_t>(records_.size()));
+        RETURN_IF_ERROR(WithPath(reader_->StartRowGroup(next_group_)));
+        max_records_held_ = std::max(max_records_held_, reader_->metadata().row_groups[next_group_].num_rows);
+        ++next_group_;
+        in_group_ = true;
+      }
+      auto more = reader_->NextRow(&record_);
+      if (!more.ok()) return WithPath(more.status());
+      if (!*more) {
+        in_group_ = false;
         continue;
       }
-      const Value& record = records_[position_];
+      const Value& record = record_;
       ASSIGN_OR_RETURN(std::string key, decoder_.NextKey(record));
       bool done = false;
       if (has_build_ && key != build_.partition.key) {
@@ -696,7 +696,6 @@ class StreamingSource : public EnvelopeSource {
         has_build_ = true;
       }
       RETURN_IF_ERROR(decoder_.AddTo(record, &build_));
-      ++position_;
       if (done) return true;
     }
   }
@@ -705,13 +704,19 @@ class StreamingSource : public EnvelopeSource {
   int64_t max_records_held() const override { return max_records_held_; }
 
  private:
+  // Reader errors name the file.
+  Status WithPath(const Status& status) const {
+    if (status.ok() || StartsWith(status.message(), path_)) return status;
+    return status.WithContext(path_);
+  }
+
   std::string path_;
   std::shared_ptr<const TableSchema> table_;  // decoder_ refers to it
   std::unique_ptr<parquet::ParquetReader> reader_;
   Partitioner partitioner_;
   Decoder decoder_;
-  std::vector<Value> records_;  // of the current row group
-  size_t position_ = 0;
+  Value record_;          // the current record, of row group next_group_ - 1
+  bool in_group_ = false;  // a row group is started and has records left
   int next_group_ = 0;
   PartitionBuild build_;
   bool has_build_ = false;

@@ -121,6 +121,8 @@ struct Run {
 // kills itself with SIGKILL when a run reaches that phase ("facts", "fold",
 // "data", "manifests", "metadata": the last is just before the commit), so
 // that tests can show a crash leaves the table at its previous snapshot.
+constexpr int64_t kFactsRowGroupRows = 4096;
+
 void TestCrashPoint(const char* phase) {
   static const char* const wanted = std::getenv("CQLITE_TEST_CRASH_AT");
   if (wanted != nullptr && std::strcmp(wanted, phase) == 0) std::raise(SIGKILL);
@@ -197,6 +199,9 @@ Status RunOnce(const Run& run, TableReport* report) {
 
   // 1. The facts of the new generations.
   envelope::ExportOptions export_options;
+  // Smaller row groups than delta-export's: the fold holds one row group's
+  // decoded values per consumed generation.
+  export_options.row_group_rows = kFactsRowGroupRows;
   if (!envelope::CheckPrefix(run.table.schema.table, export_options.prefix).ok()) {
     export_options.prefix = kAlternatePrefix;
     RETURN_IF_ERROR(envelope::CheckPrefix(run.table.schema.table, export_options.prefix));

@@ -277,7 +277,10 @@ Result<Value> ParquetReader::Assemble(const SchemaNode& node, std::vector<Decode
   return Status::Corruption("unreachable");
 }
 
-Result<std::vector<Value>> ParquetReader::ReadRowGroup(int index) {
+Status ParquetReader::StartRowGroup(int index) {
+  group_ = -1;
+  group_rows_left_ = 0;
+  group_columns_.clear();
   if (index < 0 || index >= num_row_groups()) {
     return Status::InvalidArgument(StrCat(path_, ": no row group ", index));
   }
@@ -286,20 +289,51 @@ Result<std::vector<Value>> ParquetReader::ReadRowGroup(int index) {
   for (size_t i = 0; i < plan_.columns.size(); ++i) {
     RETURN_IF_ERROR(ReadColumnChunk(group.columns[i], plan_.columns[i], group.num_rows, &columns[i]));
   }
-  std::vector<Value> rows;
-  rows.reserve(static_cast<size_t>(group.num_rows));
-  for (int64_t r = 0; r < group.num_rows; ++r) {
-    std::vector<Value> fields;
-    for (const SchemaNode& root : plan_.roots) {
-      ASSIGN_OR_RETURN(Value v, Assemble(root, columns));
-      fields.push_back(std::move(v));
+  group_ = index;
+  group_rows_left_ = group.num_rows;
+  group_columns_ = std::move(columns);
+  return Status::OK();
+}
+
+Result<bool> ParquetReader::NextRow(Value* row) {
+  if (group_ < 0) return false;
+  if (group_rows_left_ == 0) {
+    int index = group_;
+    std::vector<DecodedColumn> columns = std::move(group_columns_);
+    group_ = -1;
+    group_columns_.clear();
+    for (size_t i = 0; i < columns.size(); ++i) {
+      if (columns[i].level_pos != columns[i].def_levels.size()) {
+        return Status::Corruption(StrCat(path_, ": column ", i, " of row group ", index, " has extra levels"));
+      }
     }
-    rows.push_back(Value::Struct(std::move(fields)));
+    return false;
   }
-  for (size_t i = 0; i < columns.size(); ++i) {
-    if (columns[i].level_pos != columns[i].def_levels.size()) {
-      return Status::Corruption(StrCat(path_, ": column ", i, " of row group ", index, " has extra levels"));
+  std::vector<Value> fields;
+  fields.reserve(plan_.roots.size());
+  for (const SchemaNode& root : plan_.roots) {
+    auto v = Assemble(root, group_columns_);
+    if (!v.ok()) {
+      group_ = -1;
+      group_columns_.clear();
+      return v.status();
     }
+    fields.push_back(std::move(*v));
+  }
+  --group_rows_left_;
+  *row = Value::Struct(std::move(fields));
+  return true;
+}
+
+Result<std::vector<Value>> ParquetReader::ReadRowGroup(int index) {
+  RETURN_IF_ERROR(StartRowGroup(index));
+  std::vector<Value> rows;
+  rows.reserve(static_cast<size_t>(group_rows_left_));
+  Value row;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, NextRow(&row));
+    if (!more) break;
+    rows.push_back(std::move(row));
   }
   return rows;
 }

@@ -6,8 +6,9 @@
 // Anything malformed is a Corruption error naming the file and offset;
 // other valid Parquet it does not handle is NotSupported.
 //
-// Memory: one row group's decoded values at a time. The FileSystem passed to
-// Open must outlive the reader. Not thread-safe.
+// Memory: one row group's decoded values at a time, plus the rows assembled
+// from them (ReadRowGroup) or one row (StartRowGroup / NextRow). The
+// FileSystem passed to Open must outlive the reader. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,12 @@ class ParquetReader {
 
   // Rows of one row group, each a struct of the top-level fields.
   Result<std::vector<Value>> ReadRowGroup(int index);
+  // The same row by row: StartRowGroup decodes the row group's column chunks,
+  // and each NextRow assembles the next row, false after the last one (when
+  // the decoded values are released). Starting another row group abandons
+  // the one before.
+  Status StartRowGroup(int index);
+  Result<bool> NextRow(Value* row);
   // All rows of the file.
   Result<std::vector<Value>> ReadAll();
 
@@ -58,6 +65,10 @@ class ParquetReader {
   FileMetaData metadata_;
   Schema schema_;
   LevelPlan plan_;
+  // The row group StartRowGroup opened.
+  int group_ = -1;
+  int64_t group_rows_left_ = 0;
+  std::vector<DecodedColumn> group_columns_;
 };
 
 }  // namespace cqlite::parquet

@@ -204,6 +204,31 @@ TEST(ParquetWriterTest, MultiplePagesAndRowGroups) {
   }
   EXPECT_TRUE(dict_pages);
   EXPECT_TRUE(plain_pages) << "fell back to PLAIN over several pages";
+
+  // Row by row gives the same rows, group after group, and a group can be
+  // abandoned halfway.
+  std::vector<Value> streamed;
+  for (int g = 0; g < w.reader->num_row_groups(); ++g) {
+    ASSERT_TRUE(w.reader->StartRowGroup(g).ok());
+    Value row;
+    while (true) {
+      auto more = w.reader->NextRow(&row);
+      ASSERT_TRUE(more.ok()) << more.status().ToString();
+      if (!*more) break;
+      streamed.push_back(row);
+    }
+    auto after = w.reader->NextRow(&row);
+    ASSERT_TRUE(after.ok());
+    EXPECT_FALSE(*after);
+  }
+  EXPECT_EQ(streamed, rows);
+  ASSERT_TRUE(w.reader->StartRowGroup(1).ok());
+  Value row;
+  ASSERT_TRUE(*w.reader->NextRow(&row));
+  auto group = w.reader->ReadRowGroup(0);
+  ASSERT_TRUE(group.ok());
+  EXPECT_EQ((*group)[0], rows[0]);
+  EXPECT_FALSE(w.reader->StartRowGroup(w.reader->num_row_groups()).ok());
 }
 
 TEST(ParquetWriterTest, StatisticsAndMetrics) {
