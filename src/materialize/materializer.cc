@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "cassandra/sstable.h"
@@ -39,6 +40,9 @@ constexpr char kEngineVersion[] = "0.1.0";
 // The envelope prefix used when a table column starts with the default one.
 constexpr char kAlternatePrefix[] = "_cqlite_envelope_";
 constexpr int64_t kProgressEvery = 200000;
+// Smaller row groups than delta-export's: the fold holds one row group's
+// decoded values per consumed generation.
+constexpr int64_t kFactsRowGroupRows = 4096;
 
 const std::set<std::string>& SystemKeyspaces() {
   static const std::set<std::string> names = {"system", "system_schema", "system_auth", "system_distributed",
@@ -121,8 +125,6 @@ struct Run {
 // kills itself with SIGKILL when a run reaches that phase ("facts", "fold",
 // "data", "manifests", "metadata": the last is just before the commit), so
 // that tests can show a crash leaves the table at its previous snapshot.
-constexpr int64_t kFactsRowGroupRows = 4096;
-
 void TestCrashPoint(const char* phase) {
   static const char* const wanted = std::getenv("CQLITE_TEST_CRASH_AT");
   if (wanted != nullptr && std::strcmp(wanted, phase) == 0) std::raise(SIGKILL);
@@ -140,89 +142,98 @@ int CompareToRow(Partitioner partitioner, const ClusteringOrder& order, const Ro
   return order.CompareRows(entry.clustering, clustering);
 }
 
-Status RunOnce(const Run& run, TableReport* report) {
-  FileSystem& fs = run.fs;
-  const MaterializeOptions& options = run.options;
-  catalog::Namespace ns{run.namespace_name};
-
-  // The table as the catalog has it now.
-  ASSIGN_OR_RETURN(std::optional<std::string> current, run.catalog.LoadTable(ns, run.table_name));
+// The table as the catalog has it when an attempt starts.
+struct Baseline {
+  std::optional<std::string> metadata_location;  // none: the table does not exist yet
   std::optional<iceberg::TableMetadata> metadata;
-  FoldState state;
-  const iceberg::Snapshot* parent = nullptr;
-  if (current) {
-    ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(*current));
-    ASSIGN_OR_RETURN(metadata, iceberg::TableMetadataFromJson(text, *current));
-    if (!iceberg::SameStructure(*metadata->CurrentSchema(), run.mapping.schema)) {
-      return Status::NotSupported(StrCat(*current, ": the Iceberg table's schema differs from the one ",
-                                         run.table.schema.table.keyspace, ".", run.table.schema.table.table,
-                                         " maps to now; schema changes are not supported yet"));
-    }
-    parent = metadata->CurrentSnapshot();
-    if (parent) {
-      auto it = parent->summary.find(kFoldStateKey);
-      if (it == parent->summary.end()) {
-        return Status::InvalidArgument(StrCat(*current, ": snapshot ", parent->snapshot_id,
-                                              " was not written by cqlite (no ", kFoldStateKey,
-                                              "); cqlite materializes only into tables it created"));
-      }
-      ASSIGN_OR_RETURN(std::string state_text, fs.ReadFileToString(it->second));
-      ASSIGN_OR_RETURN(state, FoldStateFromJson(state_text, it->second));
-    }
-  }
-  std::string location = metadata ? metadata->location : JoinPath(JoinPath(options.warehouse, run.namespace_name),
-                                                                   run.table_name);
+  std::optional<iceberg::Snapshot> parent;  // the current snapshot
+  FoldState state;                          // the parent's fold state
+  std::string location;                     // the table's directory
+};
 
-  std::set<std::string> consumed;
-  for (const ConsumedGeneration& g : state.generations) consumed.insert(g.identity);
-  std::vector<size_t> fresh;
-  for (size_t i = 0; i < run.identities.size(); ++i) {
-    if (!consumed.count(run.identities[i])) fresh.push_back(i);
+Result<Baseline> LoadBaseline(const Run& run) {
+  Baseline base;
+  ASSIGN_OR_RETURN(base.metadata_location, run.catalog.LoadTable({run.namespace_name}, run.table_name));
+  if (!base.metadata_location) {
+    base.location = JoinPath(JoinPath(run.options.warehouse, run.namespace_name), run.table_name);
+    return base;
   }
-  int64_t now = options.now_seconds >= 0 ? options.now_seconds : WallClockSeconds();
-  report->generations_found = static_cast<int>(run.identities.size());
-  report->now_seconds = now;
-  report->rows_total = state.row_count;
-  if (metadata && fresh.empty() && now < state.next_expiry) {
-    report->message = "nothing new: every generation was consumed before and no row has expired since";
-    report->metadata_location = *current;
-    return Status::OK();
+  const std::string& current = *base.metadata_location;
+  ASSIGN_OR_RETURN(std::string text, run.fs.ReadFileToString(current));
+  ASSIGN_OR_RETURN(base.metadata, iceberg::TableMetadataFromJson(text, current));
+  base.location = base.metadata->location;
+  if (!iceberg::SameStructure(*base.metadata->CurrentSchema(), run.mapping.schema)) {
+    return Status::NotSupported(StrCat(current, ": the Iceberg table's schema differs from the one ",
+                                       run.table.schema.table.keyspace, ".", run.table.schema.table.table,
+                                       " maps to now; schema changes are not supported yet"));
   }
+  const iceberg::Snapshot* parent = base.metadata->CurrentSnapshot();
+  if (parent == nullptr) return base;
+  base.parent = *parent;
+  auto it = parent->summary.find(kFoldStateKey);
+  if (it == parent->summary.end()) {
+    return Status::InvalidArgument(StrCat(current, ": snapshot ", parent->snapshot_id, " was not written by cqlite (no ",
+                                          kFoldStateKey, "); cqlite materializes only into tables it created"));
+  }
+  ASSIGN_OR_RETURN(std::string state_text, run.fs.ReadFileToString(it->second));
+  ASSIGN_OR_RETURN(base.state, FoldStateFromJson(state_text, it->second));
+  return base;
+}
 
-  AttemptFiles files(fs);
+// Where one attempt writes; every name carries its run id.
+struct AttemptPaths {
   std::string run_id = iceberg::RandomUuid();
-  std::string data_dir = JoinPath(location, "data");
-  std::string metadata_dir = JoinPath(location, "metadata");
-  std::string state_dir = JoinPath(location, "cqlite");
-  std::string facts_dir = JoinPath(state_dir, "facts");
-  for (const std::string& dir : {data_dir, metadata_dir, facts_dir}) RETURN_IF_ERROR(fs.CreateDirectories(dir));
+  std::string data_dir, metadata_dir, state_dir, facts_dir;
 
-  // 1. The facts of the new generations.
+  explicit AttemptPaths(const std::string& location)
+      : data_dir(JoinPath(location, "data")),
+        metadata_dir(JoinPath(location, "metadata")),
+        state_dir(JoinPath(location, "cqlite")),
+        facts_dir(JoinPath(state_dir, "facts")) {}
+};
+
+// Step 1: the facts of the generations not consumed before, one envelope
+// file each.
+Result<std::vector<ConsumedGeneration>> ExportFacts(const Run& run, const std::vector<size_t>& fresh,
+                                                    const AttemptPaths& paths, AttemptFiles& files) {
   envelope::ExportOptions export_options;
-  // Smaller row groups than delta-export's: the fold holds one row group's
-  // decoded values per consumed generation.
   export_options.row_group_rows = kFactsRowGroupRows;
   if (!envelope::CheckPrefix(run.table.schema.table, export_options.prefix).ok()) {
     export_options.prefix = kAlternatePrefix;
     RETURN_IF_ERROR(envelope::CheckPrefix(run.table.schema.table, export_options.prefix));
   }
-  std::vector<ConsumedGeneration> new_generations;
+  std::vector<ConsumedGeneration> generations;
   for (size_t k = 0; k < fresh.size(); ++k) {
     const SSTable& sstable = *run.table.sstables[fresh[k]];
-    Progress(options, StrCat("reading generation ", k + 1, " of ", fresh.size(), ": ", sstable.location().DataPath()));
-    std::string facts = files.Add(JoinPath(facts_dir, StrCat(run_id, "-", k, ".parquet")));
-    ASSIGN_OR_RETURN(int64_t records, envelope::ExportSSTable(fs, sstable, run.table.schema.table, facts,
-                                                              export_options));
-    (void)records;
-    RETURN_IF_ERROR(fs.SyncFile(facts));
+    Progress(run.options,
+             StrCat("reading generation ", k + 1, " of ", fresh.size(), ": ", sstable.location().DataPath()));
+    std::string facts = files.Add(JoinPath(paths.facts_dir, StrCat(paths.run_id, "-", k, ".parquet")));
+    RETURN_IF_ERROR(
+        envelope::ExportSSTable(run.fs, sstable, run.table.schema.table, facts, export_options).status());
+    RETURN_IF_ERROR(run.fs.SyncFile(facts));
     int64_t max_timestamp = sstable.statistics().stats ? sstable.statistics().stats->max_timestamp : 0;
-    new_generations.push_back({run.identities[fresh[k]], facts, max_timestamp});
+    generations.push_back({run.identities[fresh[k]], facts, max_timestamp});
   }
-  TestCrashPoint("facts");
+  return generations;
+}
 
-  // 2. Fold every fact as of `now`, merged with the last run's row index.
+// What step 2 leaves for the snapshot.
+struct MergedFold {
+  std::string row_index;                                // the new row index file
+  std::vector<iceberg::DataFile> data_files;            // the run's data file, if it wrote a row
+  std::map<std::string, std::vector<int64_t>> deletes;  // data file -> positions no longer current
+  int64_t next_expiry = INT64_MAX;                      // when the next TTL runs out
+};
+
+// Step 2: every fact (those of the baseline and the new ones) folded as of
+// `now`, merged with the baseline's row index in fold order: unchanged rows
+// keep their location, new and changed rows go to a new data file, rows
+// changed or gone are position-deleted where they were.
+Result<MergedFold> FoldAndMerge(const Run& run, const Baseline& base,
+                                const std::vector<ConsumedGeneration>& new_generations, int64_t now,
+                                const AttemptPaths& paths, AttemptFiles& files, TableReport* report) {
   std::vector<std::string> fact_files;
-  for (const ConsumedGeneration& g : state.generations) fact_files.push_back(g.facts_file);
+  for (const ConsumedGeneration& g : base.state.generations) fact_files.push_back(g.facts_file);
   for (const ConsumedGeneration& g : new_generations) fact_files.push_back(g.facts_file);
 
   const TableSchema* fold_schema = &run.table.schema.table;
@@ -234,13 +245,13 @@ Status RunOnce(const Run& run, TableReport* report) {
   // with a mapping made from it (after checking it maps to the same table).
   TableMapping fold_mapping = run.mapping;
   if (!fact_files.empty()) {
-    ASSIGN_OR_RETURN(inputs, envelope::OpenEnvelopeFiles(fs, fact_files, {}));
+    ASSIGN_OR_RETURN(inputs, envelope::OpenEnvelopeFiles(run.fs, fact_files, {}));
     fold_schema = inputs.schema.get();
     partitioner = inputs.partitioner;
     sources = std::move(inputs.sources);
-    ASSIGN_OR_RETURN(fold_mapping, MapTable(*fold_schema, options.mapping));
+    ASSIGN_OR_RETURN(fold_mapping, MapTable(*fold_schema, run.options.mapping));
     if (!iceberg::SameStructure(fold_mapping.schema, run.mapping.schema)) {
-      return Status::NotSupported(StrCat(location, ": the schema of the consumed generations differs from ",
+      return Status::NotSupported(StrCat(base.location, ": the schema of the consumed generations differs from ",
                                          run.table_dir, "'s; schema changes are not supported yet"));
     }
   }
@@ -249,7 +260,7 @@ Status RunOnce(const Run& run, TableReport* report) {
                                                       "know; materialize needs Murmur3, Random or ByteOrdered"));
   }
   ASSIGN_OR_RETURN(auto fold, TableFold::Make(*fold_schema, partitioner, std::move(sources), now));
-  RowConverter converter(*fold_schema, fold_mapping, options.mapping);
+  RowConverter converter(*fold_schema, fold_mapping, run.options.mapping);
   std::vector<CqlTypePtr> clustering_types;
   for (const ColumnSchema* column : fold_schema->ClusteringColumns()) {
     auto type = std::make_shared<CqlType>(*column->type);
@@ -257,24 +268,6 @@ Status RunOnce(const Run& run, TableReport* report) {
     clustering_types.push_back(type);
   }
   ClusteringOrder order(clustering_types);
-
-  ASSIGN_OR_RETURN(auto old_index, RowIndexReader::Open(fs, state.row_index));
-  std::string index_path = files.Add(JoinPath(state_dir, StrCat("rows-", run_id, ".parquet")));
-  ASSIGN_OR_RETURN(auto new_index, RowIndexWriter::Open(fs, index_path));
-  std::string data_path = JoinPath(data_dir, StrCat(run_id, "-0.parquet"));
-  std::unique_ptr<parquet::ParquetWriter> data_writer;
-  std::map<std::string, std::vector<int64_t>> deletes;
-  int64_t next_expiry = INT64_MAX;
-
-  RowIndexEntry old;
-  ASSIGN_OR_RETURN(bool has_old, old_index->Next(&old));
-  auto drop_old = [&]() -> Status {
-    deletes[old.data_file].push_back(old.position);
-    ++report->rows_deleted;
-    ASSIGN_OR_RETURN(has_old, old_index->Next(&old));
-    return Status::OK();
-  };
-
   // A COMPACT STORAGE table without (visible) clustering columns keeps its
   // rows as static rows: SELECT shows each as the partition's one row.
   const auto clustering_columns = fold_schema->ClusteringColumns();
@@ -282,6 +275,22 @@ Status RunOnce(const Run& run, TableReport* report) {
       !clustering_columns.empty() &&
       std::all_of(clustering_columns.begin(), clustering_columns.end(), [](const ColumnSchema* c) { return c->hidden; });
   const std::vector<FoldRow> static_row_as_row(1);
+
+  MergedFold merged;
+  ASSIGN_OR_RETURN(auto old_index, RowIndexReader::Open(run.fs, base.state.row_index));
+  merged.row_index = files.Add(JoinPath(paths.state_dir, StrCat("rows-", paths.run_id, ".parquet")));
+  ASSIGN_OR_RETURN(auto new_index, RowIndexWriter::Open(run.fs, merged.row_index));
+  std::string data_path = JoinPath(paths.data_dir, StrCat(paths.run_id, "-0.parquet"));
+  std::unique_ptr<parquet::ParquetWriter> data_writer;
+
+  RowIndexEntry old;
+  ASSIGN_OR_RETURN(bool has_old, old_index->Next(&old));
+  auto drop_old = [&]() -> Status {
+    merged.deletes[old.data_file].push_back(old.position);
+    ++report->rows_deleted;
+    ASSIGN_OR_RETURN(has_old, old_index->Next(&old));
+    return Status::OK();
+  };
 
   FoldedPartition partition;
   int64_t rows_seen = 0;
@@ -298,7 +307,7 @@ Status RunOnce(const Run& run, TableReport* report) {
       rows = &static_row_as_row;
     }
     const FoldRow* static_row = partition.has_static_row ? &partition.static_row : nullptr;
-    if (static_row) next_expiry = std::min(next_expiry, RowConverter::EarliestExpiry(*static_row));
+    if (static_row) merged.next_expiry = std::min(merged.next_expiry, RowConverter::EarliestExpiry(*static_row));
     for (const FoldRow& row : *rows) {
       auto value = converter.Convert(partition.key, static_row, row);
       if (!value.ok()) {
@@ -307,7 +316,7 @@ Status RunOnce(const Run& run, TableReport* report) {
             StrCat(run.table_dir, ": partition ", key.ok() ? Join(*key, ":") : ToHex(partition.key)));
       }
       uint64_t hash = HashValue(*value);
-      next_expiry = std::min(next_expiry, RowConverter::EarliestExpiry(row));
+      merged.next_expiry = std::min(merged.next_expiry, RowConverter::EarliestExpiry(row));
       while (has_old && CompareToRow(*partitioner, order, old, partition.key, row.clustering) < 0) {
         RETURN_IF_ERROR(drop_old());
       }
@@ -320,8 +329,8 @@ Status RunOnce(const Run& run, TableReport* report) {
         if (!data_writer) {
           files.Add(data_path);
           parquet::WriterOptions writer_options;
-          writer_options.compression = options.compression;
-          ASSIGN_OR_RETURN(data_writer, parquet::ParquetWriter::Open(fs, data_path,
+          writer_options.compression = run.options.compression;
+          ASSIGN_OR_RETURN(data_writer, parquet::ParquetWriter::Open(run.fs, data_path,
                                                                      iceberg::ToParquetSchema(run.mapping.schema),
                                                                      writer_options));
         }
@@ -331,56 +340,53 @@ Status RunOnce(const Run& run, TableReport* report) {
         ++report->rows_appended;
       }
       if (++rows_seen % kProgressEvery == 0) {
-        Progress(options, StrCat(rows_seen, " rows folded, ", report->rows_appended, " written, ",
-                                 report->rows_deleted, " deleted"));
+        Progress(run.options, StrCat(rows_seen, " rows folded, ", report->rows_appended, " written, ",
+                                     report->rows_deleted, " deleted"));
       }
     }
   }
   while (has_old) RETURN_IF_ERROR(drop_old());
   RETURN_IF_ERROR(new_index->Close());
-  RETURN_IF_ERROR(fs.SyncFile(index_path));
+  RETURN_IF_ERROR(run.fs.SyncFile(merged.row_index));
   report->rows_total = new_index->count();
-  TestCrashPoint("fold");
-
-  // 3. Data and delete files.
-  std::vector<iceberg::DataFile> added;
   if (data_writer) {
     ASSIGN_OR_RETURN(parquet::WriteResult written, data_writer->Close());
-    RETURN_IF_ERROR(fs.SyncFile(data_path));
-    added.push_back(iceberg::DescribeDataFile(data_path, written, run.mapping.schema));
+    RETURN_IF_ERROR(run.fs.SyncFile(data_path));
+    merged.data_files.push_back(iceberg::DescribeDataFile(data_path, written, run.mapping.schema));
   }
-  int delete_file_index = 0;
+  return merged;
+}
+
+// Step 3: one file-scoped position delete file per data file touched.
+Result<std::vector<iceberg::DataFile>> WriteDeleteFiles(const Run& run,
+                                                        std::map<std::string, std::vector<int64_t>>& deletes,
+                                                        const AttemptPaths& paths, AttemptFiles& files) {
+  std::vector<iceberg::DataFile> written;
   for (auto& [data_file, positions] : deletes) {
     std::sort(positions.begin(), positions.end());
     std::string path =
-        files.Add(JoinPath(data_dir, StrCat(run_id, "-deletes-", delete_file_index++, ".parquet")));
-    ASSIGN_OR_RETURN(iceberg::DataFile file,
-                     iceberg::WritePositionDeleteFile(fs, path, data_file, positions, options.compression));
-    added.push_back(std::move(file));
+        files.Add(JoinPath(paths.data_dir, StrCat(paths.run_id, "-deletes-", written.size(), ".parquet")));
+    ASSIGN_OR_RETURN(iceberg::DataFile file, iceberg::WritePositionDeleteFile(run.fs, path, data_file, positions,
+                                                                              run.options.compression));
+    written.push_back(std::move(file));
   }
-  for (const iceberg::DataFile& f : added) {
-    report->bytes_written += f.file_size_in_bytes;
-    (f.content == iceberg::FileContent::kData ? report->data_files : report->delete_files)++;
-  }
-  TestCrashPoint("data");
-  if (metadata && fresh.empty() && added.empty()) {
-    report->message = "nothing new: no generation to consume, and no row changed since the last snapshot";
-    report->metadata_location = *current;
-    return Status::OK();
-  }
+  return written;
+}
 
-  // 4. Fold state, manifests, manifest list, table metadata.
-  FoldState next = state;
-  next.generations.insert(next.generations.end(), new_generations.begin(), new_generations.end());
-  next.row_index = index_path;
-  next.row_count = report->rows_total;
-  next.next_expiry = next_expiry;
-  next.folded_at = now;
-  std::string state_path = files.Add(JoinPath(state_dir, StrCat("state-", run_id, ".json")));
+// Step 4: the fold state, manifests for the added files, a manifest list
+// that keeps the parent's manifests, and the next table metadata file.
+// Returns the new metadata file's path; the snapshot's id goes to `report`.
+Result<std::string> WriteSnapshot(const Run& run, const Baseline& base, const FoldState& next,
+                                  const std::vector<iceberg::DataFile>& added,
+                                  const std::vector<ConsumedGeneration>& new_generations, int64_t now,
+                                  const AttemptPaths& paths, AttemptFiles& files, TableReport* report) {
+  FileSystem& fs = run.fs;
+  std::string state_path = files.Add(JoinPath(paths.state_dir, StrCat("state-", paths.run_id, ".json")));
   RETURN_IF_ERROR(fs.WriteStringToFile(state_path, FoldStateToJson(next)));
 
+  const iceberg::Snapshot* parent = base.parent ? &*base.parent : nullptr;
   int64_t snapshot_id = iceberg::RandomSnapshotId();
-  int64_t sequence_number = (metadata ? metadata->last_sequence_number : 0) + 1;
+  int64_t sequence_number = (base.metadata ? base.metadata->last_sequence_number : 0) + 1;
   std::vector<iceberg::ManifestFile> manifests;
   if (parent) {
     ASSIGN_OR_RETURN(manifests, iceberg::ReadManifestList(fs, parent->manifest_list));
@@ -402,13 +408,13 @@ Status RunOnce(const Run& run, TableReport* report) {
     manifest_options.table_schema_json = schema_json;
     manifest_options.content = content;
     std::string path = files.Add(JoinPath(
-        metadata_dir, StrCat(run_id, content == iceberg::ManifestContent::kData ? "-m0.avro" : "-m1.avro")));
+        paths.metadata_dir, StrCat(paths.run_id, content == iceberg::ManifestContent::kData ? "-m0.avro" : "-m1.avro")));
     ASSIGN_OR_RETURN(iceberg::ManifestFile manifest,
                      iceberg::WriteManifest(fs, path, manifest_options, entries, snapshot_id, sequence_number));
     manifests.push_back(std::move(manifest));
   }
   std::string list_path =
-      files.Add(JoinPath(metadata_dir, StrCat("snap-", snapshot_id, "-1-", run_id, ".avro")));
+      files.Add(JoinPath(paths.metadata_dir, StrCat("snap-", snapshot_id, "-1-", paths.run_id, ".avro")));
   RETURN_IF_ERROR(iceberg::WriteManifestList(fs, list_path, snapshot_id,
                                              parent ? std::optional<int64_t>(parent->snapshot_id) : std::nullopt,
                                              sequence_number, manifests));
@@ -420,7 +426,9 @@ Status RunOnce(const Run& run, TableReport* report) {
   if (parent) snapshot.parent_snapshot_id = parent->snapshot_id;
   snapshot.sequence_number = sequence_number;
   snapshot.timestamp_ms = WallClockMillis();
-  if (metadata && snapshot.timestamp_ms <= metadata->last_updated_ms) snapshot.timestamp_ms = metadata->last_updated_ms + 1;
+  if (base.metadata && snapshot.timestamp_ms <= base.metadata->last_updated_ms) {
+    snapshot.timestamp_ms = base.metadata->last_updated_ms + 1;
+  }
   snapshot.manifest_list = list_path;
   snapshot.schema_id = 0;
   snapshot.summary = iceberg::SummaryMetrics(added, parent ? parent->summary : std::map<std::string, std::string>());
@@ -437,45 +445,100 @@ Status RunOnce(const Run& run, TableReport* report) {
   snapshot.summary[kFoldStateKey] = state_path;
 
   iceberg::TableMetadata next_metadata;
-  if (metadata) {
-    next_metadata = *metadata;
+  if (base.metadata) {
+    next_metadata = *base.metadata;
   } else {
     const TableSchema& t = run.table.schema.table;
     std::map<std::string, std::string> properties = {
         {"cqlite.source.keyspace", t.keyspace},
         {"cqlite.source.table", t.table},
         {"cqlite.source.path", run.table_dir},
-        {"write.parquet.compression-codec", options.compression == parquet::CompressionCodec::kZstd ? "zstd"
-                                            : options.compression == parquet::CompressionCodec::kSnappy
+        {"write.parquet.compression-codec", run.options.compression == parquet::CompressionCodec::kZstd ? "zstd"
+                                            : run.options.compression == parquet::CompressionCodec::kSnappy
                                                 ? "snappy"
                                                 : "uncompressed"},
     };
-    next_metadata = iceberg::NewTableMetadata(location, run.mapping.schema, std::move(properties), WallClockMillis());
+    next_metadata = iceberg::NewTableMetadata(base.location, run.mapping.schema, std::move(properties),
+                                              WallClockMillis());
   }
-  iceberg::AddSnapshot(&next_metadata, snapshot, current ? *current : std::string());
+  iceberg::AddSnapshot(&next_metadata, snapshot, base.metadata_location.value_or(""));
   int version = 0;
-  if (current) {
-    int previous = iceberg::MetadataFileVersion(*current);
+  if (base.metadata_location) {
+    int previous = iceberg::MetadataFileVersion(*base.metadata_location);
     version = previous >= 0 ? previous + 1 : static_cast<int>(next_metadata.metadata_log.size());
   }
-  std::string metadata_path = files.Add(iceberg::MetadataFilePath(location, version));
+  std::string metadata_path = files.Add(iceberg::MetadataFilePath(base.location, version));
   RETURN_IF_ERROR(fs.WriteStringToFile(metadata_path, iceberg::TableMetadataToJson(next_metadata)));
+  report->snapshot_id = snapshot_id;
+  return metadata_path;
+}
+
+// One attempt: the steps of materializer.h, then the compare-and-swap.
+Status RunOnce(const Run& run, TableReport* report) {
+  ASSIGN_OR_RETURN(Baseline base, LoadBaseline(run));
+  std::set<std::string> consumed;
+  for (const ConsumedGeneration& g : base.state.generations) consumed.insert(g.identity);
+  std::vector<size_t> fresh;
+  for (size_t i = 0; i < run.identities.size(); ++i) {
+    if (!consumed.count(run.identities[i])) fresh.push_back(i);
+  }
+  int64_t now = run.options.now_seconds >= 0 ? run.options.now_seconds : WallClockSeconds();
+  report->generations_found = static_cast<int>(run.identities.size());
+  report->now_seconds = now;
+  report->rows_total = base.state.row_count;
+  if (base.metadata && fresh.empty() && now < base.state.next_expiry) {
+    report->message = "nothing new: every generation was consumed before and no row has expired since";
+    report->metadata_location = *base.metadata_location;
+    return Status::OK();
+  }
+
+  AttemptFiles files(run.fs);
+  AttemptPaths paths(base.location);
+  for (const std::string& dir : {paths.data_dir, paths.metadata_dir, paths.facts_dir}) {
+    RETURN_IF_ERROR(run.fs.CreateDirectories(dir));
+  }
+  ASSIGN_OR_RETURN(std::vector<ConsumedGeneration> new_generations, ExportFacts(run, fresh, paths, files));
+  TestCrashPoint("facts");
+  ASSIGN_OR_RETURN(MergedFold merged, FoldAndMerge(run, base, new_generations, now, paths, files, report));
+  TestCrashPoint("fold");
+  std::vector<iceberg::DataFile> added = std::move(merged.data_files);
+  ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> delete_files, WriteDeleteFiles(run, merged.deletes, paths, files));
+  for (iceberg::DataFile& f : delete_files) added.push_back(std::move(f));
+  for (const iceberg::DataFile& f : added) {
+    report->bytes_written += f.file_size_in_bytes;
+    (f.content == iceberg::FileContent::kData ? report->data_files : report->delete_files)++;
+  }
+  TestCrashPoint("data");
+  if (base.metadata && fresh.empty() && added.empty()) {
+    report->message = "nothing new: no generation to consume, and no row changed since the last snapshot";
+    report->metadata_location = *base.metadata_location;
+    return Status::OK();
+  }
+
+  FoldState next = base.state;
+  next.generations.insert(next.generations.end(), new_generations.begin(), new_generations.end());
+  next.row_index = merged.row_index;
+  next.row_count = report->rows_total;
+  next.next_expiry = merged.next_expiry;
+  next.folded_at = now;
+  ASSIGN_OR_RETURN(std::string metadata_path,
+                   WriteSnapshot(run, base, next, added, new_generations, now, paths, files, report));
   TestCrashPoint("metadata");
 
-  // 5. The one step that makes it visible.
-  Progress(options, "committing");
-  if (current) {
-    RETURN_IF_ERROR(run.catalog.CommitTable(ns, run.table_name, *current, metadata_path));
+  // Step 5: the one change that makes it all visible.
+  Progress(run.options, "committing");
+  catalog::Namespace ns{run.namespace_name};
+  if (base.metadata_location) {
+    RETURN_IF_ERROR(run.catalog.CommitTable(ns, run.table_name, *base.metadata_location, metadata_path));
   } else {
     RETURN_IF_ERROR(run.catalog.CreateNamespace(ns));
     RETURN_IF_ERROR(run.catalog.CreateTable(ns, run.table_name, metadata_path));
   }
   files.Keep();
   report->committed = true;
-  report->snapshot_id = snapshot_id;
   report->metadata_location = metadata_path;
   report->generations_consumed = static_cast<int>(new_generations.size());
-  report->message = StrCat("committed snapshot ", snapshot_id);
+  report->message = StrCat("committed snapshot ", report->snapshot_id);
   return Status::OK();
 }
 

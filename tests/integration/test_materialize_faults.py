@@ -451,7 +451,8 @@ def test_a_run_killed_at_any_time_leaves_the_previous_or_the_next_snapshot(seria
         proc, _ = run_materialize(full, warehouse, f"events_timing{n}")
         durations[first_run].append(time.monotonic() - t0)
         assert proc.returncode == 0, proc.stderr
-    span = {kind: max(d) for kind, d in durations.items()}
+    # The shortest: a timing run slowed by other work on the machine must not push the kills past the end.
+    span = {kind: min(d) for kind, d in durations.items()}
     problems = []
     outcomes = {"killed, table unchanged": 0, "killed after the commit": 0, "finished before the kill": 0}
     for i in range(KILLS):
