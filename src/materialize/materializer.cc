@@ -316,6 +316,9 @@ Status RunOnce(const Run& run, TableReport* report) {
           files.Add(data_path);
           parquet::WriterOptions writer_options;
           writer_options.compression = options.compression;
+          if (options.compression == parquet::CompressionCodec::kZstd) {
+            writer_options.compression_level = options.compression_level;
+          }
           ASSIGN_OR_RETURN(data_writer, parquet::ParquetWriter::Open(fs, data_path,
                                                                      iceberg::ToParquetSchema(run.mapping.schema),
                                                                      writer_options));
@@ -445,6 +448,9 @@ Status RunOnce(const Run& run, TableReport* report) {
                                                 ? "snappy"
                                                 : "uncompressed"},
     };
+    if (options.compression == parquet::CompressionCodec::kZstd) {
+      properties["write.parquet.compression-level"] = std::to_string(options.compression_level);
+    }
     next_metadata = iceberg::NewTableMetadata(location, run.mapping.schema, std::move(properties), WallClockMillis());
   }
   iceberg::AddSnapshot(&next_metadata, snapshot, current ? *current : std::string());
