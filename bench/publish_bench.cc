@@ -18,10 +18,12 @@
 // field ids included, from which bench/run_materialize_bench.sh loads the same
 // rows into Arrow for PyIceberg.
 //
-// Each of --reps runs publishes a new table <out>/cqlite-<rep>/bench/t into
-// the catalog <out>/cqlite-<rep>/catalog.db. Prints one JSON object: the row
-// count, the value bytes, per run the wall and CPU seconds, the data file's
-// path and size, and the metadata location.
+// --reps runs at ZSTD level 3 (materialize's default), then --reps at level 1
+// (PyIceberg's default), each publishing a new table
+// <out>/cqlite-zstd<level>-<rep>/bench/t into the catalog
+// <out>/cqlite-zstd<level>-<rep>/catalog.db. Prints one JSON object: the row
+// count, the value bytes, per run ("runs": level 3, "runs_level1") the wall
+// and CPU seconds, the data file's path and size, and the metadata location.
 //
 //   publish_bench --data=DIR --out=DIR [--rows=N] [--reps=N] [--now=SECONDS]
 #include <time.h>
@@ -141,9 +143,12 @@ Status LoadRows(const Flags& flags, Rows* out) {
   return Status::OK();
 }
 
-parquet::WriterOptions DataFileOptions() {
-  parquet::WriterOptions options;  // as MaterializeTable: its defaults, ZSTD
+// As MaterializeTable: its defaults, ZSTD at `level` (materialize's
+// --compression-level, 3 unless given).
+parquet::WriterOptions DataFileOptions(int level = 3) {
+  parquet::WriterOptions options;
   options.compression = parquet::CompressionCodec::kZstd;
+  options.compression_level = level;
   return options;
 }
 
@@ -163,7 +168,8 @@ struct Published {
 };
 
 // RunOnce's steps 3 to 5 for a new table holding `rows`.
-Status Publish(const Rows& rows, catalog::SqlCatalog& catalog, const std::string& location, Published* out) {
+Status Publish(const Rows& rows, int level, catalog::SqlCatalog& catalog, const std::string& location,
+               Published* out) {
   FileSystem& fs = LocalFileSystem();
   const iceberg::Schema& schema = rows.mapping.schema;
   std::string run_id = iceberg::RandomUuid();
@@ -173,7 +179,7 @@ Status Publish(const Rows& rows, catalog::SqlCatalog& catalog, const std::string
 
   std::string data_path = JoinPath(data_dir, StrCat(run_id, "-0.parquet"));
   ASSIGN_OR_RETURN(auto writer,
-                   parquet::ParquetWriter::Open(fs, data_path, iceberg::ToParquetSchema(schema), DataFileOptions()));
+                   parquet::ParquetWriter::Open(fs, data_path, iceberg::ToParquetSchema(schema), DataFileOptions(level)));
   for (const parquet::RowBatch& batch : rows.batches) RETURN_IF_ERROR(writer->WriteBatch(batch));
   ASSIGN_OR_RETURN(parquet::WriteResult written, writer->Close());
   RETURN_IF_ERROR(fs.SyncFile(data_path));
@@ -206,7 +212,9 @@ Status Publish(const Rows& rows, catalog::SqlCatalog& catalog, const std::string
   snapshot.summary = iceberg::SummaryMetrics(added, {});
   snapshot.summary["operation"] = "append";
   iceberg::TableMetadata metadata = iceberg::NewTableMetadata(
-      location, schema, {{"write.parquet.compression-codec", "zstd"}}, WallClockMillis());
+      location, schema,
+      {{"write.parquet.compression-codec", "zstd"}, {"write.parquet.compression-level", std::to_string(level)}},
+      WallClockMillis());
   iceberg::AddSnapshot(&metadata, snapshot, "");
   std::string metadata_path = iceberg::MetadataFilePath(location, 0);
   RETURN_IF_ERROR(fs.WriteStringToFile(metadata_path, iceberg::TableMetadataToJson(metadata)));
@@ -278,32 +286,37 @@ int Main(int argc, char** argv) {
   std::fprintf(stderr, "publish_bench: %lld rows loaded in %.1f s, input.parquet written in %.1f s\n",
                static_cast<long long>(rows.num_rows), load_seconds, input_seconds);
 
-  std::string runs;
-  for (int rep = 0; rep < flags.reps; ++rep) {
-    std::string warehouse = JoinPath(flags.out_dir, StrCat("cqlite-", rep));
-    if (Status s = fs.CreateDirectories(warehouse); !s.ok()) return fail(s);
-    auto catalog = catalog::SqlCatalog::Open(JoinPath(warehouse, "catalog.db"), "cqlite", true);
-    if (!catalog.ok()) return fail(catalog.status());
-    std::string location = JoinPath(JoinPath(warehouse, rows.keyspace), rows.table);
-    Published published;
-    double wall = WallSeconds(), cpu = CpuSeconds();
-    if (Status s = Publish(rows, **catalog, location, &published); !s.ok()) return fail(s);
-    wall = WallSeconds() - wall;
-    cpu = CpuSeconds() - cpu;
-    std::fprintf(stderr, "publish_bench: run %d: %.3f s wall, %.3f s CPU, %.0f rows/s\n", rep + 1, wall, cpu,
-                 static_cast<double>(rows.num_rows) / wall);
-    runs += StrCat(rep ? ", " : "", "{\"wall_seconds\": ", Fixed(wall), ", \"cpu_seconds\": ", Fixed(cpu),
-                   ", \"data_file\": ", JsonString(published.data_path), ", \"data_bytes\": ", published.data_bytes,
-                   ", \"row_groups\": ", published.row_groups,
-                   ", \"metadata_location\": ", JsonString(published.metadata_location),
-                   ", \"catalog\": ", JsonString(JoinPath(warehouse, "catalog.db")), "}");
+  // --reps runs at ZSTD level 3 (materialize's default), then --reps at
+  // level 1 (PyIceberg's default).
+  std::string runs[2];
+  const int levels[2] = {3, 1};
+  for (int l = 0; l < 2; ++l) {
+    for (int rep = 0; rep < flags.reps; ++rep) {
+      std::string warehouse = JoinPath(flags.out_dir, StrCat("cqlite-zstd", levels[l], "-", rep));
+      if (Status s = fs.CreateDirectories(warehouse); !s.ok()) return fail(s);
+      auto catalog = catalog::SqlCatalog::Open(JoinPath(warehouse, "catalog.db"), "cqlite", true);
+      if (!catalog.ok()) return fail(catalog.status());
+      std::string location = JoinPath(JoinPath(warehouse, rows.keyspace), rows.table);
+      Published published;
+      double wall = WallSeconds(), cpu = CpuSeconds();
+      if (Status s = Publish(rows, levels[l], **catalog, location, &published); !s.ok()) return fail(s);
+      wall = WallSeconds() - wall;
+      cpu = CpuSeconds() - cpu;
+      std::fprintf(stderr, "publish_bench: zstd %d run %d: %.3f s wall, %.3f s CPU, %.0f rows/s\n", levels[l],
+                   rep + 1, wall, cpu, static_cast<double>(rows.num_rows) / wall);
+      runs[l] += StrCat(rep ? ", " : "", "{\"wall_seconds\": ", Fixed(wall), ", \"cpu_seconds\": ", Fixed(cpu),
+                        ", \"data_file\": ", JsonString(published.data_path),
+                        ", \"data_bytes\": ", published.data_bytes, ", \"row_groups\": ", published.row_groups,
+                        ", \"metadata_location\": ", JsonString(published.metadata_location),
+                        ", \"catalog\": ", JsonString(JoinPath(warehouse, "catalog.db")), "}");
+    }
   }
   std::printf(
       "{\"rows\": %lld, \"value_bytes\": %lld, \"namespace\": %s, \"table\": %s, \"input\": %s, "
-      "\"schema\": %s, \"load_seconds\": %.3f, \"runs\": [%s]}\n",
+      "\"schema\": %s, \"load_seconds\": %.3f, \"runs\": [%s], \"runs_level1\": [%s]}\n",
       static_cast<long long>(rows.num_rows), static_cast<long long>(rows.value_bytes),
       JsonString(rows.keyspace).c_str(), JsonString(rows.table).c_str(), JsonString(input_path).c_str(),
-      iceberg::SchemaToJson(rows.mapping.schema).dump().c_str(), load_seconds, runs.c_str());
+      iceberg::SchemaToJson(rows.mapping.schema).dump().c_str(), load_seconds, runs[0].c_str(), runs[1].c_str());
   return 0;
 }
 

@@ -30,6 +30,7 @@ struct MaterializeCommandOptions {
   int32_t decimal_scale = 18;
   bool truncate_time = false;
   std::string compression = "zstd";
+  int compression_level = 0;  // 0: not given (3)
   bool json = false;
   bool quiet = false;
 };
@@ -149,6 +150,13 @@ int Materialize(const MaterializeCommandOptions& options) {
   run.compression = options.compression == "snappy" ? parquet::CompressionCodec::kSnappy
                     : options.compression == "none" ? parquet::CompressionCodec::kUncompressed
                                                     : parquet::CompressionCodec::kZstd;
+  if (options.compression_level != 0) {
+    if (run.compression != parquet::CompressionCodec::kZstd) {
+      return fail(Status::InvalidArgument(
+          StrCat("--compression-level is for --compression zstd only, not ", options.compression)));
+    }
+    run.compression_level = options.compression_level;
+  }
 
   // Tables that would be refused are refused before the warehouse or the
   // catalog is created.
@@ -239,6 +247,10 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
   cmd->add_option("--compression", options->compression, "Parquet compression of data files")
       ->check(CLI::IsMember({"zstd", "snappy", "none"}))
       ->capture_default_str();
+  cmd->add_option("--compression-level", options->compression_level,
+                  "ZSTD level of data files, 1 (fastest) to 22 (smallest); default 3, as Cassandra, DuckDB and "
+                  "Iceberg Java (pyarrow and PyIceberg use 1)")
+      ->check(CLI::Range(1, 22));
   cmd->add_flag("--json", options->json, "Print the final report as JSON");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress and no report unless something failed");
   return [options] { return Materialize(*options); };

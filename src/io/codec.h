@@ -40,6 +40,11 @@ class Codec {
 // The codec for a kind. Codecs are stateless and shared.
 const Codec& GetCodec(CodecKind kind);
 
+// Zstandard compressing at `level`, 1 to kMaxZstdLevel (GetCodec(kZstd)
+// compresses at 3, Cassandra's default); other levels give GetCodec(kZstd).
+inline constexpr int kMaxZstdLevel = 22;
+const Codec& ZstdCodecAtLevel(int level);
+
 // "LZ4", "Snappy", "Deflate", "Zstd" or "none", for messages.
 const char* CodecKindName(CodecKind kind);
 

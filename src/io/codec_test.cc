@@ -49,6 +49,28 @@ TEST(CodecTest, RoundTripsEveryKindAndSize) {
   }
 }
 
+TEST(CodecTest, ZstdLevels) {
+  auto input = SampleData(200000);
+  std::vector<std::vector<uint8_t>> outputs;
+  for (int level : {1, 3, 19}) {
+    const Codec& codec = ZstdCodecAtLevel(level);
+    EXPECT_EQ(codec.kind(), CodecKind::kZstd);
+    outputs.push_back(CompressOrDie(codec, input));
+    std::vector<uint8_t> output(input.size());
+    auto n = codec.Decompress(outputs.back(), output);
+    ASSERT_TRUE(n.ok()) << level << ": " << n.status().ToString();
+    EXPECT_EQ(output, input) << level;
+  }
+  // The level is applied (higher is not always smaller: on this sample
+  // level 19 is larger than level 1, with the zstd command line too).
+  EXPECT_NE(outputs[0], outputs[1]);
+  EXPECT_NE(outputs[1], outputs[2]);
+  // The default codec is level 3.
+  EXPECT_EQ(outputs[1], CompressOrDie(GetCodec(CodecKind::kZstd), input));
+  EXPECT_EQ(&ZstdCodecAtLevel(0), &GetCodec(CodecKind::kZstd));
+  EXPECT_EQ(&ZstdCodecAtLevel(kMaxZstdLevel + 1), &GetCodec(CodecKind::kZstd));
+}
+
 TEST(CodecTest, EmptyBlockDecompressesIntoAnEmptyOutput) {
   // Found by fuzz_codec: zlib refuses a null output pointer, which an empty
   // std::vector gives, even when nothing is to be written.

@@ -330,6 +330,9 @@ Result<MergedFold> FoldAndMerge(const Run& run, const Baseline& base,
           files.Add(data_path);
           parquet::WriterOptions writer_options;
           writer_options.compression = run.options.compression;
+          if (run.options.compression == parquet::CompressionCodec::kZstd) {
+            writer_options.compression_level = run.options.compression_level;
+          }
           ASSIGN_OR_RETURN(data_writer, parquet::ParquetWriter::Open(run.fs, data_path,
                                                                      iceberg::ToParquetSchema(run.mapping.schema),
                                                                      writer_options));
@@ -458,6 +461,9 @@ Result<std::string> WriteSnapshot(const Run& run, const Baseline& base, const Fo
                                                 ? "snappy"
                                                 : "uncompressed"},
     };
+    if (run.options.compression == parquet::CompressionCodec::kZstd) {
+      properties["write.parquet.compression-level"] = std::to_string(run.options.compression_level);
+    }
     next_metadata = iceberg::NewTableMetadata(base.location, run.mapping.schema, std::move(properties),
                                               WallClockMillis());
   }

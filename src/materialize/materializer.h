@@ -42,6 +42,7 @@ struct MaterializeOptions {
   int64_t now_seconds = -1;       // when TTLs are evaluated; < 0: the wall clock
   MappingOptions mapping;
   parquet::CompressionCodec compression = parquet::CompressionCodec::kZstd;
+  int compression_level = 3;      // ZSTD only, 1 to 22
   int max_attempts = 5;           // commits tried before giving up on conflicts
   // Called with a line of progress now and then (may be empty).
   std::function<void(const std::string&)> progress;

@@ -132,7 +132,9 @@ LeafColumnWriter::LeafColumnWriter(const ColumnDescriptor& column, const WriterO
     : column_(column),
       field_(*column.field),
       options_(options),
-      codec_(&GetCodec(CodecKindFor(options.compression))),
+      codec_(options.compression == CompressionCodec::kZstd && options.compression_level != 0
+                 ? &ZstdCodecAtLevel(options.compression_level)
+                 : &GetCodec(CodecKindFor(options.compression))),
       is_float_(field_.physical_type == PhysicalType::kFloat ||
                 field_.physical_type == PhysicalType::kDouble),
       level_bits_(static_cast<size_t>(BitWidth(column.max_rep_level) + BitWidth(column.max_def_level))),

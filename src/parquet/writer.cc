@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "io/codec.h"
 #include "parquet/column_writer.h"
 #include "parquet/encoding.h"
 #include "parquet/shred.h"
@@ -34,6 +35,12 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Open(FileSystem& fs, const
     return Status::NotSupported(StrCat(path, ": Parquet compression codec ",
                                        static_cast<int>(options.compression),
                                        " (use UNCOMPRESSED, SNAPPY or ZSTD)"));
+  }
+  if (options.compression_level != 0 &&
+      (options.compression != CompressionCodec::kZstd || options.compression_level < 1 ||
+       options.compression_level > kMaxZstdLevel)) {
+    return Status::InvalidArgument(StrCat(path, ": compression level ", options.compression_level,
+                                          " (a level is for ZSTD only, 1 to ", kMaxZstdLevel, ")"));
   }
   if (options.page_size == 0) options.page_size = 1;
   ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, fs.OpenForWrite(path));

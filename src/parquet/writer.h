@@ -38,6 +38,7 @@ namespace cqlite::parquet {
 
 struct WriterOptions {
   CompressionCodec compression = CompressionCodec::kZstd;  // kUncompressed, kSnappy or kZstd
+  int compression_level = 0;                               // ZSTD only, 1-22; 0 = 3 (Cassandra's default)
   size_t page_size = 1 << 20;                              // target uncompressed bytes per data page
   size_t row_group_size = 128 << 20;                       // target buffered bytes per row group
   int64_t row_group_rows = 0;                              // rows per row group; 0 = no limit

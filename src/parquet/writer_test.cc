@@ -123,6 +123,33 @@ TEST(ParquetWriterTest, RoundTripsEveryPhysicalTypeWithEveryCodec) {
   }
 }
 
+TEST(ParquetWriterTest, ZstdLevels) {
+  uint64_t size_at[3] = {};
+  int i = 0;
+  for (int level : {1, 3, 19}) {
+    MemoryFileSystem fs;
+    WriterOptions options;
+    options.compression_level = level;
+    options.enable_dictionary = false;
+    Written w = RoundTrip(fs, AllTypesSchema(), AllTypesRows(2000), options);
+    ASSERT_NE(w.reader, nullptr) << level;
+    size_at[i++] = w.result.file_size;
+  }
+  // Each level gives its own pages.
+  EXPECT_NE(size_at[0], size_at[1]);
+  EXPECT_NE(size_at[1], size_at[2]);
+  for (auto [codec, level] : {std::pair{CompressionCodec::kSnappy, 1}, std::pair{CompressionCodec::kZstd, 23},
+                              std::pair{CompressionCodec::kZstd, -1}}) {
+    MemoryFileSystem fs;
+    WriterOptions options;
+    options.compression = codec;
+    options.compression_level = level;
+    auto writer = ParquetWriter::Open(fs, "t.parquet", AllTypesSchema(), options);
+    ASSERT_FALSE(writer.ok()) << level;
+    EXPECT_EQ(writer.status().kind(), StatusKind::kInvalidArgument);
+  }
+}
+
 TEST(ParquetWriterTest, NestedListsMapsAndStructs) {
   Schema s;
   s.fields = {

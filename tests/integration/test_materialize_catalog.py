@@ -10,6 +10,7 @@ import pathlib
 import sqlite3
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from pyiceberg.catalog.sql import SqlCatalog
 
@@ -95,3 +96,23 @@ def test_snapshot_history_and_summaries_as_pyiceberg_and_java_see_them(cqlite, w
     expected = cql_json.rows_from_select_json(
         cqlite("select", table_dir, "--now", orders["ttl_evaluated_at"]).stdout.splitlines(), schema)
     assert rows == expected
+
+
+def test_compression_level_is_a_table_property_and_zstd_only(cqlite, warehouse):
+    rows = {}
+    for level in ("1", "19"):
+        target = warehouse / level
+        cqlite("materialize", EXAMPLES, "--warehouse", target, "--compression-level", level, "-q")
+        table = _pyiceberg(target).load_table("shop.orders")
+        assert table.properties["write.parquet.compression-codec"] == "zstd"
+        assert table.properties["write.parquet.compression-level"] == level
+        files = [task.file.file_path for task in table.scan().plan_files()]
+        assert files and all(pq.ParquetFile(f.removeprefix("file://")).metadata.row_group(0).column(0).compression
+                             == "ZSTD" for f in files)
+        rows[level] = sorted(table.scan().to_arrow().to_pylist(), key=repr)
+    assert rows["1"] == rows["19"]
+    proc = cqlite("materialize", EXAMPLES, "--warehouse", warehouse / "snappy", "--compression", "snappy",
+                  "--compression-level", "1", check=False)
+    assert proc.returncode != 0
+    assert "--compression-level is for --compression zstd only" in proc.stderr
+    assert not (warehouse / "snappy").exists()
