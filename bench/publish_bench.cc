@@ -1,8 +1,9 @@
 // The publish step of `cqlite materialize` alone: folded rows already held in
 // memory as Iceberg rows -> a committed Iceberg table, the same sequence of
-// calls as the first run of MaterializeTable (materializer.cc, RunOnce steps
-// 3 to 5) without the fold and without CQLite's own bookkeeping (row index,
-// fold state, envelope files):
+// calls as the first run of MaterializeTable (materializer.cc: the data file
+// FoldAndMerge writes, WriteSnapshot and the commit in RunOnce) without the
+// fold and without CQLite's own bookkeeping (row index, fold state, envelope
+// files):
 //
 //   ParquetWriter::Open (ZSTD, one thread), WriteBatch of every batch, Close,
 //   SyncFile; iceberg::DescribeDataFile; WriteManifest; WriteManifestList,
@@ -167,7 +168,7 @@ struct Published {
   std::string metadata_location;
 };
 
-// RunOnce's steps 3 to 5 for a new table holding `rows`.
+// What a first materialize run writes and commits for a new table holding `rows`.
 Status Publish(const Rows& rows, int level, catalog::SqlCatalog& catalog, const std::string& location,
                Published* out) {
   FileSystem& fs = LocalFileSystem();
