@@ -8,6 +8,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "cassandra/value_bytes.h"
 #include "util/strings.h"
 
 namespace cqlite {
@@ -26,21 +27,6 @@ uint64_t BigEndian(std::string_view bytes, size_t offset, int width) {
 Status WrongLength(const CqlType& type, size_t want, size_t got) {
   return Status::Corruption(StrCat("a ", type.ToCql(), " value must be ", want, " bytes, got ", got));
 }
-
-// Cassandra's unsigned vint (VIntCoding): the count of leading one bits of
-// the first byte is the number of extra bytes.
-bool ReadUnsignedVInt(std::string_view bytes, size_t* pos, uint64_t* out) {
-  if (*pos >= bytes.size()) return false;
-  uint8_t first = static_cast<uint8_t>(bytes[(*pos)++]);
-  int extra = std::countl_one(first);
-  uint64_t v = extra >= 8 ? 0 : (first & (0xffu >> extra));
-  if (bytes.size() - *pos < static_cast<size_t>(extra)) return false;
-  for (int i = 0; i < extra; ++i) v = (v << 8) | static_cast<uint8_t>(bytes[(*pos)++]);
-  *out = v;
-  return true;
-}
-
-int64_t ZigZagDecode(uint64_t n) { return static_cast<int64_t>(n >> 1) ^ -static_cast<int64_t>(n & 1); }
 
 // ---------------------------------------------------------------------------
 // Numbers
@@ -376,7 +362,6 @@ Result<std::vector<std::string_view>> SplitVector(const CqlType& type, std::stri
   if (pos != bytes.size()) return Status::Corruption("a vector value has bytes after its last element");
   return elements;
 }
-
 
 std::string ReplaceAll(std::string_view s, char from, std::string_view to) {
   std::string out;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "cassandra/value_bytes.h"
 #include "cassandra/value_format.h"
 #include "util/strings.h"
 
@@ -35,12 +36,6 @@ using Int128 = __int128;
 Int128 Pow10(int n) {
   Int128 v = 1;
   for (int i = 0; i < n; ++i) v *= 10;
-  return v;
-}
-
-uint64_t ReadBigEndian(std::string_view bytes) {
-  uint64_t v = 0;
-  for (char c : bytes) v = (v << 8) | static_cast<uint8_t>(c);
   return v;
 }
 
@@ -87,19 +82,6 @@ bool FitsPrecision(Int128 v) {
   Int128 limit = Pow10(kDecimalPrecision);
   return v < limit && v > -limit;
 }
-
-bool ReadUnsignedVInt(std::string_view bytes, size_t* pos, uint64_t* out) {
-  if (*pos >= bytes.size()) return false;
-  uint8_t first = static_cast<uint8_t>(bytes[(*pos)++]);
-  int extra = std::countl_one(first);
-  uint64_t v = extra >= 8 ? 0 : (first & (0xffu >> extra));
-  if (bytes.size() - *pos < static_cast<size_t>(extra)) return false;
-  for (int i = 0; i < extra; ++i) v = (v << 8) | static_cast<uint8_t>(bytes[(*pos)++]);
-  *out = v;
-  return true;
-}
-
-uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
 
 // Splits `count` length-prefixed (int32, -1 = null) values; false if malformed.
 bool SplitValues(std::string_view bytes, size_t* pos, size_t count,
@@ -533,9 +515,9 @@ Result<std::string> FromTyped(const CqlType& type, const Value& value) {
       RETURN_IF_ERROR(expect(Kind::kBytes));
       int64_t months, days, nanos;
       if (!ParseDurationText(value.bytes(), &months, &days, &nanos)) return Mismatch(type, value);
-      AppendUnsignedVInt(ZigZag(months), &out);
-      AppendUnsignedVInt(ZigZag(days), &out);
-      AppendUnsignedVInt(ZigZag(nanos), &out);
+      AppendUnsignedVInt(ZigZagEncode(months), &out);
+      AppendUnsignedVInt(ZigZagEncode(days), &out);
+      AppendUnsignedVInt(ZigZagEncode(nanos), &out);
       return out;
     }
     case CqlKind::kCounter:

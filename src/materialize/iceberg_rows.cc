@@ -3,6 +3,7 @@
 #include <bit>
 #include <climits>
 
+#include "cassandra/value_bytes.h"
 #include "cassandra/value_format.h"
 #include "fold/result_values.h"
 #include "util/strings.h"
@@ -93,12 +94,6 @@ Result<TypePtr> MapType(const CqlType& cql, const MappingOptions& options, IdAll
   }
 }
 
-uint64_t ReadBigEndian(std::string_view bytes) {
-  uint64_t v = 0;
-  for (char c : bytes) v = (v << 8) | static_cast<uint8_t>(c);
-  return v;
-}
-
 Int128 Pow10(int n) {
   Int128 v = 1;
   for (int i = 0; i < n; ++i) v *= 10;
@@ -154,24 +149,6 @@ Result<Int128> Rescale(std::string_view unscaled_bytes, int32_t scale, int32_t t
     v *= 10;
   }
   return v;
-}
-
-bool ReadUnsignedVInt(std::string_view bytes, size_t* pos, uint64_t* out) {
-  if (*pos >= bytes.size()) return false;
-  uint8_t first = static_cast<uint8_t>(bytes[(*pos)++]);
-  int extra = std::countl_one(first);
-  uint64_t v = extra >= 8 ? 0 : (first & (0xffu >> extra));
-  if (bytes.size() - *pos < static_cast<size_t>(extra)) return false;
-  for (int i = 0; i < extra; ++i) v = (v << 8) | static_cast<uint8_t>(bytes[(*pos)++]);
-  *out = v;
-  return true;
-}
-
-bool ReadSignedVInt(std::string_view bytes, size_t* pos, int64_t* out) {
-  uint64_t v;
-  if (!ReadUnsignedVInt(bytes, pos, &v)) return false;
-  *out = static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
-  return true;
 }
 
 // Splits `count` values each prefixed by a 4-byte length (-1 = null).
