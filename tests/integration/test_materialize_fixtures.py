@@ -1,14 +1,16 @@
 """`cqlite materialize` of the shared fixtures, read back by PyIceberg, DuckDB
 and Iceberg Java.
 
-Every fixture table whose content fixture_cases.py documents is materialized
-into one SQLite catalog (namespace `fixtures`, one Iceberg table per case).
-Where the documentation gives every row, each reader must return exactly
-those rows; where it gives only some properties, each reader must return the
+Every fixture table of fixture_cases.py is materialized into one SQLite
+catalog (namespace `fixtures`, one Iceberg table per case). Where the
+documentation gives every row, each reader must return exactly those rows;
+where it gives only some properties, or none, each reader must return the
 rows of `cqlite select` over the same fixture (which test_select_fixtures.py
-holds to those properties). A case that documents a known cqlite bug (xfail
-there) is expected to fail here too. Fixtures that are one SSTable among
-others in a folder are copied into a table directory of their own first.
+holds to the documented properties). A table with a column type that has no
+Iceberg form must be refused with nothing committed. A case that documents a
+known cqlite bug (xfail there) is expected to fail here too. Fixtures that are
+one SSTable among others in a folder are copied into a table directory of
+their own first.
 
 Skips with a message when ../shared is absent.
 """
@@ -16,6 +18,7 @@ import json
 import pathlib
 import re
 import shutil
+import sqlite3
 import tempfile
 
 import pytest
@@ -27,7 +30,12 @@ from conftest import FIXTURES
 
 CATALOG_NAME = "cqlite"
 NAMESPACE = "fixtures"
-CASES = [c for c in fixture_cases.CASES if not c.skip]
+CASES = fixture_cases.CASES
+# Fixtures materialize must refuse, and the reason it gives.
+REFUSED = {
+    # system.batches: its clustering column has PartitionerDefinedOrder, a custom type.
+    "sstable-tools/mb-1 system.batches": "type 'PartitionerDefinedOrder' has no Iceberg form",
+}
 
 
 def table_name(case):
@@ -70,6 +78,14 @@ class Materialized:
         self.problems.setdefault(table_name(case), []).append(message)
 
 
+def _committed(m, case):
+    try:
+        iceberg_readers.metadata_location(m.catalog, CATALOG_NAME, NAMESPACE, table_name(case))
+        return True
+    except (LookupError, sqlite3.OperationalError):
+        return False
+
+
 def _materialize_case(case, cqlite, m):
     scratch = m.root / "scratch"
     scratch.mkdir(exist_ok=True)
@@ -78,6 +94,13 @@ def _materialize_case(case, cqlite, m):
     now_args = ["--now", case.now] if case.now is not None else []
     proc = cqlite("materialize", source, "--warehouse", m.warehouse, "--namespace", NAMESPACE,
                   "--table", table_name(case), "--json", *schema_args, *now_args, check=False, timeout=900)
+    if case.id in REFUSED:
+        if proc.returncode == 0 or REFUSED[case.id] not in proc.stderr:
+            m.problem(case, f"expected a refusal ({REFUSED[case.id]}), got exit {proc.returncode}: "
+                            f"{proc.stderr.strip()}")
+        elif _committed(m, case):
+            m.problem(case, "refused, but a table was committed")
+        return
     if proc.returncode != 0:
         m.problem(case, f"cqlite materialize failed: {proc.stderr.strip()}")
         return
@@ -105,6 +128,7 @@ def materialized(fixtures_dir, cqlite):
     for case in CASES:
         _materialize_case(case, cqlite, m)
     tables = [(NAMESPACE, table_name(c)) for c in CASES if table_name(c) in m.expected]
+    documented = sum(1 for c in CASES if not c.skip)
     if tables:
         for name, read_many in (("DuckDB", iceberg_readers.read_duckdb_many),
                                 ("Iceberg Java", iceberg_readers.read_java_many)):
@@ -118,8 +142,8 @@ def materialized(fixtures_dir, cqlite):
                            else table_compare.differs(expected, rows, schema))
                 if problem:
                     m.problem(case, f"{name} vs {origin}: {problem}")
-    print(f"materialize fixtures: {len(tables)} of {len(CASES)} documented fixture tables materialized and "
-          f"read by three readers")
+    print(f"materialize fixtures: {len(tables)} of {len(CASES)} fixture tables ({documented} with documented "
+          f"content) materialized and read by three readers, {len(REFUSED)} refused as expected")
     yield m
     shutil.rmtree(root, ignore_errors=True)
 
