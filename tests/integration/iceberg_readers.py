@@ -250,7 +250,8 @@ def _local_path(location):
 
 def metadata_location(catalog_file, catalog_name, ns, table):
     """The table's current metadata file, read from the catalog file with sqlite3."""
-    con = sqlite3.connect(f"file:{catalog_file}?mode=ro", uri=True)
+    # Read-write, as catalog clients open it, so that a hot journal left by a killed writer is rolled back.
+    con = sqlite3.connect(f"file:{catalog_file}?mode=rw", uri=True)
     try:
         rows = con.execute(
             "SELECT metadata_location FROM iceberg_tables "

@@ -194,7 +194,10 @@ def run_materialize(source, warehouse, table, env=None, timeout=300):
 def catalog_row(catalog, table, ns="faults"):
     if not pathlib.Path(catalog).exists():
         return None
-    con = sqlite3.connect(f"file:{catalog}?mode=ro", uri=True)
+    # Read-write, as every catalog client opens it: a process killed inside the catalog's commit
+    # transaction leaves a hot rollback journal, which the next connection must roll back (a
+    # read-only connection cannot, and fails with "attempt to write a readonly database").
+    con = sqlite3.connect(f"file:{catalog}?mode=rw", uri=True)
     try:
         return con.execute("SELECT metadata_location, previous_metadata_location FROM iceberg_tables "
                            "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?",
