@@ -31,6 +31,7 @@ struct MaterializeCommandOptions {
   bool truncate_time = false;
   std::string compression = "zstd";
   int compression_level = 0;  // 0: not given (3)
+  int fold_fan_in = 16;
   bool json = false;
   bool quiet = false;
 };
@@ -157,6 +158,7 @@ int Materialize(const MaterializeCommandOptions& options) {
     }
     run.compression_level = options.compression_level;
   }
+  run.fold_fan_in = options.fold_fan_in;
 
   // Tables that would be refused are refused before the warehouse or the
   // catalog is created.
@@ -251,6 +253,11 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
                   "ZSTD level of data files, 1 (fastest) to 22 (smallest); default 3, as Cassandra, DuckDB and "
                   "Iceberg Java (pyarrow and PyIceberg use 1)")
       ->check(CLI::Range(1, 22));
+  cmd->add_option("--fold-fan-in", options->fold_fan_in,
+                  "Most facts sets (each the kept facts of a generation, or a merge of several) a run folds at "
+                  "once; beyond it the smallest are merged first. Memory grows with it, not with the table")
+      ->check(CLI::Range(2, 1024))
+      ->capture_default_str();
   cmd->add_flag("--json", options->json, "Print the final report as JSON");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress and no report unless something failed");
   return [options] { return Materialize(*options); };

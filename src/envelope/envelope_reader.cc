@@ -202,6 +202,13 @@ class Decoder {
   // The records of the file decoded so far.
   int64_t records() const { return row_; }
 
+  // Goes on with the next file of a chain (same schema): messages name it,
+  // and record numbers restart.
+  void StartFile(std::string path) {
+    path_ = std::move(path);
+    row_ = 0;
+  }
+
   // The partition of `build`, its rows and range bounds in clustering order.
   // Leaves `build` valid but unspecified.
   FoldPartition Build(PartitionBuild& build) const {
@@ -641,30 +648,52 @@ class WholeFileSource : public EnvelopeSource {
   int64_t records_;
 };
 
-// One of our files, read a row group at a time: its records come partition
-// by partition in token order (the writer's guarantee, checked here), so a
-// partition is complete when the next one starts, in this row group or a
-// later one. Holds one row group's decoded values, the record being read
-// and the partition being built.
-class StreamingSource : public EnvelopeSource {
- public:
-  StreamingSource(std::string path, std::shared_ptr<const TableSchema> table,
-                  std::unique_ptr<parquet::ParquetReader> reader, const std::string& prefix,
-                  Partitioner partitioner)
-      : path_(std::move(path)),
-        table_(std::move(table)),
-        reader_(std::move(reader)),
-        partitioner_(partitioner),
-        decoder_(path_, *table_, Flavor::kCqlite, reader_->schema(), prefix, partitioner) {}
+const std::string* FooterValue(const parquet::FileMetaData& metadata, std::string_view key) {
+  for (const parquet::KeyValue& kv : metadata.key_value_metadata) {
+    if (kv.key == key && kv.value) return &*kv.value;
+  }
+  return nullptr;
+}
 
-  Result<bool> Next(FoldPartition* out) override {
+// How many generations a file holds (kGenerationsKey), 1 when it does not say.
+Result<int> FileGenerations(const parquet::FileMetaData& metadata, const std::string& path) {
+  const std::string* text = FooterValue(metadata, kGenerationsKey);
+  if (!text) return 1;
+  auto count = ParseInt64(*text);
+  if (!count || *count < 1 || *count > std::numeric_limits<int32_t>::max()) {
+    return Status::Corruption(StrCat(path, ": ", kGenerationsKey, " is '", *text, "', not a count"));
+  }
+  return static_cast<int>(*count);
+}
+
+// A chain of our own files (see OpenEnvelopeChains), one record at a time,
+// with the partition key and merged generation of each. Holds one file's
+// footer and one row group's pages; the next file is opened when the one
+// before is done, and must have the schema the chain was checked against.
+class ChainReader {
+ public:
+  ChainReader(FileSystem& fs, std::vector<std::string> paths, std::unique_ptr<parquet::ParquetReader> first,
+              std::shared_ptr<const TableSchema> table, parquet::Schema expected, const std::string& prefix,
+              Partitioner partitioner, int generations)
+      : fs_(fs),
+        paths_(std::move(paths)),
+        table_(std::move(table)),
+        expected_(std::move(expected)),
+        reader_(std::move(first)),
+        partitioner_(partitioner),
+        generations_(generations),
+        decoder_(paths_.front(), *table_, Flavor::kCqlite, reader_->schema(), prefix, partitioner) {
+    if (generations_ > 1) generation_field_ = FindField(reader_->schema().fields, EnvelopeNames(prefix).generation);
+  }
+
+  // The next record, or false after the last file's last one.
+  Result<bool> Next() {
     while (true) {
       if (!in_group_) {
         if (next_group_ == reader_->num_row_groups()) {
-          if (!has_build_) return false;
-          *out = decoder_.Build(build_);
-          has_build_ = false;
-          return true;
+          if (file_ + 1 == paths_.size()) return false;
+          RETURN_IF_ERROR(OpenFile(file_ + 1));
+          continue;
         }
         RETURN_IF_ERROR(WithPath(reader_->StartRowGroup(next_group_)));
         max_records_held_ = std::max(max_records_held_, reader_->metadata().row_groups[next_group_].num_rows);
@@ -673,62 +702,130 @@ class StreamingSource : public EnvelopeSource {
       }
       auto more = reader_->NextRow(&record_);
       if (!more.ok()) return WithPath(more.status());
-      if (!*more) {
-        in_group_ = false;
-        continue;
+      if (*more) break;
+      in_group_ = false;
+    }
+    ASSIGN_OR_RETURN(key_, decoder_.NextKey(record_));
+    if (generation_field_ >= 0) {
+      const Value& g = FieldOf(record_, generation_field_);
+      if (g.kind() != Value::Kind::kInt32 || g.int32_value() < 0 || g.int32_value() >= generations_) {
+        return Status::Corruption(StrCat(path(), ": record ", decoder_.records(), ": the generation is not one of the ",
+                                         generations_, " the file holds"));
       }
-      const Value& record = record_;
-      ASSIGN_OR_RETURN(std::string key, decoder_.NextKey(record));
+      generation_ = g.int32_value();
+    }
+    return true;
+  }
+
+  const Value& record() const { return record_; }
+  const std::string& key() const { return key_; }
+  int32_t generation() const { return generation_; }
+  int generations() const { return generations_; }
+  Decoder& decoder() { return decoder_; }
+  Partitioner partitioner() const { return partitioner_; }
+  const std::string& path() const { return paths_[file_]; }
+  const std::string& name() const { return paths_.front(); }
+  int64_t max_records_held() const { return max_records_held_; }
+
+ private:
+  Status OpenFile(size_t index) {
+    const std::string& path = paths_[index];
+    reader_.reset();  // one footer at a time
+    ASSIGN_OR_RETURN(reader_, parquet::ParquetReader::Open(fs_, path));
+    if (Status s = CheckSchemaMatches(expected_, reader_->schema()); !s.ok()) {
+      return Status::InvalidArgument(StrCat(path, ": differs from the files before it in its chain: ", s.message()));
+    }
+    ASSIGN_OR_RETURN(int generations, FileGenerations(reader_->metadata(), path));
+    if (generations != generations_) {
+      return Status::InvalidArgument(
+          StrCat(path, ": holds ", generations, " generation(s), the files before it in its chain ", generations_));
+    }
+    file_ = index;
+    next_group_ = 0;
+    in_group_ = false;
+    decoder_.StartFile(path);
+    return Status::OK();
+  }
+  // Reader errors name the file.
+  Status WithPath(const Status& status) const {
+    if (status.ok() || StartsWith(status.message(), path())) return status;
+    return status.WithContext(path());
+  }
+
+  FileSystem& fs_;
+  std::vector<std::string> paths_;
+  std::shared_ptr<const TableSchema> table_;  // decoder_ refers to it
+  parquet::Schema expected_;
+  std::unique_ptr<parquet::ParquetReader> reader_;  // of paths_[file_]
+  Partitioner partitioner_;
+  int generations_ = 1;
+  int generation_field_ = -1;
+  Decoder decoder_;
+  size_t file_ = 0;
+  int next_group_ = 0;
+  bool in_group_ = false;  // a row group is started and has records left
+  Value record_;
+  std::string key_;
+  int32_t generation_ = 0;
+  int64_t max_records_held_ = 0;
+};
+
+// A chain of our own files, read a record at a time: their records come
+// partition by partition in token order (the writer's guarantee, checked
+// here), so a partition is complete when the next one starts, in this row
+// group or a later one or the next file. In a merged file a partition
+// appears once per generation that has it, consecutively; each is handed on
+// as a partition of its own (repeats_partitions). Holds one row group's
+// pages, the record being read and the partition being built.
+class StreamingSource : public EnvelopeSource {
+ public:
+  explicit StreamingSource(std::unique_ptr<ChainReader> chain) : chain_(std::move(chain)) {}
+
+  Result<bool> Next(FoldPartition* out) override {
+    while (true) {
+      ASSIGN_OR_RETURN(bool more, chain_->Next());
+      if (!more) {
+        if (!has_build_) return false;
+        *out = chain_->decoder().Build(build_);
+        has_build_ = false;
+        return true;
+      }
+      const std::string& key = chain_->key();
       bool done = false;
-      if (has_build_ && key != build_.partition.key) {
-        if (ComparePartitionKeys(partitioner_, build_.partition.key, key) != std::strong_ordering::less) {
-          return Status::Corruption(StrCat(
-              path_, ": partition 0x", ToHex(key), " (record ", decoder_.records(), ") follows partition 0x",
-              ToHex(build_.partition.key), ": not in token order, as a CQLite envelope file must be"));
+      if (has_build_ && (key != build_.partition.key || chain_->generation() != build_generation_)) {
+        auto order = ComparePartitionKeys(chain_->partitioner(), build_.partition.key, key);
+        bool repeat = order == std::strong_ordering::equal && chain_->generation() > build_generation_;
+        if (order != std::strong_ordering::less && !repeat) {
+          return Status::Corruption(StrCat(chain_->path(), ": partition 0x", ToHex(key), " (record ",
+                                           chain_->decoder().records(), ") follows partition 0x",
+                                           ToHex(build_.partition.key),
+                                           ": not in token order, as a CQLite envelope file must be"));
         }
-        *out = decoder_.Build(build_);
+        *out = chain_->decoder().Build(build_);
         has_build_ = false;
         done = true;
       }
       if (!has_build_) {
         build_ = PartitionBuild();
-        build_.partition.key = std::move(key);
+        build_.partition.key = key;
+        build_generation_ = chain_->generation();
         has_build_ = true;
       }
-      RETURN_IF_ERROR(decoder_.AddTo(record, &build_));
+      RETURN_IF_ERROR(chain_->decoder().AddTo(chain_->record(), &build_));
       if (done) return true;
     }
   }
-  const std::string& name() const override { return path_; }
+  const std::string& name() const override { return chain_->name(); }
+  bool repeats_partitions() const override { return chain_->generations() > 1; }
   bool streaming() const override { return true; }
-  int64_t max_records_held() const override { return max_records_held_; }
+  int64_t max_records_held() const override { return chain_->max_records_held(); }
 
  private:
-  // Reader errors name the file.
-  Status WithPath(const Status& status) const {
-    if (status.ok() || StartsWith(status.message(), path_)) return status;
-    return status.WithContext(path_);
-  }
-
-  std::string path_;
-  std::shared_ptr<const TableSchema> table_;  // decoder_ refers to it
-  std::unique_ptr<parquet::ParquetReader> reader_;
-  Partitioner partitioner_;
-  Decoder decoder_;
-  Value record_;          // the current record, of row group next_group_ - 1
-  bool in_group_ = false;  // a row group is started and has records left
-  int next_group_ = 0;
+  std::unique_ptr<ChainReader> chain_;
   PartitionBuild build_;
+  int32_t build_generation_ = 0;
   bool has_build_ = false;
-  int64_t max_records_held_ = 0;
 };
-
-const std::string* FooterValue(const parquet::FileMetaData& metadata, std::string_view key) {
-  for (const parquet::KeyValue& kv : metadata.key_value_metadata) {
-    if (kv.key == key && kv.value) return &*kv.value;
-  }
-  return nullptr;
-}
 
 Result<TableSchema> ParseTable(std::string_view cql, const std::string& what) {
   auto table = ParseCqlTableSchema(cql);
@@ -742,105 +839,147 @@ int64_t StandInLocalDeletionTime(int64_t timestamp_micros) {
   return std::clamp<int64_t>(FloorDiv(timestamp_micros, kMicrosPerSecond), 0, kMaxDeletionTime);
 }
 
-Result<EnvelopeInputs> OpenEnvelopeFiles(FileSystem& fs, const std::vector<std::string>& paths,
-                                         const ReadOptions& options) {
-  if (paths.empty()) return Status::InvalidArgument("no envelope files given");
-  EnvelopeInputs inputs;
+namespace {
+
+// What opening a chain's files establishes: the table, and the first file's
+// partitioner for the others to match.
+struct OpenState {
   std::shared_ptr<TableSchema> explicit_schema;
+  std::string first_schema_cql, first_path;
+  bool has_partitioner = false;
+  std::optional<Partitioner> partitioner;
+};
+
+// One file, checked: an envelope file of a known version whose columns are
+// the table's envelope columns.
+struct CheckedFile {
+  std::unique_ptr<parquet::ParquetReader> reader;
+  Flavor flavor = Flavor::kV1;
+  std::string prefix;
+  std::optional<Partitioner> partitioner;
+  int generations = 1;
+  parquet::Schema expected;
+};
+
+Result<CheckedFile> OpenChecked(FileSystem& fs, const std::string& path, const ReadOptions& options,
+                                OpenState& state, EnvelopeInputs& inputs) {
+  CheckedFile file;
+  auto opened = parquet::ParquetReader::Open(fs, path);
+  if (!opened.ok()) {
+    std::string message = opened.status().message();
+    if (StartsWith(message, path + ": ")) message = message.substr(path.size() + 2);
+    return Status::InvalidArgument(StrCat(path, ": not a Parquet envelope file: ", message));
+  }
+  file.reader = std::move(*opened);
+  const parquet::FileMetaData& metadata = file.reader->metadata();
+  const std::string* version = FooterValue(metadata, kVersionKey);
+  if (!version) {
+    return Status::InvalidArgument(StrCat(path, ": not an envelope file: its footer has no ", kVersionKey, " entry"));
+  }
+  if (*version != kVersion) {
+    return Status::NotSupported(StrCat(path, ": unknown envelope version ", *version, " (", kVersionKey,
+                                       "; this cqlite reads version ", kVersion, ")"));
+  }
+  const std::string* extension_version = FooterValue(metadata, kExtensionVersionKey);
+  file.flavor = extension_version ? Flavor::kCqlite : Flavor::kV1;
+  if (extension_version && *extension_version != kExtensionVersion) {
+    return Status::NotSupported(StrCat(path, ": unknown cqlite envelope extension version ", *extension_version,
+                                       " (", kExtensionVersionKey, "; this cqlite reads version ",
+                                       kExtensionVersion, ")"));
+  }
+  file.prefix = options.prefix.empty() ? kDefaultPrefix : options.prefix;
+  file.partitioner = Partitioner::kMurmur3;
+  if (file.flavor == Flavor::kCqlite) {
+    if (const std::string* p = FooterValue(metadata, kPrefixKey)) file.prefix = *p;
+    const std::string* name = FooterValue(metadata, kPartitionerKey);
+    if (name) file.partitioner = PartitionerFromClassName(*name);
+    ASSIGN_OR_RETURN(file.generations, FileGenerations(metadata, path));
+    if (!state.explicit_schema) {
+      const std::string* cql = FooterValue(metadata, kSchemaCqlKey);
+      if (!cql) return Status::InvalidArgument(StrCat(path, ": the footer has no ", kSchemaCqlKey, "; pass --schema"));
+      if (!inputs.schema) {
+        ASSIGN_OR_RETURN(TableSchema table, ParseTable(*cql, StrCat(path, ": ", kSchemaCqlKey)));
+        inputs.schema = std::make_shared<TableSchema>(std::move(table));
+        state.first_schema_cql = *cql;
+        state.first_path = path;
+      } else if (*cql != state.first_schema_cql) {
+        return Status::InvalidArgument(
+            StrCat(path, ": its table schema differs from that of ", state.first_path, "; pass --schema"));
+      }
+    }
+  } else if (!state.explicit_schema) {
+    return Status::InvalidArgument(
+        StrCat(path, ": an envelope v1 file carries no table schema; pass --schema with its CREATE TABLE"));
+  }
+  const TableSchema& table = *inputs.schema;
+  if (Status s = CheckPrefix(table, file.prefix); !s.ok()) return Status::InvalidArgument(StrCat(path, ": ", s.message()));
+  if (file.flavor == Flavor::kV1) {
+    for (const ColumnSchema& column : table.columns) {
+      if (column.type->kind == CqlKind::kCounter) {
+        return Status::NotSupported(
+            StrCat(path, ": column '", column.name, "' is a counter, which envelope v1 files cannot hold"));
+      }
+    }
+  }
+  file.expected = BuildEnvelopeSchema(table, file.prefix, file.flavor, nullptr, file.generations > 1);
+  if (Status s = CheckSchemaMatches(file.expected, file.reader->schema()); !s.ok()) {
+    return Status::InvalidArgument(StrCat(path, ": the file does not match the envelope schema of ", table.keyspace,
+                                          table.keyspace.empty() ? "" : ".", table.table, ": ", s.message()));
+  }
+  if (!state.has_partitioner) {
+    state.partitioner = file.partitioner;
+    state.has_partitioner = true;
+    inputs.partitioner = file.partitioner;
+  } else if (state.partitioner != file.partitioner) {
+    return Status::InvalidArgument(StrCat(path, ": written by another partitioner than the files before it"));
+  }
+  return file;
+}
+
+// Opens and checks every file of `chains`; the first file of each chain
+// stays open for its ChainReader, or is read whole when it cannot be streamed.
+Result<EnvelopeInputs> OpenChains(FileSystem& fs, const std::vector<std::vector<std::string>>& chains,
+                                  const ReadOptions& options, std::vector<std::unique_ptr<ChainReader>>* readers) {
+  if (chains.empty()) return Status::InvalidArgument("no envelope files given");
+  EnvelopeInputs inputs;
+  OpenState state;
   if (!options.schema_file.empty()) {
     ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(options.schema_file));
     ASSIGN_OR_RETURN(TableSchema table, ParseTable(text, options.schema_file));
-    explicit_schema = std::make_shared<TableSchema>(std::move(table));
-    inputs.schema = explicit_schema;
+    state.explicit_schema = std::make_shared<TableSchema>(std::move(table));
+    inputs.schema = state.explicit_schema;
   }
-  std::string first_schema_cql, first_path;
-  bool any_v1 = false;
-  for (const std::string& path : paths) {
-    auto opened = parquet::ParquetReader::Open(fs, path);
-    if (!opened.ok()) {
-      std::string message = opened.status().message();
-      if (StartsWith(message, path + ": ")) message = message.substr(path.size() + 2);
-      return Status::InvalidArgument(StrCat(path, ": not a Parquet envelope file: ", message));
-    }
-    std::unique_ptr<parquet::ParquetReader> reader = std::move(*opened);
-    const parquet::FileMetaData& metadata = reader->metadata();
-    const std::string* version = FooterValue(metadata, kVersionKey);
-    if (!version) {
-      return Status::InvalidArgument(
-          StrCat(path, ": not an envelope file: its footer has no ", kVersionKey, " entry"));
-    }
-    if (*version != kVersion) {
-      return Status::NotSupported(StrCat(path, ": unknown envelope version ", *version, " (", kVersionKey,
-                                         "; this cqlite reads version ", kVersion, ")"));
-    }
-    const std::string* extension_version = FooterValue(metadata, kExtensionVersionKey);
-    Flavor flavor = extension_version ? Flavor::kCqlite : Flavor::kV1;
-    if (extension_version && *extension_version != kExtensionVersion) {
-      return Status::NotSupported(StrCat(path, ": unknown cqlite envelope extension version ",
-                                         *extension_version, " (", kExtensionVersionKey,
-                                         "; this cqlite reads version ", kExtensionVersion, ")"));
-    }
-    std::string prefix = options.prefix.empty() ? kDefaultPrefix : options.prefix;
-    std::optional<Partitioner> partitioner = Partitioner::kMurmur3;
-    if (flavor == Flavor::kCqlite) {
-      if (const std::string* p = FooterValue(metadata, kPrefixKey)) prefix = *p;
-      const std::string* name = FooterValue(metadata, kPartitionerKey);
-      if (name) partitioner = PartitionerFromClassName(*name);
-      if (!explicit_schema) {
-        const std::string* cql = FooterValue(metadata, kSchemaCqlKey);
-        if (!cql)
-          return Status::InvalidArgument(
-              StrCat(path, ": the footer has no ", kSchemaCqlKey, "; pass --schema"));
-        if (!inputs.schema) {
-          ASSIGN_OR_RETURN(TableSchema table, ParseTable(*cql, StrCat(path, ": ", kSchemaCqlKey)));
-          inputs.schema = std::make_shared<TableSchema>(std::move(table));
-          first_schema_cql = *cql;
-          first_path = path;
-        } else if (*cql != first_schema_cql) {
-          return Status::InvalidArgument(
-              StrCat(path, ": its table schema differs from that of ", first_path, "; pass --schema"));
+  for (const std::vector<std::string>& chain : chains) {
+    if (chain.empty()) return Status::InvalidArgument("an envelope chain without files");
+    std::optional<CheckedFile> first;
+    for (const std::string& path : chain) {
+      ASSIGN_OR_RETURN(CheckedFile file, OpenChecked(fs, path, options, state, inputs));
+      if (first) {
+        if (file.flavor != first->flavor || file.generations != first->generations || file.prefix != first->prefix) {
+          return Status::InvalidArgument(StrCat(path, ": differs from ", chain.front(), ", the first file of its chain"));
         }
+        continue;  // closed again: a chain holds one footer at a time
       }
-    } else {
-      any_v1 = true;
-      if (!explicit_schema) {
-        return Status::InvalidArgument(StrCat(
-            path, ": an envelope v1 file carries no table schema; pass --schema with its CREATE TABLE"));
-      }
+      first = std::move(file);
     }
-    const TableSchema& table = *inputs.schema;
-    if (Status s = CheckPrefix(table, prefix); !s.ok())
-      return Status::InvalidArgument(StrCat(path, ": ", s.message()));
-    if (flavor == Flavor::kV1) {
-      for (const ColumnSchema& column : table.columns) {
-        if (column.type->kind == CqlKind::kCounter) {
-          return Status::NotSupported(
-              StrCat(path, ": column '", column.name, "' is a counter, which envelope v1 files cannot hold"));
-        }
-      }
-    }
-    parquet::Schema expected = BuildEnvelopeSchema(table, prefix, flavor);
-    if (Status s = CheckSchemaMatches(expected, reader->schema()); !s.ok()) {
-      return Status::InvalidArgument(StrCat(path, ": the file does not match the envelope schema of ",
-                                            table.keyspace, table.keyspace.empty() ? "" : ".", table.table,
-                                            ": ", s.message()));
-    }
-    if (inputs.sources.empty()) {
-      inputs.partitioner = partitioner;
-    } else if (inputs.partitioner != partitioner) {
-      return Status::InvalidArgument(StrCat(path, ": written by another partitioner than ", paths.front()));
-    }
-    if (flavor == Flavor::kCqlite && partitioner && options.stream_own_files) {
-      inputs.sources.push_back(
-          std::make_unique<StreamingSource>(path, inputs.schema, std::move(reader), prefix, *partitioner));
+    const std::string& path = chain.front();
+    bool streamed = first->flavor == Flavor::kCqlite && first->partitioner && options.stream_own_files;
+    if (streamed) {
+      readers->push_back(std::make_unique<ChainReader>(fs, chain, std::move(first->reader), inputs.schema,
+                                                       std::move(first->expected), first->prefix,
+                                                       *first->partitioner, first->generations));
       continue;
+    }
+    if (chain.size() > 1 || first->generations > 1) {
+      return Status::InvalidArgument(StrCat(path, ": a chain of files or a merged file can only be streamed"));
     }
     // v1 files need not be in token order (and without a partitioner we
     // cannot check ours): read the file whole and sort its partitions.
-    Decoder decoder(path, table, flavor, reader->schema(), prefix,
-                    partitioner.value_or(Partitioner::kMurmur3));
-    for (int group = 0; group < reader->num_row_groups(); ++group) {
-      auto rows = reader->ReadRowGroup(group);
+    parquet::ParquetReader& reader = *first->reader;
+    Decoder decoder(path, *inputs.schema, first->flavor, reader.schema(), first->prefix,
+                    first->partitioner.value_or(Partitioner::kMurmur3));
+    for (int group = 0; group < reader.num_row_groups(); ++group) {
+      auto rows = reader.ReadRowGroup(group);
       if (!rows.ok()) {
         if (StartsWith(rows.status().message(), path)) return rows.status();
         return rows.status().WithContext(path);
@@ -849,9 +988,73 @@ Result<EnvelopeInputs> OpenEnvelopeFiles(FileSystem& fs, const std::vector<std::
     }
     int64_t records = decoder.records();
     inputs.sources.push_back(std::make_unique<WholeFileSource>(path, decoder.Finish(), records));
+    readers->push_back(nullptr);
   }
-  (void)any_v1;
   return inputs;
+}
+
+}  // namespace
+
+Result<EnvelopeInputs> OpenEnvelopeChains(FileSystem& fs, const std::vector<std::vector<std::string>>& chains,
+                                          const ReadOptions& options) {
+  std::vector<std::unique_ptr<ChainReader>> readers;
+  ASSIGN_OR_RETURN(EnvelopeInputs inputs, OpenChains(fs, chains, options, &readers));
+  // Sources in the order of the chains: whole-file sources were added as they
+  // were read, streamed ones are placed now.
+  std::vector<std::unique_ptr<FoldSource>> whole = std::move(inputs.sources);
+  size_t next_whole = 0;
+  for (auto& reader : readers) {
+    if (reader) {
+      inputs.sources.push_back(std::make_unique<StreamingSource>(std::move(reader)));
+    } else {
+      inputs.sources.push_back(std::move(whole[next_whole++]));
+    }
+  }
+  return inputs;
+}
+
+namespace {
+
+class ChainRecordStream : public RecordStream {
+ public:
+  explicit ChainRecordStream(std::unique_ptr<ChainReader> chain) : chain_(std::move(chain)) {}
+  Result<bool> Next() override { return chain_->Next(); }
+  const Value& record() const override { return chain_->record(); }
+  const std::string& partition_key() const override { return chain_->key(); }
+  int32_t generation() const override { return chain_->generation(); }
+  int generations() const override { return chain_->generations(); }
+  const std::string& name() const override { return chain_->name(); }
+
+ private:
+  std::unique_ptr<ChainReader> chain_;
+};
+
+}  // namespace
+
+Result<RecordStreams> OpenRecordStreams(FileSystem& fs, const std::vector<std::vector<std::string>>& chains,
+                                        const ReadOptions& options) {
+  ReadOptions streamed = options;
+  streamed.stream_own_files = true;
+  std::vector<std::unique_ptr<ChainReader>> readers;
+  ASSIGN_OR_RETURN(EnvelopeInputs inputs, OpenChains(fs, chains, streamed, &readers));
+  RecordStreams out;
+  out.schema = inputs.schema;
+  for (size_t i = 0; i < readers.size(); ++i) {
+    if (!readers[i] || !inputs.partitioner) {
+      return Status::InvalidArgument(StrCat(chains[i].front(), ": only CQLite's own envelope files, of a partitioner "
+                                                               "CQLite orders keys by, can be merged"));
+    }
+    out.streams.push_back(std::make_unique<ChainRecordStream>(std::move(readers[i])));
+  }
+  out.partitioner = *inputs.partitioner;
+  return out;
+}
+
+Result<EnvelopeInputs> OpenEnvelopeFiles(FileSystem& fs, const std::vector<std::string>& paths,
+                                         const ReadOptions& options) {
+  std::vector<std::vector<std::string>> chains;
+  for (const std::string& path : paths) chains.push_back({path});
+  return OpenEnvelopeChains(fs, chains, options);
 }
 
 }  // namespace cqlite::envelope

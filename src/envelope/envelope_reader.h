@@ -28,6 +28,7 @@
 #include "cassandra/token.h"
 #include "fold/table_fold.h"
 #include "io/file_system.h"
+#include "parquet/value.h"
 
 namespace cqlite::envelope {
 
@@ -65,6 +66,42 @@ class EnvelopeSource : public FoldSource {
 // Opens every file (all of one table) as a fold source.
 Result<EnvelopeInputs> OpenEnvelopeFiles(FileSystem& fs, const std::vector<std::string>& paths,
                                          const ReadOptions& options);
+
+// Opens each chain as one fold source: our own files read one after another,
+// as one sequence of records (a generation exported in several files, see
+// ExportSSTableSegments, or the files of a merged facts file, see
+// envelope_merge.h). Every file is checked when opened; a chain then holds
+// one file's footer at a time, opening the next when the one before is read.
+// A merged file's source repeats partitions (FoldSource::repeats_partitions).
+Result<EnvelopeInputs> OpenEnvelopeChains(FileSystem& fs, const std::vector<std::vector<std::string>>& chains,
+                                          const ReadOptions& options);
+
+// The records of a chain of our own files, one at a time, with the partition
+// key and the merged generation each belongs to: what MergeFacts reads.
+class RecordStream {
+ public:
+  virtual ~RecordStream() = default;
+  // The next record, or false at the end of the chain's last file.
+  virtual Result<bool> Next() = 0;
+  virtual const parquet::Value& record() const = 0;
+  virtual const std::string& partition_key() const = 0;
+  // Which of the chain's generations the record is of: 0 unless merged.
+  virtual int32_t generation() const = 0;
+  // How many generations the chain holds (1 unless merged).
+  virtual int generations() const = 0;
+  virtual const std::string& name() const = 0;
+};
+
+struct RecordStreams {
+  std::shared_ptr<const TableSchema> schema;
+  Partitioner partitioner = Partitioner::kMurmur3;
+  std::vector<std::unique_ptr<RecordStream>> streams;  // one per chain
+};
+
+// Opens and checks every chain's files (of one table and partitioner, which
+// CQLite must order keys by: ours only, not v1 files).
+Result<RecordStreams> OpenRecordStreams(FileSystem& fs, const std::vector<std::vector<std::string>>& chains,
+                                        const ReadOptions& options);
 
 // The stand-in local deletion time of a v1 deletion or tombstone written at
 // `timestamp_micros`: that time in seconds, which is when Cassandra would

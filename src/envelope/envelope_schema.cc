@@ -238,6 +238,7 @@ EnvelopeNames::EnvelopeNames(std::string_view prefix) {
   ttl = p + "ttl";
   local_deletion_time = p + "local_deletion_time";
   shadowable = p + "shadowable";
+  generation = p + "generation";
 }
 
 Status CheckPrefix(const TableSchema& table, std::string_view prefix) {
@@ -257,7 +258,7 @@ bool HasReplacedField(const ColumnSchema& column) {
 }
 
 parquet::Schema BuildEnvelopeSchema(const TableSchema& table, std::string_view prefix, Flavor flavor,
-                                    EnvelopeLayout* layout) {
+                                    EnvelopeLayout* layout, bool merged) {
   EnvelopeNames names(prefix);
   parquet::Schema schema;
   for (const ColumnSchema& column : table.columns) {
@@ -290,6 +291,7 @@ parquet::Schema BuildEnvelopeSchema(const TableSchema& table, std::string_view p
     positions.ttl = add(Field::Int32(names.ttl, kOptional, std::nullopt));
     positions.local_deletion_time = add(Field::Int64(names.local_deletion_time, kOptional, std::nullopt));
     positions.shadowable = add(Field::Boolean(names.shadowable, kOptional, std::nullopt));
+    if (merged) positions.generation = add(Field::Int32(names.generation, kRequired, std::nullopt));
   }
   if (layout) *layout = positions;
   return schema;

@@ -42,6 +42,9 @@ inline constexpr char kSSTableVersionKey[] = "cqlite.delta.sstable_version";
 inline constexpr char kSSTableFormatKey[] = "cqlite.delta.sstable_format";
 inline constexpr char kDataSizeKey[] = "cqlite.delta.data_size";
 inline constexpr char kPartitionerKey[] = "cqlite.delta.partitioner";
+// A merged facts file (envelope_merge.h): how many generations it holds. Absent
+// in a file of one generation.
+inline constexpr char kGenerationsKey[] = "cqlite.delta.generations";
 
 inline constexpr char kDefaultPrefix[] = "__";
 
@@ -82,6 +85,8 @@ struct EnvelopeNames {
   // ours
   std::string partition_key, clustering, range_start_clustering, range_end_clustering, ttl,
       local_deletion_time, shadowable;
+  // merged facts files only
+  std::string generation;
 };
 
 // Top-level field positions: table column i (TableSchema::columns order:
@@ -92,6 +97,9 @@ struct EnvelopeLayout {
   // kCqlite only (-1 in kV1):
   int partition_key = -1, clustering = -1, range_start_clustering = -1, range_end_clustering = -1, ttl = -1,
       local_deletion_time = -1, shadowable = -1;
+  // Merged facts files only (-1 otherwise): which of the merged generations
+  // the record belongs to.
+  int generation = -1;
 };
 
 // InvalidArgument when a table column's name starts with the prefix (it could
@@ -102,9 +110,10 @@ Status CheckPrefix(const TableSchema& table, std::string_view prefix);
 // Whether the v1 struct of this column has `replaced` (non-frozen list, set, map).
 bool HasReplacedField(const ColumnSchema& column);
 
-// The envelope schema of `table`. REQUIRES: CheckPrefix passed.
+// The envelope schema of `table`; `merged` adds the generation column of a
+// merged facts file (kCqlite only). REQUIRES: CheckPrefix passed.
 parquet::Schema BuildEnvelopeSchema(const TableSchema& table, std::string_view prefix, Flavor flavor,
-                                    EnvelopeLayout* layout = nullptr);
+                                    EnvelopeLayout* layout = nullptr, bool merged = false);
 
 // Checks that `actual` (a file's schema) has exactly the columns of
 // `expected`, with the same shapes and types (by name; nullability and the

@@ -488,4 +488,83 @@ Result<int64_t> ExportSSTable(FileSystem& fs, const SSTable& sstable, const Tabl
   return records;
 }
 
+SegmentedEnvelopeWriter::SegmentedEnvelopeWriter(FileSystem& fs, const TableSchema& table, GenerationInfo generation,
+                                                 std::function<std::string(int)> file_path, int64_t max_records,
+                                                 ExportOptions options)
+    : fs_(fs),
+      table_(table),
+      generation_(std::move(generation)),
+      file_path_(std::move(file_path)),
+      max_records_(max_records),
+      options_(std::move(options)) {}
+
+SegmentedEnvelopeWriter::~SegmentedEnvelopeWriter() {
+  if (finished_) return;
+  writer_.reset();
+  if (!temporary_.empty()) (void)fs_.Remove(temporary_);
+  for (const std::string& path : written_) (void)fs_.Remove(path);
+}
+
+Status SegmentedEnvelopeWriter::OpenFile() {
+  temporary_ = TemporaryPath(file_path_(static_cast<int>(written_.size())));
+  ASSIGN_OR_RETURN(writer_, EnvelopeWriter::Open(fs_, temporary_, table_, generation_, options_));
+  return Status::OK();
+}
+
+Status SegmentedEnvelopeWriter::OnPartitionStart(const PartitionHeader& partition) {
+  if (!writer_) {
+    // Each file's writer checks the order within it; across files, here.
+    if (has_last_key_ && generation_.partitioner &&
+        ComparePartitionKeys(*generation_.partitioner, last_key_, partition.key) != std::strong_ordering::less) {
+      return Status::Corruption(StrCat(generation_.source, ": partition 0x", ToHex(partition.key),
+                                       " follows partition 0x", ToHex(last_key_), ": not in token order"));
+    }
+    RETURN_IF_ERROR(OpenFile());
+  }
+  last_key_.assign(partition.key.data(), partition.key.size());
+  has_last_key_ = true;
+  return writer_->OnPartitionStart(partition);
+}
+
+Status SegmentedEnvelopeWriter::OnRow(const Row& row) { return writer_->OnRow(row); }
+
+Status SegmentedEnvelopeWriter::OnRangeTombstoneMarker(const RangeTombstoneMarker& marker) {
+  return writer_->OnRangeTombstoneMarker(marker);
+}
+
+Status SegmentedEnvelopeWriter::OnPartitionEnd() {
+  RETURN_IF_ERROR(writer_->OnPartitionEnd());
+  if (max_records_ > 0 && writer_->records() >= max_records_) return CloseFile();
+  return Status::OK();
+}
+
+Result<std::vector<std::string>> SegmentedEnvelopeWriter::Finish() {
+  if (!writer_ && written_.empty()) RETURN_IF_ERROR(OpenFile());
+  if (writer_) RETURN_IF_ERROR(CloseFile());
+  finished_ = true;
+  return written_;
+}
+
+Status SegmentedEnvelopeWriter::CloseFile() {
+  ASSIGN_OR_RETURN(int64_t records, writer_->Close());
+  records_ += records;
+  writer_.reset();
+  std::string path = file_path_(static_cast<int>(written_.size()));
+  RETURN_IF_ERROR(fs_.Rename(temporary_, path));
+  temporary_.clear();
+  written_.push_back(std::move(path));
+  return Status::OK();
+}
+
+Result<std::vector<std::string>> ExportSSTableSegments(FileSystem& fs, const SSTable& sstable,
+                                                       const TableSchema& table,
+                                                       const std::function<std::string(int)>& segment_path,
+                                                       int64_t max_records_per_file, const ExportOptions& options) {
+  RETURN_IF_ERROR(CheckPrefix(table, options.prefix));
+  SegmentedEnvelopeWriter writer(fs, table, DescribeGeneration(sstable, table), segment_path, max_records_per_file,
+                                 options);
+  RETURN_IF_ERROR(sstable.Scan(writer));
+  return writer.Finish();
+}
+
 }  // namespace cqlite::envelope

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -76,6 +77,8 @@ class EnvelopeWriter : public EnvelopeConsumer {
 
   // Writes the footer. Returns the number of records written.
   Result<int64_t> Close();
+  // The records written so far.
+  int64_t records() const { return records_; }
 
  private:
   struct PendingStart {
@@ -123,6 +126,54 @@ class EnvelopeWriter : public EnvelopeConsumer {
 // (removed on error). Returns the number of records.
 Result<int64_t> ExportSSTable(FileSystem& fs, const SSTable& sstable, const TableSchema& table,
                               const std::string& output, const ExportOptions& options);
+
+// One generation's envelope as a sequence of files, each a complete envelope
+// file: a file is ended after the partition that brings it to `max_records`
+// records (0: no limit), so no partition is split and the files, read one
+// after another (OpenEnvelopeChains), are the generation's records in order.
+// `file_path(i)` names the i-th file; each is written through a temporary
+// file and renamed when full. Unless Finish succeeds, the destructor removes
+// every file written.
+class SegmentedEnvelopeWriter : public EnvelopeConsumer {
+ public:
+  SegmentedEnvelopeWriter(FileSystem& fs, const TableSchema& table, GenerationInfo generation,
+                          std::function<std::string(int)> file_path, int64_t max_records, ExportOptions options);
+  ~SegmentedEnvelopeWriter() override;
+
+  Status OnPartitionStart(const PartitionHeader& partition) override;
+  Status OnRow(const Row& row) override;
+  Status OnRangeTombstoneMarker(const RangeTombstoneMarker& marker) override;
+  Status OnPartitionEnd() override;
+
+  // Ends the last file (a generation without partitions still gets one) and
+  // returns the files' paths.
+  Result<std::vector<std::string>> Finish();
+  int64_t records() const { return records_ + (writer_ ? writer_->records() : 0); }
+
+ private:
+  Status OpenFile();
+  Status CloseFile();
+
+  FileSystem& fs_;
+  const TableSchema& table_;
+  GenerationInfo generation_;
+  std::function<std::string(int)> file_path_;
+  int64_t max_records_;
+  ExportOptions options_;
+  std::unique_ptr<EnvelopeWriter> writer_;
+  std::string temporary_;             // the file writer_ writes
+  std::vector<std::string> written_;  // the files finished
+  int64_t records_ = 0;               // in written_
+  std::string last_key_;              // of the last partition started
+  bool has_last_key_ = false;
+  bool finished_ = false;
+};
+
+// `sstable`'s envelope through a SegmentedEnvelopeWriter. Returns the files.
+Result<std::vector<std::string>> ExportSSTableSegments(FileSystem& fs, const SSTable& sstable,
+                                                       const TableSchema& table,
+                                                       const std::function<std::string(int)>& segment_path,
+                                                       int64_t max_records_per_file, const ExportOptions& options);
 
 // The temporary name ExportSSTable writes `output` under.
 std::string TemporaryPath(const std::string& output);

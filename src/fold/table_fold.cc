@@ -243,15 +243,36 @@ TableFold::TableFold(const TableSchema& schema, std::optional<Partitioner> parti
 }
 
 Status TableFold::Advance(Cursor& cursor) {
-  ASSIGN_OR_RETURN(cursor.has_partition, cursor.source->Next(&cursor.partition));
-  if (!cursor.has_partition) return Status::OK();
+  cursor.count = 0;
+  if (cursor.versions.empty()) cursor.versions.emplace_back();
+  if (!cursor.source->repeats_partitions()) {
+    ASSIGN_OR_RETURN(bool more, cursor.source->Next(&cursor.versions[0]));
+    if (!more) return Status::OK();
+    cursor.count = 1;
+  } else {
+    if (!cursor.has_next) {
+      ASSIGN_OR_RETURN(cursor.has_next, cursor.source->Next(&cursor.next));
+    }
+    if (!cursor.has_next) return Status::OK();
+    cursor.versions[0] = std::move(cursor.next);
+    size_t count = 1;
+    // The same key again is another generation's version of the partition.
+    while (true) {
+      ASSIGN_OR_RETURN(cursor.has_next, cursor.source->Next(&cursor.next));
+      if (!cursor.has_next || cursor.next.key != cursor.versions[0].key) break;
+      if (cursor.versions.size() == count) cursor.versions.emplace_back();
+      cursor.versions[count++] = std::move(cursor.next);
+    }
+    cursor.count = count;
+  }
+  const std::string& key = cursor.versions[0].key;
   // The merge relies on every generation being in partitioner order.
   if (!partitioner_) return Status::OK();
   if (cursor.has_previous &&
-      ComparePartitionKeys(*partitioner_, cursor.previous_key, cursor.partition.key) != std::strong_ordering::less) {
+      ComparePartitionKeys(*partitioner_, cursor.previous_key, key) != std::strong_ordering::less) {
     return Status::Corruption(StrCat(cursor.source->name(), ": partitions are not in token order"));
   }
-  cursor.previous_key = cursor.partition.key;
+  cursor.previous_key = key;
   cursor.has_previous = true;
   return Status::OK();
 }
@@ -266,19 +287,21 @@ Result<bool> TableFold::Next(FoldedPartition* out) {
   while (true) {
     equal.clear();
     for (Cursor& cursor : cursors_) {
-      if (!cursor.has_partition) continue;
+      if (cursor.count == 0) continue;
       if (equal.empty()) {
         equal.push_back(&cursor);
         continue;
       }
       // A single source (the only case without a partitioner) needs no comparison.
-      auto order = ComparePartitionKeys(*partitioner_, cursor.partition.key, equal.front()->partition.key);
+      auto order = ComparePartitionKeys(*partitioner_, cursor.versions[0].key, equal.front()->versions[0].key);
       if (order == std::strong_ordering::less) equal.clear();
       if (order != std::strong_ordering::greater) equal.push_back(&cursor);
     }
     if (equal.empty()) return false;
     versions.clear();
-    for (Cursor* cursor : equal) versions.push_back(&cursor->partition);
+    for (Cursor* cursor : equal) {
+      for (size_t i = 0; i < cursor->count; ++i) versions.push_back(&cursor->versions[i]);
+    }
     folder_.Fold(versions, out);
     for (Cursor* cursor : equal) RETURN_IF_ERROR(Advance(*cursor));
     if (out->has_static_row || !out->rows.empty()) return true;

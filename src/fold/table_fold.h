@@ -34,6 +34,10 @@ class FoldSource {
   virtual Result<bool> Next(FoldPartition* partition) = 0;
   // Names the generation in messages (usually its Data.db path).
   virtual const std::string& name() const = 0;
+  // Whether a partition key may come several times in a row, once per
+  // generation of a source that holds several (a merged facts file); each is
+  // folded as a version of its own. Otherwise keys must strictly increase.
+  virtual bool repeats_partitions() const { return false; }
 };
 
 // Folds one partition key's versions (one per generation that has it) as of
@@ -75,8 +79,13 @@ class TableFold {
  private:
   struct Cursor {
     std::unique_ptr<FoldSource> source;
-    FoldPartition partition;
-    bool has_partition = false;
+    // The source's versions of its current key: versions[0, count). More
+    // than one only when the source repeats partitions.
+    std::vector<FoldPartition> versions;
+    size_t count = 0;
+    // A repeating source's partition after them, read to see the key change.
+    FoldPartition next;
+    bool has_next = false;
     std::string previous_key;
     bool has_previous = false;
   };

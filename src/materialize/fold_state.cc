@@ -17,7 +17,7 @@ using parquet::Field;
 using parquet::Repetition;
 using parquet::Value;
 
-constexpr int kFormat = 1;
+constexpr int kFormat = 2;
 constexpr int64_t kIndexRowGroupRows = 65536;
 
 parquet::Schema RowIndexSchema() {
@@ -144,10 +144,15 @@ int64_t FoldState::DeltaHorizonMicros() const {
 std::string FoldStateToJson(const FoldState& state) {
   json generations = json::array();
   for (const ConsumedGeneration& g : state.generations) {
-    generations.push_back({{"identity", g.identity}, {"facts-file", g.facts_file}, {"max-timestamp", g.max_timestamp}});
+    generations.push_back({{"identity", g.identity}, {"max-timestamp", g.max_timestamp}});
+  }
+  json facts = json::array();
+  for (const FactsSet& set : state.facts) {
+    facts.push_back({{"files", set.files}, {"generations", set.generations}, {"bytes", set.bytes}});
   }
   json j{{"format", kFormat},
          {"generations", generations},
+         {"facts", facts},
          {"row-index", state.row_index},
          {"row-count", state.row_count},
          {"folded-at", state.folded_at}};
@@ -159,14 +164,26 @@ Result<FoldState> FoldStateFromJson(const std::string& text, const std::string& 
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return Status::Corruption(StrCat(path, ": not a CQLite fold state file"));
   try {
-    if (j.at("format").get<int>() != kFormat) {
-      return Status::NotSupported(StrCat(path, ": fold state format ", j["format"].dump(), "; this CQLite reads ",
+    int format = j.at("format").get<int>();
+    if (format != kFormat && format != 1) {
+      return Status::NotSupported(StrCat(path, ": fold state format ", j["format"].dump(), "; this CQLite reads 1 and ",
                                          kFormat));
     }
     FoldState state;
     for (const json& g : j.at("generations")) {
-      state.generations.push_back({g.at("identity").get<std::string>(), g.at("facts-file").get<std::string>(),
-                                   g.at("max-timestamp").get<int64_t>()});
+      state.generations.push_back({g.at("identity").get<std::string>(), g.at("max-timestamp").get<int64_t>()});
+      // Format 1: each generation's facts in one file of its own.
+      if (format == 1) state.facts.push_back({{g.at("facts-file").get<std::string>()}, 1, 0});
+    }
+    if (format != 1) {
+      for (const json& f : j.at("facts")) {
+        FactsSet set{f.at("files").get<std::vector<std::string>>(), f.at("generations").get<int>(),
+                     f.at("bytes").get<int64_t>()};
+        if (set.files.empty() || set.generations < 1) {
+          return Status::Corruption(StrCat(path, ": malformed fold state: a facts set without files or generations"));
+        }
+        state.facts.push_back(std::move(set));
+      }
     }
     state.row_index = j.at("row-index").get<std::string>();
     state.row_count = j.at("row-count").get<int64_t>();
@@ -176,6 +193,38 @@ Result<FoldState> FoldStateFromJson(const std::string& text, const std::string& 
   } catch (const json::exception& e) {
     return Status::Corruption(StrCat(path, ": malformed fold state: ", e.what()));
   }
+}
+
+std::vector<std::vector<size_t>> PlanFactsMerges(const std::vector<int64_t>& sizes, int fan_in) {
+  const size_t limit = static_cast<size_t>(std::max(2, fan_in));
+  // (size, index) of the sets there are, before and after each merge.
+  std::vector<std::pair<int64_t, size_t>> sets;
+  for (size_t i = 0; i < sizes.size(); ++i) sets.emplace_back(sizes[i], i);
+  size_t next_index = sizes.size();
+  std::vector<std::vector<size_t>> merges;
+  while (sets.size() > limit) {
+    std::stable_sort(sets.begin(), sets.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    // The fewest smallest sets that bring the count down to the fan-in, then
+    // each next one no larger than those taken together: absorbing sets of
+    // similar size leaves room for the runs to come, so that a set is merged
+    // again only when sets of its size have accumulated, as a binary counter
+    // carries (every byte is merged about log(number of runs) times).
+    size_t take = std::min(limit, sets.size() - limit + 1);
+    int64_t taken = 0;
+    for (size_t i = 0; i < take; ++i) taken += sets[i].first;
+    while (take < limit && take < sets.size() && sets[take].first <= taken) taken += sets[take++].first;
+    std::vector<size_t> merge;
+    int64_t bytes = 0;
+    for (size_t i = 0; i < take; ++i) {
+      merge.push_back(sets[i].second);
+      bytes += sets[i].first;
+    }
+    sets.erase(sets.begin(), sets.begin() + static_cast<std::ptrdiff_t>(take));
+    sets.emplace_back(bytes, next_index++);
+    merges.push_back(std::move(merge));
+  }
+  return merges;
 }
 
 Result<std::unique_ptr<RowIndexWriter>> RowIndexWriter::Open(FileSystem& fs, const std::string& path) {

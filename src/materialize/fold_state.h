@@ -5,13 +5,18 @@
 //  - The facts of every generation consumed so far, as envelope files
 //    (docs/formats/envelope.md). Tombstones and timestamps must outlive the
 //    run that read them: a later generation may carry older writes that a
-//    consumed deletion still shadows, or newer ones that replace a row.
+//    consumed deletion still shadows, or newer ones that replace a row. They
+//    are kept as facts sets, each one source of the fold: a generation's
+//    files, or a merge of several generations' (envelope_merge.h). A run
+//    merges sets so that it never reads more than its fan-in at once, the
+//    smallest first, as a size-tiered compaction does.
 //  - The row index: for each row the table shows, in fold order (token,
 //    partition key, clustering), its primary key, where it is (data file and
 //    position) and a hash of its Iceberg values. A run merges it with the new
 //    fold output to decide which rows to append and which positions to delete.
 //
-// The state file is JSON (format 1); the row index is a Parquet file read one
+// The state file is JSON (format 2; format 1, one facts file per generation,
+// is read too); the row index is a Parquet file read one
 // row group at a time. Files are never modified once written: a run writes
 // new ones and the commit switches to them.
 #pragma once
@@ -32,12 +37,19 @@ namespace cqlite::materialize {
 
 struct ConsumedGeneration {
   std::string identity;  // "<table id>/<sstable name>/<Data.db CRC32>"
-  std::string facts_file;
   int64_t max_timestamp = 0;  // Statistics.db's, microseconds
+};
+
+// One source of the fold: envelope files read one after another.
+struct FactsSet {
+  std::vector<std::string> files;
+  int generations = 1;  // more than one: a merged facts set
+  int64_t bytes = 0;    // of its files
 };
 
 struct FoldState {
   std::vector<ConsumedGeneration> generations;
+  std::vector<FactsSet> facts;
   std::string row_index;  // empty: no row yet
   int64_t row_count = 0;
   // The earliest time (seconds) a visible cell or row expires; INT64_MAX if none.
@@ -86,6 +98,16 @@ class RowIndexReader {
   std::vector<parquet::Value> rows_;
   size_t next_row_ = 0;
 };
+
+// The merges that leave at most `fan_in` (at least 2) of the sets of these
+// sizes: each merge lists the indexes it merges, into a set that gets the
+// next index (sizes.size(), then one more per merge). Nothing is merged while
+// the sets are within the fan-in. Beyond it a merge takes the fewest
+// smallest sets that bring the count down, and goes on with the next
+// smallest while each is no larger than those taken together (at most fan_in
+// in all): runs that each add a small set merge small sets among themselves,
+// and a large set is merged again only when as much has accumulated.
+std::vector<std::vector<size_t>> PlanFactsMerges(const std::vector<int64_t>& sizes, int fan_in);
 
 // A 64-bit hash of a value tree: equal values hash equally across runs.
 uint64_t HashValue(const parquet::Value& value);

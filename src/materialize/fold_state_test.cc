@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -17,8 +18,11 @@ using parquet::Value;
 
 FoldState SampleState() {
   FoldState state;
-  state.generations = {{"0f3c/nb-1-big/12345", "state/facts-1.envelope", 1700000000000000},
-                       {"0f3c/nb-2-big/99", "state/facts-2.envelope", 1600000000000000}};
+  state.generations = {{"0f3c/nb-1-big/12345", 1700000000000000},
+                       {"0f3c/nb-2-big/99", 1600000000000000},
+                       {"0f3c/nb-3-big/7", 1650000000000000}};
+  state.facts = {{{"state/facts-1-0.parquet", "state/facts-1-1.parquet"}, 1, 2048},
+                 {{"state/merge-0.parquet"}, 2, 4096}};
   state.row_index = "state/row-index-7.parquet";
   state.row_count = 123456;
   state.next_expiry = 1700000500;
@@ -30,8 +34,13 @@ void ExpectSameState(const FoldState& a, const FoldState& b) {
   ASSERT_EQ(a.generations.size(), b.generations.size());
   for (size_t i = 0; i < a.generations.size(); ++i) {
     EXPECT_EQ(a.generations[i].identity, b.generations[i].identity);
-    EXPECT_EQ(a.generations[i].facts_file, b.generations[i].facts_file);
     EXPECT_EQ(a.generations[i].max_timestamp, b.generations[i].max_timestamp);
+  }
+  ASSERT_EQ(a.facts.size(), b.facts.size());
+  for (size_t i = 0; i < a.facts.size(); ++i) {
+    EXPECT_EQ(a.facts[i].files, b.facts[i].files);
+    EXPECT_EQ(a.facts[i].generations, b.facts[i].generations);
+    EXPECT_EQ(a.facts[i].bytes, b.facts[i].bytes);
   }
   EXPECT_EQ(a.row_index, b.row_index);
   EXPECT_EQ(a.row_count, b.row_count);
@@ -43,11 +52,29 @@ TEST(FoldStateTest, JsonRoundTrip) {
   FoldState state = SampleState();
   std::string text = FoldStateToJson(state);
   auto j = nlohmann::json::parse(text);
-  EXPECT_EQ(j.at("format"), 1);
+  EXPECT_EQ(j.at("format"), 2);
   auto back = FoldStateFromJson(text, "state/fold-state-7.json");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   ExpectSameState(*back, state);
   EXPECT_EQ(FoldStateToJson(*back), text);
+}
+
+// Format 1 kept one facts file per generation, named in the generation.
+TEST(FoldStateTest, ReadsFormatOne) {
+  const std::string text = R"({"format": 1, "generations": [
+      {"identity": "t/nb-1-big/5", "facts-file": "facts/a.parquet", "max-timestamp": 10},
+      {"identity": "t/nb-2-big/6", "facts-file": "facts/b.parquet", "max-timestamp": 20}],
+      "row-index": "rows.parquet", "row-count": 3, "folded-at": 99})";
+  auto state = FoldStateFromJson(text, "state.json");
+  ASSERT_TRUE(state.ok()) << state.status().ToString();
+  ASSERT_EQ(state->generations.size(), 2u);
+  EXPECT_EQ(state->generations[1].identity, "t/nb-2-big/6");
+  EXPECT_EQ(state->DeltaHorizonMicros(), 20);
+  ASSERT_EQ(state->facts.size(), 2u);
+  EXPECT_EQ(state->facts[0].files, std::vector<std::string>{"facts/a.parquet"});
+  EXPECT_EQ(state->facts[1].files, std::vector<std::string>{"facts/b.parquet"});
+  EXPECT_EQ(state->facts[1].generations, 1);
+  EXPECT_EQ(state->row_count, 3);
 }
 
 TEST(FoldStateTest, EmptyStateRoundTrip) {
@@ -65,7 +92,7 @@ TEST(FoldStateTest, DeltaHorizonIsTheLatestGenerationTimestamp) {
   EXPECT_EQ(state.DeltaHorizonMicros(), 0);
   state = SampleState();
   EXPECT_EQ(state.DeltaHorizonMicros(), 1700000000000000);
-  state.generations = {{"a", "f", -5}};
+  state.generations = {{"a", -5}};
   EXPECT_EQ(state.DeltaHorizonMicros(), -5);
 }
 
@@ -86,24 +113,126 @@ TEST(FoldStateTest, BadFilesAreErrorsNamingThePath) {
   expect_error("{\"format\": 1", StatusKind::kCorruption);
 
   nlohmann::json future = valid;
-  future["format"] = 2;
+  future["format"] = 3;
   expect_error(future.dump(), StatusKind::kNotSupported);
 
-  for (const char* member : {"format", "generations", "row-index", "row-count", "folded-at"}) {
+  for (const char* member : {"format", "generations", "facts", "row-index", "row-count", "folded-at"}) {
     SCOPED_TRACE(member);
     nlohmann::json missing = valid;
     missing.erase(member);
     expect_error(missing.dump(), StatusKind::kCorruption);
   }
   nlohmann::json bad_generation = valid;
-  bad_generation["generations"][1].erase("facts-file");
+  bad_generation["generations"][1].erase("identity");
   expect_error(bad_generation.dump(), StatusKind::kCorruption);
+  nlohmann::json no_files = valid;
+  no_files["facts"][0]["files"] = nlohmann::json::array();
+  expect_error(no_files.dump(), StatusKind::kCorruption);
+  nlohmann::json no_generations = valid;
+  no_generations["facts"][1]["generations"] = 0;
+  expect_error(no_generations.dump(), StatusKind::kCorruption);
   nlohmann::json wrong_type = valid;
   wrong_type["row-count"] = "many";
   expect_error(wrong_type.dump(), StatusKind::kCorruption);
   nlohmann::json wrong_expiry = valid;
   wrong_expiry["next-expiry"] = "soon";
   expect_error(wrong_expiry.dump(), StatusKind::kCorruption);
+}
+
+// ---------------------------------------------------------------------------
+// Merge planning
+
+TEST(PlanFactsMergesTest, NothingToMergeWithinTheFanIn) {
+  EXPECT_TRUE(PlanFactsMerges({}, 8).empty());
+  EXPECT_TRUE(PlanFactsMerges({5, 1, 9}, 3).empty());
+}
+
+TEST(PlanFactsMergesTest, OneOverMergesTheTwoSmallest) {
+  auto merges = PlanFactsMerges({50, 3, 40, 7}, 3);
+  ASSERT_EQ(merges.size(), 1u);
+  EXPECT_EQ(merges[0], (std::vector<size_t>{1, 3}));
+}
+
+TEST(PlanFactsMergesTest, AMergeAbsorbsSetsNoLargerThanItsTotal) {
+  // Two must go; 4 + 4 = 8 takes the next 5 (13 in all), then 20 > 13 stops.
+  auto merges = PlanFactsMerges({20, 4, 100, 4, 5, 90}, 5);
+  ASSERT_EQ(merges.size(), 1u);
+  EXPECT_EQ(merges[0], (std::vector<size_t>{1, 3, 4}));
+}
+
+// Simulates the plan: each merge takes sets that exist and are not yet
+// merged, takes at most fan_in of them and the smallest there are, and the
+// end leaves at most fan_in sets.
+void CheckPlan(const std::vector<int64_t>& sizes, int fan_in) {
+  SCOPED_TRACE(testing::Message() << sizes.size() << " sets, fan-in " << fan_in);
+  auto merges = PlanFactsMerges(sizes, fan_in);
+  std::map<size_t, int64_t> live;
+  for (size_t i = 0; i < sizes.size(); ++i) live[i] = sizes[i];
+  size_t next = sizes.size();
+  for (const auto& merge : merges) {
+    ASSERT_GE(merge.size(), 2u);
+    ASSERT_LE(merge.size(), static_cast<size_t>(fan_in));
+    int64_t total = 0, largest_taken = 0;
+    for (size_t index : merge) {
+      ASSERT_TRUE(live.count(index)) << index;
+      total += live[index];
+      largest_taken = std::max(largest_taken, live[index]);
+    }
+    for (size_t index : merge) live.erase(index);
+    for (const auto& [index, size] : live) EXPECT_GE(size, largest_taken) << "a smaller set was left out";
+    (void)total;
+    live[next++] = total;
+  }
+  EXPECT_LE(live.size(), static_cast<size_t>(fan_in));
+  int64_t sum = 0, sum_after = 0;
+  for (int64_t size : sizes) sum += size;
+  for (const auto& [index, size] : live) sum_after += size;
+  EXPECT_EQ(sum_after, sum);
+}
+
+TEST(PlanFactsMergesTest, ManySetsMergeSmallestFirstWithinTheFanIn) {
+  std::vector<int64_t> sizes;
+  for (int i = 0; i < 100; ++i) sizes.push_back((i * 7919) % 1000 + 1);
+  for (int fan_in : {2, 3, 8, 16}) CheckPlan(sizes, fan_in);
+  CheckPlan(std::vector<int64_t>(9, 10), 8);
+  // A fan-in below 2 is taken as 2.
+  auto merges = PlanFactsMerges({1, 2, 3}, 1);
+  ASSERT_EQ(merges.size(), 1u);
+  EXPECT_EQ(merges[0], (std::vector<size_t>{0, 1}));
+}
+
+// Over many runs that each add one small set, the sets stay within the
+// fan-in, the large sets a first run left are never merged, and each small
+// set's bytes are merged only a few times (log of the number of runs).
+TEST(PlanFactsMergesTest, IncrementalRunsMergeSmallSetsAmongThemselves) {
+  const int fan_in = 16;
+  const int64_t large = 1000000, small = 100;
+  const int runs = 1000;
+  std::vector<int64_t> sets(8, large);  // a table loaded as 8 large sets
+  int64_t merged_bytes = 0;
+  for (int run = 0; run < runs; ++run) {
+    sets.push_back(small);
+    auto merges = PlanFactsMerges(sets, fan_in);
+    std::vector<int64_t> all = sets;
+    std::vector<bool> gone(sets.size() + merges.size());
+    for (const auto& merge : merges) {
+      int64_t total = 0;
+      for (size_t index : merge) {
+        total += all[index];
+        merged_bytes += all[index];
+        gone[index] = true;
+      }
+      all.push_back(total);
+    }
+    sets.clear();
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (!gone[i]) sets.push_back(all[i]);
+    }
+    ASSERT_LE(sets.size(), static_cast<size_t>(fan_in));
+  }
+  EXPECT_EQ(std::count(sets.begin(), sets.end(), large), 8);
+  // 1000 small sets (100,000 bytes) merged: each byte about log2(1000) = 10 times at most.
+  EXPECT_LE(merged_bytes, 10 * runs * small) << merged_bytes;
 }
 
 // ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #include "cassandra/sstable.h"
 #include "cassandra/table_sstables.h"
 #include "cassandra/value_format.h"
+#include "envelope/envelope_merge.h"
 #include "envelope/envelope_reader.h"
 #include "envelope/envelope_schema.h"
 #include "envelope/envelope_writer.h"
@@ -192,29 +193,99 @@ struct AttemptPaths {
         facts_dir(JoinPath(state_dir, "facts")) {}
 };
 
-// Step 1: the facts of the generations not consumed before, one envelope
-// file each.
-Result<std::vector<ConsumedGeneration>> ExportFacts(const Run& run, const std::vector<size_t>& fresh,
-                                                    const AttemptPaths& paths, AttemptFiles& files) {
+Result<int64_t> FilesBytes(FileSystem& fs, const std::vector<std::string>& paths) {
+  int64_t bytes = 0;
+  for (const std::string& path : paths) {
+    ASSIGN_OR_RETURN(auto file, fs.OpenForRead(path));
+    bytes += static_cast<int64_t>(file->Size());
+  }
+  return bytes;
+}
+
+struct NewFacts {
+  std::vector<ConsumedGeneration> generations;
+  std::vector<FactsSet> facts;  // one per generation
+};
+
+// Step 1: the facts of the generations not consumed before, one set of
+// envelope files each.
+Result<NewFacts> ExportFacts(const Run& run, const std::vector<size_t>& fresh, const AttemptPaths& paths,
+                             AttemptFiles& files) {
   envelope::ExportOptions export_options;
   export_options.row_group_rows = kFactsRowGroupRows;
   if (!envelope::CheckPrefix(run.table.schema.table, export_options.prefix).ok()) {
     export_options.prefix = kAlternatePrefix;
     RETURN_IF_ERROR(envelope::CheckPrefix(run.table.schema.table, export_options.prefix));
   }
-  std::vector<ConsumedGeneration> generations;
+  NewFacts out;
   for (size_t k = 0; k < fresh.size(); ++k) {
     const SSTable& sstable = *run.table.sstables[fresh[k]];
     Progress(run.options,
              StrCat("reading generation ", k + 1, " of ", fresh.size(), ": ", sstable.location().DataPath()));
-    std::string facts = files.Add(JoinPath(paths.facts_dir, StrCat(paths.run_id, "-", k, ".parquet")));
-    RETURN_IF_ERROR(
-        envelope::ExportSSTable(run.fs, sstable, run.table.schema.table, facts, export_options).status());
-    RETURN_IF_ERROR(run.fs.SyncFile(facts));
+    auto file_path = [&](int i) { return JoinPath(paths.facts_dir, StrCat(paths.run_id, "-", k, "-", i, ".parquet")); };
+    ASSIGN_OR_RETURN(std::vector<std::string> written,
+                     envelope::ExportSSTableSegments(run.fs, sstable, run.table.schema.table, file_path,
+                                                     run.options.facts_file_records, export_options));
+    FactsSet set;
+    for (std::string& path : written) {
+      RETURN_IF_ERROR(run.fs.SyncFile(path));
+      set.files.push_back(files.Add(std::move(path)));
+    }
+    ASSIGN_OR_RETURN(set.bytes, FilesBytes(run.fs, set.files));
     int64_t max_timestamp = sstable.statistics().stats ? sstable.statistics().stats->max_timestamp : 0;
-    generations.push_back({run.identities[fresh[k]], facts, max_timestamp});
+    out.generations.push_back({run.identities[fresh[k]], max_timestamp});
+    out.facts.push_back(std::move(set));
   }
-  return generations;
+  return out;
+}
+
+// Step 1b: facts sets merged, smallest first, until the fold reads at most
+// fold_fan_in of them. The sets merged stay for the snapshots that name them.
+Result<std::vector<FactsSet>> MergeFactsSets(const Run& run, std::vector<FactsSet> sets, const AttemptPaths& paths,
+                                             AttemptFiles& files) {
+  std::vector<int64_t> sizes;
+  for (FactsSet& set : sets) {
+    // Format 1 states did not record sizes.
+    if (set.bytes == 0) {
+      ASSIGN_OR_RETURN(set.bytes, FilesBytes(run.fs, set.files));
+    }
+    sizes.push_back(set.bytes);
+  }
+  std::vector<std::vector<size_t>> merges = PlanFactsMerges(sizes, run.options.fold_fan_in);
+  if (merges.empty()) return sets;
+  std::vector<bool> merged_away(sets.size() + merges.size());
+  for (size_t m = 0; m < merges.size(); ++m) {
+    std::vector<std::vector<std::string>> chains;
+    int64_t input_bytes = 0;
+    for (size_t index : merges[m]) {
+      chains.push_back(sets[index].files);
+      input_bytes += sets[index].bytes;
+      merged_away[index] = true;
+    }
+    Progress(run.options, StrCat("merging facts (at most ", run.options.fold_fan_in, " are folded at once): ",
+                                 chains.size(), " sets, ", input_bytes, " bytes, into one; merge ", m + 1, " of ",
+                                 merges.size()));
+    envelope::MergeOptions merge_options;
+    merge_options.row_group_rows = kFactsRowGroupRows;
+    merge_options.max_records_per_file = run.options.facts_file_records;
+    auto file_path = [&](int i) {
+      return JoinPath(paths.facts_dir, StrCat(paths.run_id, "-merge", m, "-", i, ".parquet"));
+    };
+    ASSIGN_OR_RETURN(envelope::MergeResult result, envelope::MergeFacts(run.fs, chains, file_path, merge_options));
+    FactsSet set;
+    set.generations = result.generations;
+    for (std::string& path : result.files) {
+      RETURN_IF_ERROR(run.fs.SyncFile(path));
+      set.files.push_back(files.Add(std::move(path)));
+    }
+    ASSIGN_OR_RETURN(set.bytes, FilesBytes(run.fs, set.files));
+    sets.push_back(std::move(set));
+  }
+  std::vector<FactsSet> left;
+  for (size_t i = 0; i < sets.size(); ++i) {
+    if (!merged_away[i]) left.push_back(std::move(sets[i]));
+  }
+  return left;
 }
 
 // What step 2 leaves for the snapshot.
@@ -229,12 +300,10 @@ struct MergedFold {
 // `now`, merged with the baseline's row index in fold order: unchanged rows
 // keep their location, new and changed rows go to a new data file, rows
 // changed or gone are position-deleted where they were.
-Result<MergedFold> FoldAndMerge(const Run& run, const Baseline& base,
-                                const std::vector<ConsumedGeneration>& new_generations, int64_t now,
-                                const AttemptPaths& paths, AttemptFiles& files, TableReport* report) {
-  std::vector<std::string> fact_files;
-  for (const ConsumedGeneration& g : base.state.generations) fact_files.push_back(g.facts_file);
-  for (const ConsumedGeneration& g : new_generations) fact_files.push_back(g.facts_file);
+Result<MergedFold> FoldAndMerge(const Run& run, const Baseline& base, const std::vector<FactsSet>& facts,
+                                int64_t now, const AttemptPaths& paths, AttemptFiles& files, TableReport* report) {
+  std::vector<std::vector<std::string>> chains;
+  for (const FactsSet& set : facts) chains.push_back(set.files);
 
   const TableSchema* fold_schema = &run.table.schema.table;
   std::optional<Partitioner> partitioner = run.table.partitioner;
@@ -244,8 +313,8 @@ Result<MergedFold> FoldAndMerge(const Run& run, const Baseline& base,
   // may be ordered otherwise than the SSTables' schema, so rows are converted
   // with a mapping made from it (after checking it maps to the same table).
   TableMapping fold_mapping = run.mapping;
-  if (!fact_files.empty()) {
-    ASSIGN_OR_RETURN(inputs, envelope::OpenEnvelopeFiles(run.fs, fact_files, {}));
+  if (!chains.empty()) {
+    ASSIGN_OR_RETURN(inputs, envelope::OpenEnvelopeChains(run.fs, chains, {}));
     fold_schema = inputs.schema.get();
     partitioner = inputs.partitioner;
     sources = std::move(inputs.sources);
@@ -503,9 +572,13 @@ Status RunOnce(const Run& run, TableReport* report) {
   for (const std::string& dir : {paths.data_dir, paths.metadata_dir, paths.facts_dir}) {
     RETURN_IF_ERROR(run.fs.CreateDirectories(dir));
   }
-  ASSIGN_OR_RETURN(std::vector<ConsumedGeneration> new_generations, ExportFacts(run, fresh, paths, files));
+  ASSIGN_OR_RETURN(NewFacts new_facts, ExportFacts(run, fresh, paths, files));
+  const std::vector<ConsumedGeneration>& new_generations = new_facts.generations;
+  std::vector<FactsSet> facts = base.state.facts;
+  for (FactsSet& set : new_facts.facts) facts.push_back(std::move(set));
+  ASSIGN_OR_RETURN(facts, MergeFactsSets(run, std::move(facts), paths, files));
   TestCrashPoint("facts");
-  ASSIGN_OR_RETURN(MergedFold merged, FoldAndMerge(run, base, new_generations, now, paths, files, report));
+  ASSIGN_OR_RETURN(MergedFold merged, FoldAndMerge(run, base, facts, now, paths, files, report));
   TestCrashPoint("fold");
   std::vector<iceberg::DataFile> added = std::move(merged.data_files);
   ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> delete_files, WriteDeleteFiles(run, merged.deletes, paths, files));
@@ -523,6 +596,7 @@ Status RunOnce(const Run& run, TableReport* report) {
 
   FoldState next = base.state;
   next.generations.insert(next.generations.end(), new_generations.begin(), new_generations.end());
+  next.facts = std::move(facts);
   next.row_index = merged.row_index;
   next.row_count = report->rows_total;
   next.next_expiry = merged.next_expiry;

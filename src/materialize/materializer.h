@@ -5,7 +5,8 @@
 //
 //   1. the table's schema is mapped to Iceberg before anything is written;
 //   2. new generations are exported as envelope files (the facts kept in the
-//      fold state);
+//      fold state), and facts sets are merged until at most fold_fan_in are
+//      left;
 //   3. all facts are folded as of `now`, and the fold output is merged with
 //      the row index of the last run: new rows are appended to a new data
 //      file, changed rows are written anew and their old position deleted,
@@ -44,6 +45,13 @@ struct MaterializeOptions {
   parquet::CompressionCodec compression = parquet::CompressionCodec::kZstd;
   int compression_level = 3;      // ZSTD only, 1 to 22
   int max_attempts = 5;           // commits tried before giving up on conflicts
+  // The most facts sets (fold_state.h) the fold reads at once; beyond it the
+  // smallest are merged first. Bounds a run's memory whatever the number of
+  // generations.
+  int fold_fan_in = 16;
+  // Facts files end at the first partition boundary past this many records,
+  // so that no footer grows with the size of a generation.
+  int64_t facts_file_records = 1 << 20;
   // Called with a line of progress now and then (may be empty).
   std::function<void(const std::string&)> progress;
 };

@@ -1,5 +1,7 @@
 #include "util/strings.h"
 
+#include <charconv>
+
 namespace cqlite {
 
 std::string ToHex(std::span<const uint8_t> bytes) {
@@ -93,6 +95,13 @@ std::string Join(const std::vector<std::string>& parts, std::string_view separat
     out += parts[i];
   }
   return out;
+}
+
+std::optional<int64_t> ParseInt64(std::string_view text) {
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
 }
 
 }  // namespace cqlite

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <sstream>
 #include <string>
@@ -36,5 +37,7 @@ std::string_view Trim(std::string_view text);
 bool IsValidUtf8(std::string_view text);
 // A-Z to a-z; other bytes unchanged (Java's toLowerCase(Locale.US) on identifiers).
 std::string ToLowerAscii(std::string_view text);
+// A whole decimal integer (optional leading '-'), or nothing.
+std::optional<int64_t> ParseInt64(std::string_view text);
 
 }  // namespace cqlite

@@ -9,7 +9,8 @@ flushes them, each run committing into one shared SQLite catalog:
     same generations (value for value, through DESIGN's type mapping);
   - after the last generation it equals the node's own answer, as does the
     table made from "incremental backups" (each run offered only the newest
-    generation), and so does
+    generation, with --fold-fan-in 2, so that from the third run on each run
+    first merges the kept facts, merged facts included), and so does
     the table after a further run at the node's later query time (TTLs that
     ran out in between: the run commits their removal and nothing else);
   - NaN and infinite floats compare equal to null, since SELECT JSON prints
@@ -63,8 +64,9 @@ class Materialized:
         self.problems.setdefault(index, []).append(message)
 
 
-def _materialize(cqlite, path, warehouse, now):
-    proc = cqlite("materialize", path, "--warehouse", warehouse, "--now", now, "--json", *MAPPING_FLAGS, check=False)
+def _materialize(cqlite, path, warehouse, now, *extra):
+    proc = cqlite("materialize", path, "--warehouse", warehouse, "--now", now, "--json", *MAPPING_FLAGS, *extra,
+                  check=False)
     report = json.loads(proc.stdout) if proc.returncode == 0 else None
     return proc, report
 
@@ -72,6 +74,14 @@ def _materialize(cqlite, path, warehouse, now):
 def _schema(catalog, namespace, table):
     location = iceberg_readers.metadata_location(catalog, CATALOG_NAME, namespace, table)
     return iceberg_readers.current_schema(json.loads(pathlib.Path(location).read_text()))
+
+
+def _fold_state(catalog, namespace, table):
+    """The fold state file the table's current snapshot names."""
+    metadata = json.loads(pathlib.Path(iceberg_readers.metadata_location(catalog, CATALOG_NAME, namespace,
+                                                                         table)).read_text())
+    current = next(s for s in metadata["snapshots"] if s["snapshot-id"] == metadata["current-snapshot-id"])
+    return json.loads(pathlib.Path(current["summary"]["cqlite.fold-state"]).read_text())
 
 
 def _materialize_workload(index, node, cqlite, m):
@@ -118,11 +128,16 @@ def _materialize_workload(index, node, cqlite, m):
             old.unlink()
         for component in table_dir.glob(prefix + "*"):
             shutil.copy(component, backup / component.name)
-        proc, _report = _materialize(cqlite, backup, m.backup_warehouse, now)
+        proc, _report = _materialize(cqlite, backup, m.backup_warehouse, now, "--fold-fan-in", "2")
         m.runs += 1
         if proc.returncode != 0:
             m.problem(index, f"backup {step}/{len(generations)}: cqlite materialize failed: {proc.stderr.strip()}")
             return
+    state = _fold_state(m.backup_warehouse / "catalog.db", namespace, table)
+    held = sum(f["generations"] for f in state["facts"])
+    if len(state["facts"]) > 2 or held != len(generations) or len(state["generations"]) != len(generations):
+        m.problem(index, f"from incremental backups with --fold-fan-in 2: {len(state['facts'])} facts sets holding "
+                         f"{held} generations, expected at most 2 holding {len(generations)}")
     expected_node = table_compare.expected_rows(selects[0][1], schema)
     actual = iceberg_readers.read_pyiceberg(m.catalog, m.warehouse, CATALOG_NAME, namespace, table)
     problem = table_compare.differs(table_compare.pyiceberg_view(expected_node, schema), actual, schema)
