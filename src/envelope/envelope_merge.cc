@@ -51,20 +51,11 @@ class MergedFileWriter {
       : fs_(fs),
         schema_(std::move(schema)),
         writer_options_(std::move(writer_options)),
-        file_path_(file_path),
-        max_records_(max_records) {}
-  ~MergedFileWriter() {
-    if (finished_) return;
-    writer_.reset();
-    if (!temporary_.empty()) (void)fs_.Remove(temporary_);
-    for (const std::string& path : written_) (void)fs_.Remove(path);
-  }
+        max_records_(max_records),
+        files_(fs, file_path) {}
 
   Status Write(const Value& record) {
-    if (!writer_) {
-      temporary_ = TemporaryPath(file_path_(static_cast<int>(written_.size())));
-      ASSIGN_OR_RETURN(writer_, parquet::ParquetWriter::Open(fs_, temporary_, schema_, writer_options_));
-    }
+    if (!writer_) RETURN_IF_ERROR(OpenFile());
     return writer_->WriteRow(record);
   }
   // Called between partition keys.
@@ -73,35 +64,28 @@ class MergedFileWriter {
     return Status::OK();
   }
   Result<std::vector<std::string>> Finish() {
-    if (!writer_ && written_.empty()) {
-      temporary_ = TemporaryPath(file_path_(0));
-      ASSIGN_OR_RETURN(writer_, parquet::ParquetWriter::Open(fs_, temporary_, schema_, writer_options_));
-    }
+    if (!writer_ && files_.completed() == 0) RETURN_IF_ERROR(OpenFile());
     if (writer_) RETURN_IF_ERROR(CloseFile());
-    finished_ = true;
-    return written_;
+    return files_.Keep();
   }
 
  private:
+  Status OpenFile() {
+    ASSIGN_OR_RETURN(writer_, parquet::ParquetWriter::Open(fs_, files_.StartNext(), schema_, writer_options_));
+    return Status::OK();
+  }
   Status CloseFile() {
     RETURN_IF_ERROR(writer_->Close().status());
     writer_.reset();
-    std::string path = file_path_(static_cast<int>(written_.size()));
-    RETURN_IF_ERROR(fs_.Rename(temporary_, path));
-    temporary_.clear();
-    written_.push_back(std::move(path));
-    return Status::OK();
+    return files_.Complete();
   }
 
   FileSystem& fs_;
   parquet::Schema schema_;
   parquet::WriterOptions writer_options_;
-  const std::function<std::string(int)>& file_path_;
   int64_t max_records_;
-  std::unique_ptr<parquet::ParquetWriter> writer_;
-  std::string temporary_;
-  std::vector<std::string> written_;
-  bool finished_ = false;
+  ChainFiles files_;
+  std::unique_ptr<parquet::ParquetWriter> writer_;  // closed before files_ removes its file
 };
 
 }  // namespace

@@ -488,26 +488,44 @@ Result<int64_t> ExportSSTable(FileSystem& fs, const SSTable& sstable, const Tabl
   return records;
 }
 
+ChainFiles::~ChainFiles() {
+  if (kept_) return;
+  if (!temporary_.empty()) (void)fs_.Remove(temporary_);
+  for (const std::string& path : completed_) (void)fs_.Remove(path);
+}
+
+std::string ChainFiles::StartNext() {
+  temporary_ = TemporaryPath(file_path_(static_cast<int>(completed_.size())));
+  return temporary_;
+}
+
+Status ChainFiles::Complete() {
+  std::string path = file_path_(static_cast<int>(completed_.size()));
+  RETURN_IF_ERROR(fs_.Rename(temporary_, path));
+  temporary_.clear();
+  completed_.push_back(std::move(path));
+  return Status::OK();
+}
+
+std::vector<std::string> ChainFiles::Keep() {
+  kept_ = true;
+  return completed_;
+}
+
 SegmentedEnvelopeWriter::SegmentedEnvelopeWriter(FileSystem& fs, const TableSchema& table, GenerationInfo generation,
                                                  std::function<std::string(int)> file_path, int64_t max_records,
                                                  ExportOptions options)
     : fs_(fs),
       table_(table),
       generation_(std::move(generation)),
-      file_path_(std::move(file_path)),
       max_records_(max_records),
-      options_(std::move(options)) {}
+      options_(std::move(options)),
+      files_(fs, std::move(file_path)) {}
 
-SegmentedEnvelopeWriter::~SegmentedEnvelopeWriter() {
-  if (finished_) return;
-  writer_.reset();
-  if (!temporary_.empty()) (void)fs_.Remove(temporary_);
-  for (const std::string& path : written_) (void)fs_.Remove(path);
-}
+SegmentedEnvelopeWriter::~SegmentedEnvelopeWriter() = default;
 
 Status SegmentedEnvelopeWriter::OpenFile() {
-  temporary_ = TemporaryPath(file_path_(static_cast<int>(written_.size())));
-  ASSIGN_OR_RETURN(writer_, EnvelopeWriter::Open(fs_, temporary_, table_, generation_, options_));
+  ASSIGN_OR_RETURN(writer_, EnvelopeWriter::Open(fs_, files_.StartNext(), table_, generation_, options_));
   return Status::OK();
 }
 
@@ -539,21 +557,16 @@ Status SegmentedEnvelopeWriter::OnPartitionEnd() {
 }
 
 Result<std::vector<std::string>> SegmentedEnvelopeWriter::Finish() {
-  if (!writer_ && written_.empty()) RETURN_IF_ERROR(OpenFile());
+  if (!writer_ && files_.completed() == 0) RETURN_IF_ERROR(OpenFile());
   if (writer_) RETURN_IF_ERROR(CloseFile());
-  finished_ = true;
-  return written_;
+  return files_.Keep();
 }
 
 Status SegmentedEnvelopeWriter::CloseFile() {
   ASSIGN_OR_RETURN(int64_t records, writer_->Close());
   records_ += records;
   writer_.reset();
-  std::string path = file_path_(static_cast<int>(written_.size()));
-  RETURN_IF_ERROR(fs_.Rename(temporary_, path));
-  temporary_.clear();
-  written_.push_back(std::move(path));
-  return Status::OK();
+  return files_.Complete();
 }
 
 Result<std::vector<std::string>> ExportSSTableSegments(FileSystem& fs, const SSTable& sstable,

@@ -127,6 +127,34 @@ class EnvelopeWriter : public EnvelopeConsumer {
 Result<int64_t> ExportSSTable(FileSystem& fs, const SSTable& sstable, const TableSchema& table,
                               const std::string& output, const ExportOptions& options);
 
+// The files of a chain (see SegmentedEnvelopeWriter) as they are written:
+// each under a temporary name beside its own, renamed once complete. Unless
+// Keep() is called, the destructor removes the file being written and every
+// file completed.
+class ChainFiles {
+ public:
+  ChainFiles(FileSystem& fs, std::function<std::string(int)> file_path)
+      : fs_(fs), file_path_(std::move(file_path)) {}
+  ~ChainFiles();
+  ChainFiles(const ChainFiles&) = delete;
+  ChainFiles& operator=(const ChainFiles&) = delete;
+
+  // Where to write the next file (its temporary name).
+  std::string StartNext();
+  // The file started last is complete: renamed to its own name.
+  Status Complete();
+  size_t completed() const { return completed_.size(); }
+  // The completed files, which the destructor then leaves.
+  std::vector<std::string> Keep();
+
+ private:
+  FileSystem& fs_;
+  std::function<std::string(int)> file_path_;
+  std::string temporary_;  // the file being written, if any
+  std::vector<std::string> completed_;
+  bool kept_ = false;
+};
+
 // One generation's envelope as a sequence of files, each a complete envelope
 // file: a file is ended after the partition that brings it to `max_records`
 // records (0: no limit), so no partition is split and the files, read one
@@ -157,16 +185,13 @@ class SegmentedEnvelopeWriter : public EnvelopeConsumer {
   FileSystem& fs_;
   const TableSchema& table_;
   GenerationInfo generation_;
-  std::function<std::string(int)> file_path_;
   int64_t max_records_;
   ExportOptions options_;
-  std::unique_ptr<EnvelopeWriter> writer_;
-  std::string temporary_;             // the file writer_ writes
-  std::vector<std::string> written_;  // the files finished
-  int64_t records_ = 0;               // in written_
-  std::string last_key_;              // of the last partition started
+  ChainFiles files_;
+  std::unique_ptr<EnvelopeWriter> writer_;  // closed before files_ removes its file
+  int64_t records_ = 0;                     // in the completed files
+  std::string last_key_;                    // of the last partition started
   bool has_last_key_ = false;
-  bool finished_ = false;
 };
 
 // `sstable`'s envelope through a SegmentedEnvelopeWriter. Returns the files.

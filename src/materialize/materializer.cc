@@ -24,6 +24,7 @@
 #include "iceberg/table_metadata.h"
 #include "io/checksum.h"
 #include "materialize/fold_state.h"
+#include "materialize/position_deletes.h"
 #include "parquet/writer.h"
 #include "util/strings.h"
 
@@ -292,7 +293,7 @@ Result<std::vector<FactsSet>> MergeFactsSets(const Run& run, std::vector<FactsSe
 struct MergedFold {
   std::string row_index;                                // the new row index file
   std::vector<iceberg::DataFile> data_files;            // the run's data file, if it wrote a row
-  std::map<std::string, std::vector<int64_t>> deletes;  // data file -> positions no longer current
+  std::vector<iceberg::DataFile> delete_files;          // positions no longer current
   int64_t next_expiry = INT64_MAX;                      // when the next TTL runs out
 };
 
@@ -352,10 +353,15 @@ Result<MergedFold> FoldAndMerge(const Run& run, const Baseline& base, const std:
   std::string data_path = JoinPath(paths.data_dir, StrCat(paths.run_id, "-0.parquet"));
   std::unique_ptr<parquet::ParquetWriter> data_writer;
 
+  PositionDeleteWriter deletes(
+      run.fs,
+      [&](int i) { return files.Add(JoinPath(paths.data_dir, StrCat(paths.run_id, "-deletes-", i, ".parquet"))); },
+      run.options.compression);
+
   RowIndexEntry old;
   ASSIGN_OR_RETURN(bool has_old, old_index->Next(&old));
   auto drop_old = [&]() -> Status {
-    merged.deletes[old.data_file].push_back(old.position);
+    RETURN_IF_ERROR(deletes.Add(old.data_file, old.position));
     ++report->rows_deleted;
     ASSIGN_OR_RETURN(has_old, old_index->Next(&old));
     return Status::OK();
@@ -426,26 +432,11 @@ Result<MergedFold> FoldAndMerge(const Run& run, const Baseline& base, const std:
     RETURN_IF_ERROR(run.fs.SyncFile(data_path));
     merged.data_files.push_back(iceberg::DescribeDataFile(data_path, written, run.mapping.schema));
   }
+  ASSIGN_OR_RETURN(merged.delete_files, deletes.Finish());
   return merged;
 }
 
-// Step 3: one file-scoped position delete file per data file touched.
-Result<std::vector<iceberg::DataFile>> WriteDeleteFiles(const Run& run,
-                                                        std::map<std::string, std::vector<int64_t>>& deletes,
-                                                        const AttemptPaths& paths, AttemptFiles& files) {
-  std::vector<iceberg::DataFile> written;
-  for (auto& [data_file, positions] : deletes) {
-    std::sort(positions.begin(), positions.end());
-    std::string path =
-        files.Add(JoinPath(paths.data_dir, StrCat(paths.run_id, "-deletes-", written.size(), ".parquet")));
-    ASSIGN_OR_RETURN(iceberg::DataFile file, iceberg::WritePositionDeleteFile(run.fs, path, data_file, positions,
-                                                                              run.options.compression));
-    written.push_back(std::move(file));
-  }
-  return written;
-}
-
-// Step 4: the fold state, manifests for the added files, a manifest list
+// Step 3: the fold state, manifests for the added files, a manifest list
 // that keeps the parent's manifests, and the next table metadata file.
 // Returns the new metadata file's path; the snapshot's id goes to `report`.
 Result<std::string> WriteSnapshot(const Run& run, const Baseline& base, const FoldState& next,
@@ -581,8 +572,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   ASSIGN_OR_RETURN(MergedFold merged, FoldAndMerge(run, base, facts, now, paths, files, report));
   TestCrashPoint("fold");
   std::vector<iceberg::DataFile> added = std::move(merged.data_files);
-  ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> delete_files, WriteDeleteFiles(run, merged.deletes, paths, files));
-  for (iceberg::DataFile& f : delete_files) added.push_back(std::move(f));
+  for (iceberg::DataFile& f : merged.delete_files) added.push_back(std::move(f));
   for (const iceberg::DataFile& f : added) {
     report->bytes_written += f.file_size_in_bytes;
     (f.content == iceberg::FileContent::kData ? report->data_files : report->delete_files)++;
@@ -605,7 +595,7 @@ Status RunOnce(const Run& run, TableReport* report) {
                    WriteSnapshot(run, base, next, added, new_generations, now, paths, files, report));
   TestCrashPoint("metadata");
 
-  // Step 5: the one change that makes it all visible.
+  // Step 4: the one change that makes it all visible.
   Progress(run.options, "committing");
   catalog::Namespace ns{run.namespace_name};
   if (base.metadata_location) {
