@@ -208,8 +208,8 @@ struct NewFacts {
   std::vector<FactsSet> facts;  // one per generation
 };
 
-// Step 1: the facts of the generations not consumed before, one set of
-// envelope files each.
+// Step 2 (materializer.h): the facts of the generations not consumed before,
+// one set of envelope files each.
 Result<NewFacts> ExportFacts(const Run& run, const std::vector<size_t>& fresh, const AttemptPaths& paths,
                              AttemptFiles& files) {
   envelope::ExportOptions export_options;
@@ -240,8 +240,9 @@ Result<NewFacts> ExportFacts(const Run& run, const std::vector<size_t>& fresh, c
   return out;
 }
 
-// Step 1b: facts sets merged, smallest first, until the fold reads at most
-// fold_fan_in of them. The sets merged stay for the snapshots that name them.
+// Step 2, continued: facts sets merged, smallest first, until the fold reads
+// at most fold_fan_in of them. The sets merged stay for the snapshots that
+// name them.
 Result<std::vector<FactsSet>> MergeFactsSets(const Run& run, std::vector<FactsSet> sets, const AttemptPaths& paths,
                                              AttemptFiles& files) {
   std::vector<int64_t> sizes;
@@ -289,7 +290,7 @@ Result<std::vector<FactsSet>> MergeFactsSets(const Run& run, std::vector<FactsSe
   return left;
 }
 
-// What step 2 leaves for the snapshot.
+// What step 3 leaves for the snapshot.
 struct MergedFold {
   std::string row_index;                                // the new row index file
   std::vector<iceberg::DataFile> data_files;            // the run's data file, if it wrote a row
@@ -297,7 +298,7 @@ struct MergedFold {
   int64_t next_expiry = INT64_MAX;                      // when the next TTL runs out
 };
 
-// Step 2: every fact (those of the baseline and the new ones) folded as of
+// Step 3: every fact (those of the baseline and the new ones) folded as of
 // `now`, merged with the baseline's row index in fold order: unchanged rows
 // keep their location, new and changed rows go to a new data file, rows
 // changed or gone are position-deleted where they were.
@@ -436,7 +437,7 @@ Result<MergedFold> FoldAndMerge(const Run& run, const Baseline& base, const std:
   return merged;
 }
 
-// Step 3: the fold state, manifests for the added files, a manifest list
+// Step 4: the fold state, manifests for the added files, a manifest list
 // that keeps the parent's manifests, and the next table metadata file.
 // Returns the new metadata file's path; the snapshot's id goes to `report`.
 Result<std::string> WriteSnapshot(const Run& run, const Baseline& base, const FoldState& next,
@@ -595,7 +596,7 @@ Status RunOnce(const Run& run, TableReport* report) {
                    WriteSnapshot(run, base, next, added, new_generations, now, paths, files, report));
   TestCrashPoint("metadata");
 
-  // Step 4: the one change that makes it all visible.
+  // Step 5: the one change that makes it all visible.
   Progress(run.options, "committing");
   catalog::Namespace ns{run.namespace_name};
   if (base.metadata_location) {
