@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <span>
 #include <string_view>
 
@@ -171,6 +172,15 @@ class PartitionDecoder {
   }
 
   Status ReadPartition() {
+    RETURN_IF_ERROR(StartPartition());
+    while (true) {
+      ASSIGN_OR_RETURN(bool ended, ReadItems(std::numeric_limits<size_t>::max()));
+      if (ended) return Status::OK();
+    }
+  }
+
+  // The partition's key, deletion and static row.
+  Status StartPartition() {
     partition_.position = in_.position();
     partition_.key.clear();
     uint16_t key_length = in_.ReadU16();
@@ -192,8 +202,13 @@ class PartitionDecoder {
       }
       RETURN_IF_ERROR(ReadRow(position, flags, extended, /*is_static=*/true));
     }
+    return Status::OK();
+  }
 
-    while (true) {
+  // At most `max_items` rows and markers of the partition StartPartition
+  // began: true when its end was read (and OnPartitionEnd called).
+  Result<bool> ReadItems(size_t max_items) {
+    for (size_t items = 0; items < max_items; ++items) {
       // Most rows lie within one chunk: decoded in place, without copying values.
       if (ReadRowInPlace()) {
         RETURN_IF_ERROR(consumer_.OnRow(row_));
@@ -202,7 +217,10 @@ class PartitionDecoder {
       uint64_t position = in_.position();
       uint8_t flags = in_.ReadU8();
       if (!in_.ok()) return in_.status();
-      if (flags & kEndOfPartition) break;
+      if (flags & kEndOfPartition) {
+        RETURN_IF_ERROR(consumer_.OnPartitionEnd());
+        return true;
+      }
       uint8_t extended = (flags & kExtensionFlag) ? in_.ReadU8() : 0;
       if (flags & kIsMarker) {
         RETURN_IF_ERROR(ReadMarker(position));
@@ -214,7 +232,7 @@ class PartitionDecoder {
         RETURN_IF_ERROR(ReadRow(position, flags, extended, /*is_static=*/false));
       }
     }
-    return consumer_.OnPartitionEnd();
+    return false;
   }
 
   bool AtEnd() { return in_.AtEnd(); }
@@ -696,6 +714,21 @@ Result<bool> PartitionReader::ReadNext(EnvelopeConsumer& consumer) {
   forwarder_->target = &consumer;
   RETURN_IF_ERROR(decoder_->ReadPartition());
   return true;
+}
+
+Result<bool> PartitionReader::StartNext(EnvelopeConsumer& consumer) {
+  if (decoder_->AtEnd()) {
+    RETURN_IF_ERROR(in_.status());
+    return false;
+  }
+  forwarder_->target = &consumer;
+  RETURN_IF_ERROR(decoder_->StartPartition());
+  return true;
+}
+
+Result<bool> PartitionReader::ReadItems(EnvelopeConsumer& consumer, size_t max_items) {
+  forwarder_->target = &consumer;
+  return decoder_->ReadItems(max_items);
 }
 
 }  // namespace cqlite

@@ -71,6 +71,15 @@ class PartitionReader {
   // at the end of the file, or the first error (as ReadPartitions).
   Result<bool> ReadNext(EnvelopeConsumer& consumer);
 
+  // The same, a piece at a time, so that no partition is held whole:
+  // StartNext decodes the next partition's start (OnPartitionStart and its
+  // static row; false at the end of the file), then each ReadItems call at
+  // most `max_items` of its rows and markers, true once the partition's end
+  // is read (and OnPartitionEnd called). REQUIRES: ReadItems only after a
+  // StartNext that returned true, until it returns true.
+  Result<bool> StartNext(EnvelopeConsumer& consumer);
+  Result<bool> ReadItems(EnvelopeConsumer& consumer, size_t max_items);
+
  private:
   class Forwarder;
   DataInput& in_;

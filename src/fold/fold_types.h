@@ -69,7 +69,10 @@ struct FoldMarker {
   bool IsStart() const { return kind == ClusteringKind::kInclStartBound || kind == ClusteringKind::kExclStartBound; }
 };
 
-// One partition of one generation, in file order.
+// One partition of one generation, in file order: its start (key, deletion,
+// static row) and its rows and range tombstone markers, all of them or a
+// piece (a source may hand on a wide partition a piece at a time, see
+// FoldSource::More).
 struct FoldPartition {
   std::string key;
   DeletionTime deletion;
@@ -80,19 +83,29 @@ struct FoldPartition {
   // Rows and markers interleaved as written: false takes the next row, true
   // the next marker.
   std::vector<bool> item_is_marker;
+  // False while more rows and markers of the partition are to come.
+  bool complete = true;
+
+  // Empties the rows and markers, for the next piece.
+  void ClearItems() {
+    rows.clear();
+    markers.clear();
+    item_is_marker.clear();
+  }
 
   void Clear() {
     key.clear();
     deletion = DeletionTime{};
     has_static_row = false;
     static_row = FoldRow{};
-    rows.clear();
-    markers.clear();
-    item_is_marker.clear();
+    ClearItems();
+    complete = true;
   }
 };
 
-// One partition's current state: only what is live at the fold's time.
+// One partition's current state: only what is live at the fold's time. A
+// wide partition comes in several pieces, one after another, each with the
+// key and static row and some of the rows.
 struct FoldedPartition {
   std::string key;
   bool has_static_row = false;  // a static row with at least one live cell

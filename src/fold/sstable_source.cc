@@ -31,8 +31,10 @@ std::vector<ColumnTarget> MapColumns(const std::vector<ColumnLayout>& columns, c
 
 class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
  public:
-  SSTableFoldSource(std::unique_ptr<SSTableScanner> scanner, const SSTable& sstable, const TableSchema& schema)
+  SSTableFoldSource(std::unique_ptr<SSTableScanner> scanner, const SSTable& sstable, const TableSchema& schema,
+                    size_t items_per_piece)
       : scanner_(std::move(scanner)),
+        items_per_piece_(std::max<size_t>(items_per_piece, 1)),
         name_(sstable.location().DataPath()),
         static_targets_(MapColumns(sstable.layout().static_columns, schema)),
         regular_targets_(MapColumns(sstable.layout().regular_columns, schema)) {}
@@ -40,7 +42,17 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
   Result<bool> Next(FoldPartition* partition) override {
     partition_ = partition;
     partition_->Clear();
-    return scanner_->ReadNext(*this);
+    ASSIGN_OR_RETURN(bool found, scanner_->StartNext(*this));
+    if (!found) return false;
+    ASSIGN_OR_RETURN(partition_->complete, scanner_->ReadItems(*this, items_per_piece_));
+    return true;
+  }
+
+  Status More(FoldPartition* partition) override {
+    partition_ = partition;
+    partition_->ClearItems();
+    ASSIGN_OR_RETURN(partition_->complete, scanner_->ReadItems(*this, items_per_piece_));
+    return Status::OK();
   }
 
   const std::string& name() const override { return name_; }
@@ -114,6 +126,7 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
   }
 
   std::unique_ptr<SSTableScanner> scanner_;
+  size_t items_per_piece_;
   std::string name_;
   std::vector<ColumnTarget> static_targets_;
   std::vector<ColumnTarget> regular_targets_;
@@ -122,9 +135,10 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
 
 }  // namespace
 
-Result<std::unique_ptr<FoldSource>> OpenSSTableFoldSource(const SSTable& sstable, const TableSchema& schema) {
+Result<std::unique_ptr<FoldSource>> OpenSSTableFoldSource(const SSTable& sstable, const TableSchema& schema,
+                                                          size_t items_per_piece) {
   ASSIGN_OR_RETURN(auto scanner, sstable.OpenScanner());
-  return std::unique_ptr<FoldSource>(new SSTableFoldSource(std::move(scanner), sstable, schema));
+  return std::unique_ptr<FoldSource>(new SSTableFoldSource(std::move(scanner), sstable, schema, items_per_piece));
 }
 
 }  // namespace cqlite

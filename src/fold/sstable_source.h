@@ -1,9 +1,11 @@
 // Feeds one SSTable generation to the fold: pulls its partitions from the
-// Data.db reader and copies each into a FoldPartition, naming columns by
-// their index in the table schema. Cells of dropped columns written before
+// Data.db reader and copies each into a FoldPartition, a piece of at most a
+// few thousand rows and markers at a time, naming columns by their index in
+// the table schema. Cells of dropped columns written before
 // the drop are left out, as Cassandra's reader skips them.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 
 #include "cassandra/sstable.h"
@@ -12,8 +14,12 @@
 
 namespace cqlite {
 
+inline constexpr size_t kSSTableItemsPerPiece = 4096;
+
 // `sstable` must already use `schema` (SSTable::UseSchema); both must outlive
-// the source.
-Result<std::unique_ptr<FoldSource>> OpenSSTableFoldSource(const SSTable& sstable, const TableSchema& schema);
+// the source. A partition is handed on in pieces of at most
+// `items_per_piece` rows and markers.
+Result<std::unique_ptr<FoldSource>> OpenSSTableFoldSource(const SSTable& sstable, const TableSchema& schema,
+                                                          size_t items_per_piece = kSSTableItemsPerPiece);
 
 }  // namespace cqlite

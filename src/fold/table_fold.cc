@@ -25,13 +25,9 @@ std::vector<CqlTypePtr> ClusteringTypes(const TableSchema& schema) {
 
 }  // namespace
 
-struct PartitionFolder::Item {
-  size_t version;
-  FoldRow* row;              // null for a marker
-  const FoldMarker* marker;  // null for a row
-  const FoldClustering& clustering() const { return row ? row->clustering : marker->bound; }
-  ClusteringKind kind() const { return row ? ClusteringKind::kClustering : marker->kind; }
-};
+Status FoldSource::More(FoldPartition*) {
+  return Status::NotSupported(StrCat(name(), ": asked for a piece of a partition it handed on whole"));
+}
 
 PartitionFolder::PartitionFolder(const TableSchema& schema, int64_t now_seconds)
     : schema_(schema), now_(now_seconds), order_(ClusteringTypes(schema)) {
@@ -39,68 +35,131 @@ PartitionFolder::PartitionFolder(const TableSchema& schema, int64_t now_seconds)
 }
 
 void PartitionFolder::Fold(const std::vector<FoldPartition*>& versions, FoldedPartition* out) {
+  Begin(versions, out);
+  FoldReady(out);
+}
+
+void PartitionFolder::Begin(const std::vector<FoldPartition*>& versions, FoldedPartition* out) {
+  versions_ = versions;
+  next_.assign(versions.size(), Position{});
+  open_.assign(versions.size(), DeletionTime{});
   out->key = versions.front()->key;
   out->has_static_row = false;
   out->static_row = FoldRow{};
   out->rows.clear();
 
-  DeletionTime partition_deletion;
-  for (const FoldPartition* version : versions) partition_deletion = LaterDeletion(partition_deletion, version->deletion);
-
-  std::vector<FoldRow*> group;
-  for (FoldPartition* version : versions) {
-    if (version->has_static_row) group.push_back(&version->static_row);
+  partition_deletion_ = DeletionTime{};
+  for (const FoldPartition* version : versions) {
+    partition_deletion_ = LaterDeletion(partition_deletion_, version->deletion);
   }
-  if (!group.empty()) out->has_static_row = MergeRows(group, partition_deletion, &out->static_row);
+  std::vector<FoldRow*> statics;
+  for (FoldPartition* version : versions) {
+    if (version->has_static_row) statics.push_back(&version->static_row);
+  }
+  if (!statics.empty()) out->has_static_row = MergeRows(statics, partition_deletion_, &out->static_row);
+}
 
-  // Every row and range tombstone marker of every version, in clustering
-  // order. Each version is already sorted; a stable sort keeps its own order
-  // among items that compare equal.
-  std::vector<Item> items;
-  for (size_t v = 0; v < versions.size(); ++v) {
-    FoldPartition& partition = *versions[v];
-    size_t next_row = 0, next_marker = 0;
-    for (bool is_marker : partition.item_is_marker) {
-      if (is_marker) {
-        items.push_back({v, nullptr, &partition.markers[next_marker++]});
-      } else {
-        items.push_back({v, &partition.rows[next_row++], nullptr});
-      }
+bool PartitionFolder::HasItem(size_t version) const {
+  return next_[version].item < versions_[version]->item_is_marker.size();
+}
+
+const FoldClustering& PartitionFolder::ItemClustering(size_t version) const {
+  const FoldPartition& partition = *versions_[version];
+  const Position& at = next_[version];
+  return partition.item_is_marker[at.item] ? partition.markers[at.marker].bound : partition.rows[at.row].clustering;
+}
+
+ClusteringKind PartitionFolder::ItemKind(size_t version) const {
+  const FoldPartition& partition = *versions_[version];
+  const Position& at = next_[version];
+  return partition.item_is_marker[at.item] ? partition.markers[at.marker].kind : ClusteringKind::kClustering;
+}
+
+void PartitionFolder::Step(size_t version) {
+  Position& at = next_[version];
+  if (versions_[version]->item_is_marker[at.item]) {
+    ++at.marker;
+  } else {
+    ++at.row;
+  }
+  ++at.item;
+}
+
+bool PartitionFolder::NeedsMore(size_t version) const {
+  return !versions_[version]->complete && !HasItem(version);
+}
+
+void PartitionFolder::Refilled(size_t version) { next_[version] = Position{}; }
+
+bool PartitionFolder::Done() const {
+  for (size_t v = 0; v < versions_.size(); ++v) {
+    if (!versions_[v]->complete || HasItem(v)) return false;
+  }
+  return true;
+}
+
+void PartitionFolder::FoldReady(FoldedPartition* out) {
+  // The frontier: the earliest last item of an incomplete version's piece.
+  // What comes after it may meet that version's next piece. (A copy: merging
+  // moves clusterings out of the rows.)
+  bool bounded = false;
+  ClusteringKind frontier_kind = ClusteringKind::kClustering;
+  for (size_t v = 0; v < versions_.size(); ++v) {
+    const FoldPartition& partition = *versions_[v];
+    if (partition.complete || partition.item_is_marker.empty()) continue;
+    bool is_marker = partition.item_is_marker.back();
+    const FoldClustering& last = is_marker ? partition.markers.back().bound : partition.rows.back().clustering;
+    ClusteringKind kind = is_marker ? partition.markers.back().kind : ClusteringKind::kClustering;
+    if (!bounded || order_.Compare(last, kind, frontier_, frontier_kind) < 0) {
+      frontier_ = last;
+      frontier_kind = kind;
+      bounded = true;
     }
   }
-  if (versions.size() > 1) {
-    std::stable_sort(items.begin(), items.end(), [this](const Item& a, const Item& b) {
-      return order_.Compare(a.clustering(), a.kind(), b.clustering(), b.kind()) < 0;
-    });
-  }
 
-  // Sweep: each version's open range deletion, as its markers open and close them.
-  std::vector<DeletionTime> open(versions.size());
+  // A merge of the versions' rows and markers in clustering order; among
+  // items that compare equal, the earlier version's first.
+  const bool single = versions_.size() == 1;
+  std::vector<FoldRow*> group;
   FoldRow merged;
-  for (size_t i = 0; i < items.size();) {
-    const Item& item = items[i];
-    if (item.marker) {
-      const FoldMarker& marker = *item.marker;
-      open[item.version] = marker.IsBoundary() ? marker.start_deletion
-                           : marker.IsStart()   ? marker.deletion
-                                                : DeletionTime{};
-      ++i;
+  while (true) {
+    size_t least = versions_.size();
+    for (size_t v = 0; v < versions_.size(); ++v) {
+      if (!HasItem(v)) continue;
+      if (least == versions_.size() ||
+          order_.Compare(ItemClustering(v), ItemKind(v), ItemClustering(least), ItemKind(least)) < 0) {
+        least = v;
+      }
+    }
+    if (least == versions_.size()) return;
+    if (bounded && order_.Compare(ItemClustering(least), ItemKind(least), frontier_, frontier_kind) > 0) return;
+
+    FoldPartition& partition = *versions_[least];
+    const Position& at = next_[least];
+    if (partition.item_is_marker[at.item]) {
+      // Each version's open range deletion, as its markers open and close them.
+      const FoldMarker& marker = partition.markers[at.marker];
+      open_[least] = marker.IsBoundary() ? marker.start_deletion
+                     : marker.IsStart()   ? marker.deletion
+                                          : DeletionTime{};
+      Step(least);
       continue;
     }
     group.clear();
-    group.push_back(item.row);
-    size_t j = i + 1;
+    group.push_back(&partition.rows[at.row]);
+    Step(least);
     // Within one version every row has its own clustering.
-    while (versions.size() > 1 && j < items.size() && items[j].row &&
-           order_.CompareRows(item.row->clustering, items[j].row->clustering) == 0) {
-      group.push_back(items[j].row);
-      ++j;
+    for (size_t v = least + 1; !single && v < versions_.size(); ++v) {
+      if (!HasItem(v) || ItemKind(v) != ClusteringKind::kClustering) continue;
+      FoldRow& row = versions_[v]->rows[next_[v].row];
+      if (order_.CompareRows(group.front()->clustering, row.clustering) != 0) continue;
+      group.push_back(&row);
+      Step(v);
     }
-    DeletionTime active = partition_deletion;
-    for (const DeletionTime& range : open) active = LaterDeletion(active, range);
+    DeletionTime active = partition_deletion_;
+    for (const DeletionTime& range : open_) active = LaterDeletion(active, range);
     if (MergeRows(group, active, &merged)) out->rows.push_back(std::move(merged));
     merged = FoldRow{};
-    i = j;
   }
 }
 
@@ -224,18 +283,19 @@ void PartitionFolder::MergeColumn(int column, const std::vector<FoldColumn*>& ve
 
 Result<std::unique_ptr<TableFold>> TableFold::Make(const TableSchema& schema, std::optional<Partitioner> partitioner,
                                                    std::vector<std::unique_ptr<FoldSource>> sources,
-                                                   int64_t now_seconds) {
+                                                   int64_t now_seconds, size_t rows_per_piece) {
   if (!partitioner && sources.size() > 1) {
     return Status::NotSupported(StrCat("cannot merge ", sources.size(), " generations of ", schema.keyspace, ".",
                                        schema.table, ": their partitioner's key order is not one CQLite knows "
                                        "(Murmur3Partitioner or RandomPartitioner)"));
   }
-  return std::unique_ptr<TableFold>(new TableFold(schema, partitioner, std::move(sources), now_seconds));
+  return std::unique_ptr<TableFold>(
+      new TableFold(schema, partitioner, std::move(sources), now_seconds, std::max<size_t>(rows_per_piece, 1)));
 }
 
 TableFold::TableFold(const TableSchema& schema, std::optional<Partitioner> partitioner,
-                     std::vector<std::unique_ptr<FoldSource>> sources, int64_t now_seconds)
-    : partitioner_(partitioner), folder_(schema, now_seconds) {
+                     std::vector<std::unique_ptr<FoldSource>> sources, int64_t now_seconds, size_t rows_per_piece)
+    : partitioner_(partitioner), folder_(schema, now_seconds), rows_per_piece_(rows_per_piece) {
   for (auto& source : sources) {
     Cursor& cursor = cursors_.emplace_back();
     cursor.source = std::move(source);
@@ -264,6 +324,11 @@ Status TableFold::Advance(Cursor& cursor) {
       cursor.versions[count++] = std::move(cursor.next);
     }
     cursor.count = count;
+    for (size_t i = 0; i < count; ++i) {
+      if (!cursor.versions[i].complete) {
+        return Status::NotSupported(StrCat(cursor.source->name(), ": a source that repeats partitions handed on a piece"));
+      }
+    }
   }
   const std::string& key = cursor.versions[0].key;
   // The merge relies on every generation being in partitioner order.
@@ -277,34 +342,76 @@ Status TableFold::Advance(Cursor& cursor) {
   return Status::OK();
 }
 
+bool TableFold::StartPartition(FoldedPartition* out) {
+  equal_.clear();
+  for (Cursor& cursor : cursors_) {
+    if (cursor.count == 0) continue;
+    if (equal_.empty()) {
+      equal_.push_back(&cursor);
+      continue;
+    }
+    // A single source (the only case without a partitioner) needs no comparison.
+    auto order = ComparePartitionKeys(*partitioner_, cursor.versions[0].key, equal_.front()->versions[0].key);
+    if (order == std::strong_ordering::less) equal_.clear();
+    if (order != std::strong_ordering::greater) equal_.push_back(&cursor);
+  }
+  if (equal_.empty()) return false;
+  versions_.clear();
+  version_cursor_.clear();
+  for (Cursor* cursor : equal_) {
+    for (size_t i = 0; i < cursor->count; ++i) {
+      versions_.push_back(&cursor->versions[i]);
+      version_cursor_.push_back(cursor);
+    }
+  }
+  folder_.Begin(versions_, out);
+  in_partition_ = true;
+  rows_handed_on_ = false;
+  first_piece_ = true;
+  return true;
+}
+
 Result<bool> TableFold::Next(FoldedPartition* out) {
   if (!started_) {
     for (Cursor& cursor : cursors_) RETURN_IF_ERROR(Advance(cursor));
     started_ = true;
   }
-  std::vector<Cursor*> equal;
-  std::vector<FoldPartition*> versions;
   while (true) {
-    equal.clear();
-    for (Cursor& cursor : cursors_) {
-      if (cursor.count == 0) continue;
-      if (equal.empty()) {
-        equal.push_back(&cursor);
-        continue;
+    if (!in_partition_) {
+      if (!StartPartition(out)) return false;
+    } else {
+      out->key = head_.key;
+      out->has_static_row = head_.has_static_row;
+      out->static_row = head_.static_row;
+      out->rows.clear();
+    }
+    // Fold until a piece's worth of rows, or the end of the partition.
+    while (true) {
+      for (size_t v = 0; v < versions_.size(); ++v) {
+        while (folder_.NeedsMore(v)) {
+          RETURN_IF_ERROR(version_cursor_[v]->source->More(versions_[v]));
+          folder_.Refilled(v);
+        }
       }
-      // A single source (the only case without a partitioner) needs no comparison.
-      auto order = ComparePartitionKeys(*partitioner_, cursor.versions[0].key, equal.front()->versions[0].key);
-      if (order == std::strong_ordering::less) equal.clear();
-      if (order != std::strong_ordering::greater) equal.push_back(&cursor);
+      folder_.FoldReady(out);
+      if (folder_.Done() || out->rows.size() >= rows_per_piece_) break;
     }
-    if (equal.empty()) return false;
-    versions.clear();
-    for (Cursor* cursor : equal) {
-      for (size_t i = 0; i < cursor->count; ++i) versions.push_back(&cursor->versions[i]);
+    bool done = folder_.Done();
+    if (done) {
+      in_partition_ = false;
+      for (Cursor* cursor : equal_) RETURN_IF_ERROR(Advance(*cursor));
+    } else if (first_piece_) {
+      // Later pieces repeat the key and static row.
+      head_.key = out->key;
+      head_.has_static_row = out->has_static_row;
+      head_.static_row = out->static_row;
     }
-    folder_.Fold(versions, out);
-    for (Cursor* cursor : equal) RETURN_IF_ERROR(Advance(*cursor));
-    if (out->has_static_row || !out->rows.empty()) return true;
+    first_piece_ = false;
+    if (!out->rows.empty()) {
+      rows_handed_on_ = true;
+      return true;
+    }
+    if (done && !rows_handed_on_ && out->has_static_row) return true;
   }
 }
 

@@ -7,8 +7,10 @@
 // and folding a generation twice changes nothing.
 //
 // It streams: generations are read one partition at a time, in token order,
-// so memory is bounded by the largest partition times the number of
-// generations, not by the size of the table.
+// and a wide partition a piece at a time (from sources that hand it on so),
+// its versions merged in clustering order and its rows handed on in pieces
+// too; so memory is bounded by a piece of every generation, not by the size
+// of the table or of its largest partition.
 #pragma once
 
 #include <cstdint>
@@ -29,9 +31,16 @@ namespace cqlite {
 class FoldSource {
  public:
   virtual ~FoldSource() = default;
-  // Fills `partition` with the next partition: true if there was one, false
-  // at the end, or the first error (naming the file and where).
+  // Fills `partition` with the next partition: its start and its rows and
+  // markers, or the first piece of them (then `partition->complete` is
+  // false). True if there was one, false at the end, or the first error
+  // (naming the file and where).
   virtual Result<bool> Next(FoldPartition* partition) = 0;
+  // Replaces the rows and markers of `partition`, which the last Next or More
+  // left incomplete, with the next piece of them, and says in
+  // `partition->complete` whether it is the last. Sources that hand on whole
+  // partitions are never asked.
+  virtual Status More(FoldPartition* partition);
   // Names the generation in messages (usually its Data.db path).
   virtual const std::string& name() const = 0;
   // Whether a partition key may come several times in a row, once per
@@ -47,10 +56,34 @@ class PartitionFolder {
  public:
   PartitionFolder(const TableSchema& schema, int64_t now_seconds);
 
+  // Folds complete versions into `out`, whole.
   void Fold(const std::vector<FoldPartition*>& versions, FoldedPartition* out);
 
+  // The same, for versions that come in pieces. Begin folds the versions'
+  // partition deletions and static rows into `out` (and empties its rows).
+  // Each FoldReady then appends to `out->rows` what the pieces at hand
+  // decide: the versions' rows and markers merged in clustering order, up to
+  // the earliest last item of an incomplete version's piece (a later item
+  // might meet rows still to come). Before the next FoldReady, every version
+  // that NeedsMore must be given its next piece (in the same FoldPartition)
+  // and Refilled called. Done once every version is complete and folded.
+  void Begin(const std::vector<FoldPartition*>& versions, FoldedPartition* out);
+  void FoldReady(FoldedPartition* out);
+  bool NeedsMore(size_t version) const;
+  void Refilled(size_t version);
+  bool Done() const;
+
  private:
-  struct Item;
+  // Where a version's piece is read up to.
+  struct Position {
+    size_t item = 0;
+    size_t row = 0;
+    size_t marker = 0;
+  };
+  bool HasItem(size_t version) const;
+  const FoldClustering& ItemClustering(size_t version) const;
+  ClusteringKind ItemKind(size_t version) const;
+  void Step(size_t version);
   // Merges rows with equal clustering under `active` (the partition and range
   // deletions covering them); true and fills `out` if the result is live.
   bool MergeRows(const std::vector<FoldRow*>& rows, DeletionTime active, FoldRow* out);
@@ -61,19 +94,32 @@ class PartitionFolder {
   int64_t now_;
   ClusteringOrder order_;
   std::vector<bool> is_counter_;  // per schema column
+
+  // The partition being folded.
+  std::vector<FoldPartition*> versions_;
+  std::vector<Position> next_;
+  std::vector<DeletionTime> open_;  // each version's open range deletion
+  DeletionTime partition_deletion_;
+  FoldClustering frontier_;
 };
 
 class TableFold {
  public:
+  static constexpr size_t kRowsPerPiece = 4096;
+
   // All sources must be of the same table, written by the same partitioner.
   // Without a partitioner (one CQLite cannot order keys by) there must be a
-  // single source, read in file order.
+  // single source, read in file order. A partition is handed on in pieces of
+  // about `rows_per_piece` rows.
   static Result<std::unique_ptr<TableFold>> Make(const TableSchema& schema, std::optional<Partitioner> partitioner,
                                                  std::vector<std::unique_ptr<FoldSource>> sources,
-                                                 int64_t now_seconds);
+                                                 int64_t now_seconds, size_t rows_per_piece = kRowsPerPiece);
 
   // The next partition in token order that has any live row or static data,
-  // or false at the end.
+  // or the next piece of it, or false at the end. The pieces of a partition
+  // come one after another, each with its key and static row and some of its
+  // live rows; a partition with static data and no live row comes as one
+  // piece without rows.
   Result<bool> Next(FoldedPartition* out);
 
  private:
@@ -90,13 +136,27 @@ class TableFold {
     bool has_previous = false;
   };
   TableFold(const TableSchema& schema, std::optional<Partitioner> partitioner,
-            std::vector<std::unique_ptr<FoldSource>> sources, int64_t now_seconds);
+            std::vector<std::unique_ptr<FoldSource>> sources, int64_t now_seconds, size_t rows_per_piece);
   Status Advance(Cursor& cursor);
+  // Begins folding the least partition key's versions into `out`; false
+  // when every source is done.
+  bool StartPartition(FoldedPartition* out);
 
   std::optional<Partitioner> partitioner_;
   std::vector<Cursor> cursors_;
   PartitionFolder folder_;
+  size_t rows_per_piece_;
   bool started_ = false;
+
+  // The partition being folded: the cursors that have it, its versions (and
+  // whose each is), and what its later pieces repeat of the first.
+  bool in_partition_ = false;
+  std::vector<Cursor*> equal_;
+  std::vector<FoldPartition*> versions_;
+  std::vector<Cursor*> version_cursor_;
+  bool rows_handed_on_ = false;
+  bool first_piece_ = true;
+  FoldedPartition head_;  // key and static row, rows unused
 };
 
 }  // namespace cqlite

@@ -137,7 +137,53 @@ class VectorSource : public FoldSource {
   std::string name_ = "test";
 };
 
-std::string Describe(const FoldedPartition& p) {
+// Hands each partition on in pieces of 1 to `max_items` rows and markers,
+// now and then an empty one.
+class PieceSource : public FoldSource {
+ public:
+  PieceSource(std::vector<FoldPartition> partitions, size_t max_items, uint32_t seed)
+      : partitions_(std::move(partitions)), max_items_(max_items), rng_(seed) {}
+  Result<bool> Next(FoldPartition* partition) override {
+    if (next_ == partitions_.size()) return false;
+    whole_ = partitions_[next_++];
+    *partition = whole_;
+    partition->ClearItems();
+    item_ = row_ = marker_ = 0;
+    Fill(partition);
+    return true;
+  }
+  Status More(FoldPartition* partition) override {
+    partition->ClearItems();
+    Fill(partition);
+    return Status::OK();
+  }
+  const std::string& name() const override { return name_; }
+
+ private:
+  void Fill(FoldPartition* partition) {
+    size_t items = rng_() % 5 == 0 ? 0 : 1 + rng_() % max_items_;
+    for (; items > 0 && item_ < whole_.item_is_marker.size(); --items, ++item_) {
+      bool is_marker = whole_.item_is_marker[item_];
+      partition->item_is_marker.push_back(is_marker);
+      if (is_marker) {
+        partition->markers.push_back(whole_.markers[marker_++]);
+      } else {
+        partition->rows.push_back(whole_.rows[row_++]);
+      }
+    }
+    partition->complete = item_ == whole_.item_is_marker.size();
+  }
+
+  std::vector<FoldPartition> partitions_;
+  size_t max_items_;
+  std::mt19937 rng_;
+  size_t next_ = 0;
+  FoldPartition whole_;
+  size_t item_ = 0, row_ = 0, marker_ = 0;
+  std::string name_ = "pieces";
+};
+
+std::string DescribeStatic(const FoldedPartition& p) {
   std::ostringstream out;
   out << "key=" << ToHex(p.key);
   if (p.has_static_row) {
@@ -147,6 +193,11 @@ std::string Describe(const FoldedPartition& p) {
     }
     out << "}";
   }
+  return out.str();
+}
+
+std::string DescribeRows(const FoldedPartition& p) {
+  std::ostringstream out;
   for (const FoldRow& row : p.rows) {
     out << " row(" << ToHex(row.clustering.values.at(0)) << " pk=" << IsLive(row.liveness, 1500) << ")[";
     for (const auto& column : row.columns) {
@@ -157,19 +208,42 @@ std::string Describe(const FoldedPartition& p) {
   return out.str();
 }
 
+// The folded partitions, described; pieces of one partition are joined.
+// With `max_items`, every source hands partitions on in pieces of at most so
+// many rows and markers; the fold hands rows on `rows_per_piece` at a time.
 std::vector<std::string> FoldAll(const TableSchema& schema, const std::vector<std::vector<FoldPartition>>& generations,
-                                 int64_t now) {
+                                 int64_t now, size_t max_items = 0,
+                                 size_t rows_per_piece = TableFold::kRowsPerPiece) {
   std::vector<std::unique_ptr<FoldSource>> sources;
-  for (const auto& generation : generations) sources.push_back(std::make_unique<VectorSource>(generation));
-  auto fold = TableFold::Make(schema, Partitioner::kMurmur3, std::move(sources), now);
+  uint32_t seed = 1;
+  for (const auto& generation : generations) {
+    if (max_items == 0) {
+      sources.push_back(std::make_unique<VectorSource>(generation));
+    } else {
+      sources.push_back(std::make_unique<PieceSource>(generation, max_items, seed++));
+    }
+  }
+  auto fold = TableFold::Make(schema, Partitioner::kMurmur3, std::move(sources), now, rows_per_piece);
   EXPECT_TRUE(fold.ok());
   std::vector<std::string> out;
+  std::string last_key, last_head;
   FoldedPartition partition;
   while (true) {
     auto more = (*fold)->Next(&partition);
     EXPECT_TRUE(more.ok()) << more.status().ToString();
     if (!more.ok() || !*more) break;
-    out.push_back(Describe(partition));
+    std::string head = DescribeStatic(partition);
+    if (!out.empty() && partition.key == last_key) {
+      // A later piece: the same static row, and rows.
+      EXPECT_EQ(head, last_head);
+      EXPECT_FALSE(partition.rows.empty()) << "a later piece without rows";
+      EXPECT_LE(partition.rows.size(), rows_per_piece + max_items * generations.size());
+      out.back() += DescribeRows(partition);
+    } else {
+      out.push_back(head + DescribeRows(partition));
+    }
+    last_key = partition.key;
+    last_head = head;
   }
   return out;
 }
@@ -347,6 +421,29 @@ TEST(TableFoldTest, OrderIndependentAndIdempotent) {
     ASSERT_EQ(FoldAll(schema, doubled, 1500), expected) << "round " << round;
   }
   EXPECT_GT(nonempty, 200);  // the property is not vacuous
+}
+
+// Partitions read in pieces, and folded rows handed on in pieces, fold as
+// whole ones: a row or range met in one piece of one generation is merged
+// with the same clustering in another's later piece.
+TEST(TableFoldTest, PiecesFoldAsWholePartitions) {
+  TableSchema schema = TestSchema();
+  std::mt19937 rng(20261130);
+  int split = 0;
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::vector<FoldPartition>> generations;
+    for (int g = 0; g < 3; ++g) generations.push_back(RandomGeneration(schema, rng));
+    auto expected = FoldAll(schema, generations, 1500);
+    for (size_t max_items : {1, 2, 3}) {
+      for (size_t rows_per_piece : {1, 2, 4096}) {
+        ASSERT_EQ(FoldAll(schema, generations, 1500, max_items, rows_per_piece), expected)
+            << "round " << round << ", pieces of at most " << max_items << " items, " << rows_per_piece
+            << " rows handed on at a time";
+      }
+    }
+    for (const std::string& partition : expected) split += std::count(partition.begin(), partition.end(), '(') > 1;
+  }
+  EXPECT_GT(split, 300);  // many partitions had rows to split
 }
 
 }  // namespace

@@ -4,9 +4,12 @@
 # dataset directory on stdout.
 #
 #   tools/bench/gen_dataset.sh [--partitions N] [--seed S] [--max-sstable-mib M] [--format nb|oa] [--generations G]
+#                              [--readings R]
 #
 # --generations G writes the table as G overlapping generations (see
 # GenerateDataset.java); each pass then writes one SSTable whatever its size.
+# --readings R gives every partition R rows (default: 300 to 2999 each), for
+# wide partitions.
 #
 # The dataset is cached in ${CQLITE_CACHE:-$HOME/.cache/cqlite}/bench/<key>/,
 # where <key> hashes the generator's sources, this script and the arguments:
@@ -29,6 +32,7 @@ SEED=20260101
 MAX_SSTABLE_MIB=160
 FORMAT=oa
 GENERATIONS=1
+READINGS=0
 
 die() { echo "gen_dataset.sh: $*" >&2; exit 2; }
 
@@ -39,6 +43,7 @@ while [[ $# -gt 0 ]]; do
         --max-sstable-mib) MAX_SSTABLE_MIB="$2"; shift 2 ;;
         --format) FORMAT="$2"; shift 2 ;;
         --generations) GENERATIONS="$2"; shift 2 ;;
+        --readings) READINGS="$2"; shift 2 ;;
         *) die "unknown argument: $1" ;;
     esac
 done
@@ -55,6 +60,7 @@ BUILD_KEY="$(source_key)"
 BUILD="$CACHE_ROOT/build-$BUILD_KEY"
 GENERATION_KEY=""
 [[ "$GENERATIONS" == 1 ]] || GENERATION_KEY="|$GENERATIONS"
+[[ "$READINGS" == 0 ]] || GENERATION_KEY="$GENERATION_KEY|readings=$READINGS"
 DATA_KEY="$(printf '%s|%s|%s|%s|%s%s' "$BUILD_KEY" "$PARTITIONS" "$SEED" "$MAX_SSTABLE_MIB" "$FORMAT" "$GENERATION_KEY" | sha256sum | cut -c1-16)"
 OUT="$CACHE_ROOT/$DATA_KEY"
 
@@ -125,7 +131,7 @@ start=$(date +%s.%N)
     -Djava.security.manager=allow \
     -Dlogback.configurationFile="$BUILD/logback.xml" \
     -cp "$BUILD/target/classes:$(cat "$BUILD/cp.txt")" cqlite.bench.GenerateDataset \
-    "$TABLE_DIR" "$PARTITIONS" "$SEED" "$MAX_SSTABLE_MIB" "$FORMAT" "$GENERATIONS" >"$OUT.tmp/generation.txt"
+    "$TABLE_DIR" "$PARTITIONS" "$SEED" "$MAX_SSTABLE_MIB" "$FORMAT" "$GENERATIONS" "$READINGS" >"$OUT.tmp/generation.txt"
 end=$(date +%s.%N)
 printf 'wall_seconds=%.1f\n' "$(echo "$end - $start" | bc)" >>"$OUT.tmp/generation.txt"
 rm -rf "$OUT"

@@ -39,7 +39,11 @@ import org.apache.cassandra.utils.StorageCompatibilityMode;
  * rewrites each sensor's newest reading with a later timestamp, so folding
  * the generations both merges partitions and resolves overwrites.
  *
- *   GenerateDataset <table-dir> <partitions> <seed> <max-sstable-mib> <nb|oa> [generations]
+ * With R readings per partition (default 0: each sensor has 300 to 2999)
+ * every partition has R rows: R in the millions makes the wide partitions
+ * that bound a reader's memory per partition rather than per table.
+ *
+ *   GenerateDataset <table-dir> <partitions> <seed> <max-sstable-mib> <nb|oa> [generations [readings]]
  */
 public final class GenerateDataset {
     static final String KEYSPACE = "bench";
@@ -94,8 +98,8 @@ public final class GenerateDataset {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 5 && args.length != 6) {
-            System.err.println("usage: GenerateDataset <table-dir> <partitions> <seed> <max-sstable-mib> <nb|oa> [generations]");
+        if (args.length < 5 || args.length > 7) {
+            System.err.println("usage: GenerateDataset <table-dir> <partitions> <seed> <max-sstable-mib> <nb|oa> [generations [readings]]");
             System.exit(2);
         }
         Path dir = Paths.get(args[0]);
@@ -103,7 +107,8 @@ public final class GenerateDataset {
         long seed = Long.parseLong(args[2]);
         int maxSSTableMiB = Integer.parseInt(args[3]);
         String format = args[4];
-        int generations = args.length == 6 ? Integer.parseInt(args[5]) : 1;
+        int generations = args.length >= 6 ? Integer.parseInt(args[5]) : 1;
+        int readings = args.length == 7 ? Integer.parseInt(args[6]) : 0;
         StorageCompatibilityMode mode;
         if (format.equals("nb")) mode = StorageCompatibilityMode.CASSANDRA_4;
         else if (format.equals("oa")) mode = StorageCompatibilityMode.NONE;
@@ -148,6 +153,7 @@ public final class GenerateDataset {
                 // Per-partition stream, so a sensor's rows do not depend on the order of the others.
                 SplittableRandom r = new SplittableRandom(seed * 31 + id.hashCode());
                 int count = 300 + r.nextInt(2700);  // 300..2999 readings
+                if (readings > 0) count = readings;
                 int intervalMs = 10_000 * (1 + r.nextInt(6));
                 double baseTemp = 5 + r.nextDouble() * 25;
                 double baseHumidity = 30 + r.nextDouble() * 40;
@@ -196,8 +202,8 @@ public final class GenerateDataset {
         done = 0;
         }
         double seconds = (System.nanoTime() - start) / 1e9;
-        String summary = String.format("partitions=%d rows=%d ttl_rows=%d seed=%d format=%s max_sstable_mib=%d generations=%d seconds=%.1f%n",
-                                       partitions, rows, ttlRows, seed, format, maxSSTableMiB, generations, seconds);
+        String summary = String.format("partitions=%d rows=%d ttl_rows=%d seed=%d format=%s max_sstable_mib=%d generations=%d readings=%d seconds=%.1f%n",
+                                       partitions, rows, ttlRows, seed, format, maxSSTableMiB, generations, readings, seconds);
         System.out.print(summary);
         System.exit(0);
     }
