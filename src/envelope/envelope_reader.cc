@@ -209,26 +209,31 @@ class Decoder {
     row_ = 0;
   }
 
+  // Orders build's items in clustering order; at equal positions an end
+  // bound comes before the start bound of the next range.
+  int CompareItems(const PartitionBuild& build, PartitionBuild::Item a, PartitionBuild::Item b) const {
+    const FoldClustering& ca = a.is_marker ? build.markers[a.index].bound : build.rows[a.index].clustering;
+    const FoldClustering& cb = b.is_marker ? build.markers[b.index].bound : build.rows[b.index].clustering;
+    ClusteringKind ka = a.is_marker ? build.markers[a.index].kind : ClusteringKind::kClustering;
+    ClusteringKind kb = b.is_marker ? build.markers[b.index].kind : ClusteringKind::kClustering;
+    int c = order_.Compare(ca, ka, cb, kb);
+    if (c != 0) return c;
+    bool a_end = a.is_marker && !build.markers[a.index].IsStart();
+    bool b_end = b.is_marker && !build.markers[b.index].IsStart();
+    return a_end == b_end ? 0 : a_end ? -1 : 1;
+  }
+
+  void SortItems(PartitionBuild& build) const {
+    std::stable_sort(build.items.begin(), build.items.end(),
+                     [&](const PartitionBuild::Item& a, const PartitionBuild::Item& b) {
+                       return CompareItems(build, a, b) < 0;
+                     });
+  }
+
   // The partition of `build`, its rows and range bounds in clustering order.
   // Leaves `build` valid but unspecified.
   FoldPartition Build(PartitionBuild& build) const {
-    // Rows and bounds in clustering order; at equal positions an end bound
-    // comes before the start bound of the next range.
-    std::stable_sort(
-        build.items.begin(), build.items.end(),
-        [&](const PartitionBuild::Item& a, const PartitionBuild::Item& b) {
-          const FoldClustering& ca =
-              a.is_marker ? build.markers[a.index].bound : build.rows[a.index].clustering;
-          const FoldClustering& cb =
-              b.is_marker ? build.markers[b.index].bound : build.rows[b.index].clustering;
-          ClusteringKind ka = a.is_marker ? build.markers[a.index].kind : ClusteringKind::kClustering;
-          ClusteringKind kb = b.is_marker ? build.markers[b.index].kind : ClusteringKind::kClustering;
-          int c = order_.Compare(ca, ka, cb, kb);
-          if (c != 0) return c < 0;
-          bool a_end = a.is_marker && !build.markers[a.index].IsStart();
-          bool b_end = b.is_marker && !build.markers[b.index].IsStart();
-          return a_end && !b_end;
-        });
+    SortItems(build);
     FoldPartition partition = std::move(build.partition);
     for (const PartitionBuild::Item& item : build.items) {
       partition.item_is_marker.push_back(item.is_marker);
@@ -239,6 +244,48 @@ class Decoder {
       }
     }
     return partition;
+  }
+
+  // Moves the first `count` of build's sorted items to `out`'s rows and
+  // markers, and keeps the others; `refs` (items of `build`) then refer to
+  // the same items where kept and are dropped where taken.
+  void TakeItems(PartitionBuild& build, size_t count, FoldPartition* out,
+                 std::vector<PartitionBuild::Item>* refs) const {
+    constexpr size_t kTaken = std::numeric_limits<size_t>::max();
+    std::vector<size_t> row_to(build.rows.size(), kTaken), marker_to(build.markers.size(), kTaken);
+    std::vector<FoldRow> rows;
+    std::vector<FoldMarker> markers;
+    std::vector<PartitionBuild::Item> items;
+    for (size_t i = 0; i < build.items.size(); ++i) {
+      const PartitionBuild::Item item = build.items[i];
+      if (i < count) {
+        out->item_is_marker.push_back(item.is_marker);
+        if (item.is_marker) {
+          out->markers.push_back(std::move(build.markers[item.index]));
+        } else {
+          out->rows.push_back(std::move(build.rows[item.index]));
+        }
+      } else if (item.is_marker) {
+        marker_to[item.index] = markers.size();
+        items.push_back({true, markers.size()});
+        markers.push_back(std::move(build.markers[item.index]));
+      } else {
+        row_to[item.index] = rows.size();
+        items.push_back({false, rows.size()});
+        rows.push_back(std::move(build.rows[item.index]));
+      }
+    }
+    build.rows = std::move(rows);
+    build.markers = std::move(markers);
+    build.items = std::move(items);
+    build.row_by_clustering.clear();
+    for (size_t i = 0; i < build.rows.size(); ++i) build.row_by_clustering[ClusteringKey(build.rows[i].clustering)] = i;
+    std::vector<PartitionBuild::Item> kept;
+    for (const PartitionBuild::Item& ref : *refs) {
+      size_t to = ref.is_marker ? marker_to[ref.index] : row_to[ref.index];
+      if (to != kTaken) kept.push_back({ref.is_marker, to});
+    }
+    *refs = std::move(kept);
   }
 
  private:
@@ -666,6 +713,18 @@ Result<int> FileGenerations(const parquet::FileMetaData& metadata, const std::st
   return static_cast<int>(*count);
 }
 
+// How far back a range_delete record may reach (kRangeLagKey); 0 when the
+// file does not say, and its partitions must be read whole.
+Result<int64_t> FileRangeLag(const parquet::FileMetaData& metadata, const std::string& path) {
+  const std::string* text = FooterValue(metadata, kRangeLagKey);
+  if (!text) return 0;
+  auto lag = ParseInt64(*text);
+  if (!lag || *lag < 1) {
+    return Status::Corruption(StrCat(path, ": ", kRangeLagKey, " is '", *text, "', not a count of records"));
+  }
+  return *lag;
+}
+
 // A chain of our own files (see OpenEnvelopeChains), one record at a time,
 // with the partition key and merged generation of each. Holds one file's
 // footer and one row group's pages; the next file is opened when the one
@@ -684,6 +743,12 @@ class ChainReader {
         generations_(generations),
         decoder_(paths_.front(), *table_, Flavor::kCqlite, reader_->schema(), prefix, partitioner) {
     if (generations_ > 1) generation_field_ = FindField(reader_->schema().fields, EnvelopeNames(prefix).generation);
+  }
+
+  // Reads the first file's range lag, which the others must share.
+  Status Init() {
+    ASSIGN_OR_RETURN(range_lag_, FileRangeLag(reader_->metadata(), path()));
+    return Status::OK();
   }
 
   // The next record, or false after the last file's last one.
@@ -726,6 +791,7 @@ class ChainReader {
   const std::string& path() const { return paths_[file_]; }
   const std::string& name() const { return paths_.front(); }
   int64_t max_records_held() const { return max_records_held_; }
+  int64_t range_lag() const { return range_lag_; }
 
  private:
   Status OpenFile(size_t index) {
@@ -739,6 +805,10 @@ class ChainReader {
     if (generations != generations_) {
       return Status::InvalidArgument(
           StrCat(path, ": holds ", generations, " generation(s), the files before it in its chain ", generations_));
+    }
+    ASSIGN_OR_RETURN(int64_t range_lag, FileRangeLag(reader_->metadata(), path));
+    if (range_lag != range_lag_) {
+      return Status::InvalidArgument(StrCat(path, ": ", kRangeLagKey, " differs from the files before it in its chain"));
     }
     file_ = index;
     next_group_ = 0;
@@ -768,6 +838,7 @@ class ChainReader {
   std::string key_;
   int32_t generation_ = 0;
   int64_t max_records_held_ = 0;
+  int64_t range_lag_ = 0;
 };
 
 // A chain of our own files, read a record at a time: their records come
@@ -775,24 +846,58 @@ class ChainReader {
 // here), so a partition is complete when the next one starts, in this row
 // group or a later one or the next file. In a merged file a partition
 // appears once per generation that has it, consecutively; each is handed on
-// as a partition of its own (repeats_partitions). Holds one row group's
-// pages, the record being read and the partition being built.
+// as a partition of its own (repeats_partitions), whole.
+//
+// Otherwise, in files that give their range lag (kRangeLagKey), a partition
+// is handed on in pieces: once the partition being read holds twice the lag
+// in items, those before the earliest of the last lag's are handed on, since
+// no record to come can sort before that one. Holds one row group's pages,
+// the record being read and the partition, or piece, being built.
 class StreamingSource : public EnvelopeSource {
  public:
-  explicit StreamingSource(std::unique_ptr<ChainReader> chain) : chain_(std::move(chain)) {}
+  explicit StreamingSource(std::unique_ptr<ChainReader> chain)
+      : chain_(std::move(chain)),
+        // A row's second record creates no item: two more for it.
+        window_(chain_->generations() > 1 || chain_->range_lag() == 0 ? 0
+                                                                      : static_cast<size_t>(chain_->range_lag()) + 2) {}
 
   Result<bool> Next(FoldPartition* out) override {
+    if (!has_build_) {
+      // The chain's first partition; each later one starts when the one before ends.
+      if (started_) return false;
+      started_ = true;
+      ASSIGN_OR_RETURN(bool more, chain_->Next());
+      if (!more) return false;
+      RETURN_IF_ERROR(StartBuild());
+    }
+    out->Clear();
+    RETURN_IF_ERROR(ReadOn(out));
+    return true;
+  }
+
+  Status More(FoldPartition* out) override {
+    out->ClearItems();
+    return ReadOn(out);
+  }
+
+  const std::string& name() const override { return chain_->name(); }
+  bool repeats_partitions() const override { return chain_->generations() > 1; }
+  bool streaming() const override { return true; }
+  int64_t max_records_held() const override { return chain_->max_records_held(); }
+
+ private:
+  // Reads on until the partition ends (the next one's first record starts a
+  // new build) or a piece can be handed on, into `out`.
+  Status ReadOn(FoldPartition* out) {
     while (true) {
       ASSIGN_OR_RETURN(bool more, chain_->Next());
       if (!more) {
-        if (!has_build_) return false;
-        *out = chain_->decoder().Build(build_);
+        Finish(out);
         has_build_ = false;
-        return true;
+        return Status::OK();
       }
       const std::string& key = chain_->key();
-      bool done = false;
-      if (has_build_ && (key != build_.partition.key || chain_->generation() != build_generation_)) {
+      if (key != build_.partition.key || chain_->generation() != build_generation_) {
         auto order = ComparePartitionKeys(chain_->partitioner(), build_.partition.key, key);
         bool repeat = order == std::strong_ordering::equal && chain_->generation() > build_generation_;
         if (order != std::strong_ordering::less && !repeat) {
@@ -801,30 +906,93 @@ class StreamingSource : public EnvelopeSource {
                                            ToHex(build_.partition.key),
                                            ": not in token order, as a CQLite envelope file must be"));
         }
-        *out = chain_->decoder().Build(build_);
-        has_build_ = false;
-        done = true;
+        Finish(out);
+        return StartBuild();
       }
-      if (!has_build_) {
-        build_ = PartitionBuild();
-        build_.partition.key = key;
-        build_generation_ = chain_->generation();
-        has_build_ = true;
-      }
-      RETURN_IF_ERROR(chain_->decoder().AddTo(chain_->record(), &build_));
-      if (done) return true;
+      RETURN_IF_ERROR(Add());
+      if (window_ > 0 && refs_.size() >= 2 * window_ && Cut(out)) return Status::OK();
     }
   }
-  const std::string& name() const override { return chain_->name(); }
-  bool repeats_partitions() const override { return chain_->generations() > 1; }
-  bool streaming() const override { return true; }
-  int64_t max_records_held() const override { return chain_->max_records_held(); }
 
- private:
+  // A new partition, with the record just read.
+  Status StartBuild() {
+    build_ = PartitionBuild();
+    build_.partition.key = chain_->key();
+    build_generation_ = chain_->generation();
+    has_build_ = true;
+    handed_on_ = false;
+    refs_.clear();
+    return Add();
+  }
+
+  // Adds the record just read to the partition, noting the item it makes.
+  Status Add() {
+    const size_t rows = build_.rows.size(), markers = build_.markers.size();
+    const DeletionTime deletion = build_.partition.deletion;
+    const size_t static_columns = build_.partition.static_row.columns.size();
+    RETURN_IF_ERROR(chain_->decoder().AddTo(chain_->record(), &build_));
+    if (build_.markers.size() > markers) {
+      refs_.push_back({true, markers});  // a range: its start
+    } else if (build_.rows.size() > rows) {
+      refs_.push_back({false, rows});
+    }
+    if (handed_on_ && (build_.partition.deletion != deletion ||
+                       build_.partition.static_row.columns.size() != static_columns)) {
+      return Status::Corruption(StrCat(chain_->path(), ": record ", chain_->decoder().records(), ": partition 0x",
+                                       ToHex(build_.partition.key),
+                                       ": a partition deletion or static row after its rows, which the file's ",
+                                       kRangeLagKey, " rules out"));
+    }
+    return Status::OK();
+  }
+
+  // Hands on the items no later record can sort before, if any.
+  bool Cut(FoldPartition* out) {
+    Decoder& decoder = chain_->decoder();
+    PartitionBuild::Item earliest = refs_[refs_.size() - window_];
+    for (size_t i = refs_.size() - window_ + 1; i < refs_.size(); ++i) {
+      if (decoder.CompareItems(build_, refs_[i], earliest) < 0) earliest = refs_[i];
+    }
+    decoder.SortItems(build_);
+    size_t count = 0;
+    while (count < build_.items.size() && decoder.CompareItems(build_, build_.items[count], earliest) < 0) ++count;
+    if (count == 0) return false;
+    if (!handed_on_) {
+      out->key = build_.partition.key;
+      out->deletion = build_.partition.deletion;
+      out->has_static_row = build_.partition.has_static_row;
+      out->static_row = build_.partition.static_row;
+    }
+    decoder.TakeItems(build_, count, out, &refs_);
+    if (refs_.size() > window_) refs_.erase(refs_.begin(), refs_.end() - window_);
+    out->complete = false;
+    handed_on_ = true;
+    return true;
+  }
+
+  // The rest of the partition, into `out`: all of it, or its last piece.
+  void Finish(FoldPartition* out) {
+    FoldPartition rest = chain_->decoder().Build(build_);
+    if (!handed_on_) {
+      *out = std::move(rest);
+    } else {
+      out->rows = std::move(rest.rows);
+      out->markers = std::move(rest.markers);
+      out->item_is_marker = std::move(rest.item_is_marker);
+    }
+    out->complete = true;
+  }
+
   std::unique_ptr<ChainReader> chain_;
+  const size_t window_;  // 0: partitions whole
+  bool started_ = false;
   PartitionBuild build_;
   int32_t build_generation_ = 0;
   bool has_build_ = false;
+  bool handed_on_ = false;  // a piece of build_'s partition was handed on
+  // The items the partition's records made since the last piece, in the
+  // order read (a range by its start).
+  std::vector<PartitionBuild::Item> refs_;
 };
 
 Result<TableSchema> ParseTable(std::string_view cql, const std::string& what) {
@@ -968,6 +1136,7 @@ Result<EnvelopeInputs> OpenChains(FileSystem& fs, const std::vector<std::vector<
       readers->push_back(std::make_unique<ChainReader>(fs, chain, std::move(first->reader), inputs.schema,
                                                        std::move(first->expected), first->prefix,
                                                        *first->partitioner, first->generations));
+      RETURN_IF_ERROR(readers->back()->Init());
       continue;
     }
     if (chain.size() > 1 || first->generations > 1) {

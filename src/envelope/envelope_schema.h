@@ -45,6 +45,16 @@ inline constexpr char kPartitionerKey[] = "cqlite.delta.partitioner";
 // A merged facts file (envelope_merge.h): how many generations it holds. Absent
 // in a file of one generation.
 inline constexpr char kGenerationsKey[] = "cqlite.delta.generations";
+// Ours: the most records a range_delete record comes after the last record
+// before its start bound. The writer ends a range tombstone that spans more
+// than kRangeSplitRecords records and starts it again just after the row it
+// ended at, so that a reader can hand a partition on in pieces, knowing how
+// far back a range can still reach: the split plus 2 (a row gives at most
+// two records, a row_delete and an upsert, and the range record follows
+// them). Absent in files written without the split: such partitions are
+// read whole.
+inline constexpr char kRangeLagKey[] = "cqlite.delta.range_lag";
+inline constexpr int64_t kRangeSplitRecords = 4096;
 
 inline constexpr char kDefaultPrefix[] = "__";
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <random>
 
 #include "cassandra/cql_schema.h"
 #include "fold/table_fold.h"
@@ -547,6 +548,153 @@ TEST_F(RoundTripTest, OwnFilesStreamRowGroupByRowGroup) {
   EXPECT_EQ(p.markers.size(), 2u);
   EXPECT_EQ(p.deletion, DeletionTime{});
   EXPECT_EQ(p.rows[1].deletion, (DeletionTime{151, 1700000101}));
+}
+
+// A wide partition of random rows under long range tombstones (bounds and
+// boundaries), some rows newer than the ranges over them and some older.
+void WriteWidePartition(EnvelopeConsumer& writer, const std::string& key, std::mt19937& rng) {
+  PartitionHeader header;
+  header.key = key;
+  if (rng() % 3 == 0) header.deletion = DeletionTime{static_cast<int64_t>(40 + rng() % 40), 1700000000};
+  ASSERT_TRUE(writer.OnPartitionStart(header).ok());
+  if (rng() % 2 == 0) {
+    Row static_row;
+    static_row.is_static = true;
+    ColumnData s;
+    s.column = 0;
+    s.cells.push_back(Cell{static_cast<int64_t>(rng() % 200), 0, kNoDeletionTime, false, false, "", Keep("static")});
+    static_row.columns.push_back(s);
+    ASSERT_TRUE(writer.OnRow(static_row).ok());
+  }
+  auto deletion = [&rng] { return DeletionTime{static_cast<int64_t>(100 + rng() % 200), 1700000100}; };
+  DeletionTime open;
+  bool is_open = false;
+  int left = 0;  // rows until the open range ends
+  // c DESC: rows from the largest c down, some c with two rows (d = 1, 2).
+  for (int c = 1000; c > 700; --c) {
+    if (!is_open && rng() % 8 == 0) {
+      RangeTombstoneMarker start;
+      start.kind = ClusteringKind::kInclStartBound;
+      start.bound = MakeClustering({Int32Bytes(c)});
+      start.deletion = open = deletion();
+      ASSERT_TRUE(writer.OnRangeTombstoneMarker(start).ok());
+      is_open = true;
+      left = 5 + static_cast<int>(rng() % 120);
+    } else if (is_open && rng() % 25 == 0) {
+      // One range ends just before c, the next starts at c.
+      RangeTombstoneMarker boundary;
+      boundary.kind = ClusteringKind::kExclEndInclStartBoundary;
+      boundary.bound = MakeClustering({Int32Bytes(c)});
+      boundary.end_deletion = open;
+      boundary.start_deletion = open = deletion();
+      ASSERT_TRUE(writer.OnRangeTombstoneMarker(boundary).ok());
+    }
+    for (int d = 1; d <= (c % 7 == 0 ? 2 : 1); ++d) {
+      if (rng() % 4 == 0) continue;
+      Row row;
+      row.clustering = MakeClustering({Int32Bytes(c), Int32Bytes(0) + std::string(1, static_cast<char>(d))});
+      row.liveness = LivenessInfo{static_cast<int64_t>(50 + rng() % 300), 0, kNoDeletionTime};
+      if (rng() % 9 == 0) row.deletion = DeletionTime{static_cast<int64_t>(50 + rng() % 300), 1700000100};
+      ColumnData v;
+      v.column = 0;
+      v.cells.push_back(Cell{static_cast<int64_t>(50 + rng() % 300), 0, kNoDeletionTime, false, false, "",
+                             Keep(StrCat("v", c, ".", d))});
+      row.columns = {v};
+      ASSERT_TRUE(writer.OnRow(row).ok());
+    }
+    if (is_open && --left == 0) {
+      RangeTombstoneMarker end;
+      end.kind = ClusteringKind::kInclEndBound;
+      end.bound = MakeClustering({Int32Bytes(c)});
+      end.deletion = open;
+      ASSERT_TRUE(writer.OnRangeTombstoneMarker(end).ok());
+      is_open = false;
+    }
+  }
+  if (is_open) {
+    RangeTombstoneMarker end;
+    end.kind = ClusteringKind::kInclEndBound;
+    end.bound = MakeClustering({Int32Bytes(700)});
+    end.deletion = open;
+    ASSERT_TRUE(writer.OnRangeTombstoneMarker(end).ok());
+  }
+  ASSERT_TRUE(writer.OnPartitionEnd().ok());
+}
+
+// Ranges split every few records, and partitions read back in pieces, fold
+// as the ranges whole and the partitions whole.
+TEST_F(RoundTripTest, WidePartitionsAreReadInPieces) {
+  std::vector<std::string> keys = KeysInTokenOrder(6);
+  auto write = [&](const std::string& path, int64_t split) {
+    ExportOptions options;
+    options.row_group_rows = 7;
+    options.range_split_records = split;
+    auto writer = Open(path, options);
+    std::mt19937 rng(20261130);
+    for (const std::string& key : keys) WriteWidePartition(*writer, key, rng);
+    auto records = writer->Close();
+    EXPECT_TRUE(records.ok());
+    return records.ok() ? *records : 0;
+  };
+  int64_t unsplit_records = write("/out/unsplit.parquet", 1'000'000);
+  int64_t split_records = write("/out/split.parquet", 5);
+  EXPECT_GT(split_records, unsplit_records + 50);  // many ranges were split
+
+  auto fold = [&](const std::string& path, bool stream) {
+    ReadOptions options;
+    options.stream_own_files = stream;
+    auto inputs = OpenEnvelopeFiles(fs_, {path}, options);
+    EXPECT_TRUE(inputs.ok()) << inputs.status().ToString();
+    std::vector<std::string> out;
+    if (!inputs.ok()) return out;
+    auto folded = TableFold::Make(*inputs->schema, inputs->partitioner, std::move(inputs->sources), 1700000150, 16);
+    EXPECT_TRUE(folded.ok());
+    FoldedPartition partition;
+    std::string last_key;
+    while (true) {
+      auto more = (*folded)->Next(&partition);
+      EXPECT_TRUE(more.ok()) << more.status().ToString();
+      if (!more.ok() || !*more) break;
+      std::string rows;
+      for (const FoldRow& row : partition.rows) rows += " " + Describe(row);
+      if (!out.empty() && partition.key == last_key) {
+        out.back() += rows;  // the next piece
+      } else {
+        out.push_back(StrCat(ToHex(partition.key), partition.has_static_row ? " static " + Describe(partition.static_row) : "",
+                             ":", rows));
+      }
+      last_key = partition.key;
+    }
+    return out;
+  };
+  std::vector<std::string> expected = fold("/out/unsplit.parquet", false);
+  ASSERT_EQ(expected.size(), keys.size());
+  EXPECT_EQ(fold("/out/split.parquet", false), expected);
+  EXPECT_EQ(fold("/out/split.parquet", true), expected);
+
+  // The streamed source did hand partitions on in pieces, none large.
+  auto inputs = OpenEnvelopeFiles(fs_, {"/out/split.parquet"}, {});
+  ASSERT_TRUE(inputs.ok());
+  FoldSource& source = *inputs->sources[0];
+  FoldPartition piece;
+  int partitions = 0, pieces = 0;
+  size_t largest = 0;
+  while (true) {
+    auto more = source.Next(&piece);
+    ASSERT_TRUE(more.ok()) << more.status().ToString();
+    if (!*more) break;
+    ++partitions;
+    while (true) {
+      ++pieces;
+      largest = std::max(largest, piece.item_is_marker.size());
+      if (piece.complete) break;
+      ASSERT_TRUE(source.More(&piece).ok());
+    }
+  }
+  EXPECT_EQ(partitions, static_cast<int>(keys.size()));
+  EXPECT_GT(pieces, 10 * partitions);
+  // Twice the window of items read (lag 7 + 2), each a row or a range's two bounds.
+  EXPECT_LE(largest, 2u * 2 * 9);
 }
 
 TEST_F(RoundTripTest, OutOfOrderPartitionsAreRefusedOnWrite) {

@@ -99,15 +99,17 @@ Result<std::unique_ptr<EnvelopeWriter>> EnvelopeWriter::Open(FileSystem& fs, con
       {kSSTableFormatKey, generation.sstable_format},
       {kDataSizeKey, std::to_string(generation.data_size)},
       {kPartitionerKey, PartitionerName(generation.partitioner)},
+      {kRangeLagKey, std::to_string(std::max<int64_t>(options.range_split_records, 1) + 2)},
   };
   ASSIGN_OR_RETURN(auto writer,
                    parquet::ParquetWriter::Open(fs, path, std::move(schema), std::move(writer_options)));
   return std::unique_ptr<EnvelopeWriter>(
-      new EnvelopeWriter(table, std::move(generation), layout, std::move(writer)));
+      new EnvelopeWriter(table, std::move(generation), layout, std::move(writer),
+                         std::max<int64_t>(options.range_split_records, 1)));
 }
 
 EnvelopeWriter::EnvelopeWriter(const TableSchema& table, GenerationInfo generation, EnvelopeLayout layout,
-                               std::unique_ptr<parquet::ParquetWriter> writer)
+                               std::unique_ptr<parquet::ParquetWriter> writer, int64_t range_split_records)
     : table_(table),
       generation_(std::move(generation)),
       layout_(layout),
@@ -115,7 +117,8 @@ EnvelopeWriter::EnvelopeWriter(const TableSchema& table, GenerationInfo generati
       batch_(writer_->schema()),
       partition_key_columns_(table.PartitionKeyColumns()),
       clustering_columns_(table.ClusteringColumns()),
-      first_clustering_field_(static_cast<int>(partition_key_columns_.size())) {}
+      first_clustering_field_(static_cast<int>(partition_key_columns_.size())),
+      range_split_records_(range_split_records) {}
 
 std::vector<Value> EnvelopeWriter::NewRecord(const char* op) const {
   std::vector<Value> record(writer_->schema().fields.size());
@@ -127,6 +130,7 @@ std::vector<Value> EnvelopeWriter::NewRecord(const char* op) const {
 
 Status EnvelopeWriter::Write(std::vector<Value> record) {
   ++records_;
+  if (pending_start_) ++records_in_range_;
   RETURN_IF_ERROR(batch_.AppendRow(Value::Struct(std::move(record))));
   if (batch_.num_rows() >= kBatchRows) return FlushBatch();
   return Status::OK();
@@ -237,13 +241,19 @@ Status EnvelopeWriter::WriteRange(const PendingStart& start, const Clustering& e
   return Write(std::move(record));
 }
 
+void EnvelopeWriter::OpenRange(const Clustering& bound, bool inclusive, const DeletionTime& deletion) {
+  PendingStart start;
+  for (const auto& v : bound.values) start.values.emplace_back(v.data(), v.size());
+  start.present.assign(bound.present.begin(), bound.present.end());
+  start.inclusive = inclusive;
+  pending_start_ = std::move(start);
+  pending_deletion_ = deletion;
+  records_in_range_ = 0;
+}
+
 Status EnvelopeWriter::OnRangeTombstoneMarker(const RangeTombstoneMarker& marker) {
   auto open = [&](bool inclusive) {
-    PendingStart start;
-    for (const auto& v : marker.bound.values) start.values.emplace_back(v.data(), v.size());
-    start.present.assign(marker.bound.present.begin(), marker.bound.present.end());
-    start.inclusive = inclusive;
-    pending_start_ = std::move(start);
+    OpenRange(marker.bound, inclusive, marker.IsBoundary() ? marker.start_deletion : marker.deletion);
   };
   auto close = [&](bool inclusive, const DeletionTime& deletion) -> Status {
     // An end without a start opens at the bottom (an empty, exclusive start, as v1 writes it).
@@ -437,6 +447,17 @@ Status EnvelopeWriter::OnRow(const Row& row) {
     RETURN_IF_ERROR(SetColumns(row, &record));
     return Write(std::move(record));
   }
+  RETURN_IF_ERROR(WriteRow(row));
+  // A range open over many records is ended at this row and started again
+  // just after it (kRangeLagKey): the same deletion over the same rows.
+  if (pending_start_ && records_in_range_ >= range_split_records_) {
+    RETURN_IF_ERROR(WriteRange(*pending_start_, row.clustering, /*end_inclusive=*/true, pending_deletion_));
+    OpenRange(row.clustering, /*inclusive=*/false, pending_deletion_);
+  }
+  return Status::OK();
+}
+
+Status EnvelopeWriter::WriteRow(const Row& row) {
   bool deleted = !row.deletion.IsLive();
   if (deleted) {
     std::vector<Value> record = NewRecord(kOpRowDelete);

@@ -36,6 +36,8 @@ struct ExportOptions {
   std::string prefix = kDefaultPrefix;
   parquet::CompressionCodec compression = parquet::CompressionCodec::kSnappy;
   int64_t row_group_rows = 10000;  // as the v1 writer
+  // A range tombstone open over more records is split (kRangeLagKey).
+  int64_t range_split_records = kRangeSplitRecords;
 };
 
 // Where the cells of one serialization-header column go.
@@ -88,7 +90,7 @@ class EnvelopeWriter : public EnvelopeConsumer {
   };
 
   EnvelopeWriter(const TableSchema& table, GenerationInfo generation, EnvelopeLayout layout,
-                 std::unique_ptr<parquet::ParquetWriter> writer);
+                 std::unique_ptr<parquet::ParquetWriter> writer, int64_t range_split_records);
   // A record with the partition key set and everything else null.
   std::vector<parquet::Value> NewRecord(const char* op) const;
   // Records are shredded into batch_ and written kBatchRows at a time.
@@ -100,6 +102,9 @@ class EnvelopeWriter : public EnvelopeConsumer {
                             bool inclusive, parquet::Value* raw) const;
   Status WriteRange(const PendingStart& start, const Clustering& end, bool end_inclusive,
                     const DeletionTime& deletion);
+  Status WriteRow(const Row& row);
+  // Opens a range tombstone at `bound`.
+  void OpenRange(const Clustering& bound, bool inclusive, const DeletionTime& deletion);
   Status SetColumns(const Row& row, std::vector<parquet::Value>* record) const;
   parquet::Value SimpleColumn(const ColumnSchema& column, const Cell& cell) const;
   parquet::Value ComplexColumn(const ColumnSchema& column, const ColumnData& data,
@@ -118,7 +123,12 @@ class EnvelopeWriter : public EnvelopeConsumer {
   bool has_key_ = false;
   std::string key_;
   std::vector<parquet::Value> key_values_;
+  // The open range tombstone: its start, deletion and the records written
+  // since it opened (see kRangeLagKey).
+  const int64_t range_split_records_;
   std::optional<PendingStart> pending_start_;
+  DeletionTime pending_deletion_;
+  int64_t records_in_range_ = 0;
   int64_t records_ = 0;
 };
 
