@@ -7,6 +7,7 @@
 #include "envelope/envelope_reader.h"
 #include "envelope/envelope_schema.h"
 #include "envelope/envelope_writer.h"
+#include "fold/table_fold.h"
 #include "parquet/reader.h"
 #include "util/strings.h"
 
@@ -16,16 +17,11 @@ namespace {
 
 using parquet::Value;
 
-// Footer keys that describe the table, copied from the first input; those of
-// one generation's identity are left out, its source becomes the list of all.
-constexpr const char* kTableFooterKeys[] = {kSchemaHashKey, kExtensionKey,   kExtensionVersionKey, kPrefixKey,
-                                            kSchemaCqlKey,  kKeyspaceKey,    kTableKey,            kTableIdKey,
-                                            kPartitionerKey};
-
 struct InputFooter {
   std::string source;
-  std::vector<parquet::KeyValue> table_keys;
+  std::string keyspace, table, table_id;
   std::string prefix = kDefaultPrefix;
+  int64_t generations = 1;
 };
 
 Result<InputFooter> ReadInputFooter(FileSystem& fs, const std::string& path) {
@@ -35,143 +31,175 @@ Result<InputFooter> ReadInputFooter(FileSystem& fs, const std::string& path) {
     if (!kv.value) continue;
     if (kv.key == kSourceKey) footer.source = *kv.value;
     if (kv.key == kPrefixKey) footer.prefix = *kv.value;
-    for (const char* key : kTableFooterKeys) {
-      if (kv.key == key) footer.table_keys.push_back(kv);
+    if (kv.key == kKeyspaceKey) footer.keyspace = *kv.value;
+    if (kv.key == kTableKey) footer.table = *kv.value;
+    if (kv.key == kTableIdKey) footer.table_id = *kv.value;
+    if (kv.key == kGenerationsKey || kv.key == kMergedGenerationsKey) {
+      auto count = ParseInt64(*kv.value);
+      if (!count || *count < 1) {
+        return Status::Corruption(StrCat(path, ": ", kv.key, " is '", *kv.value, "', not a count"));
+      }
+      footer.generations = *count;
     }
   }
   return footer;
 }
 
-// Writes the merged records, starting a new file at a partition boundary once
-// the current one is full; removes what it wrote unless finished.
-class MergedFileWriter {
+// Hands merged partitions to an envelope writer as the Data.db reader hands
+// an SSTable's: rows and markers as views of the partition's bytes, columns
+// numbered as in the header `Header()` describes (every static column, then
+// every regular one, in table order).
+class PartitionFeeder {
  public:
-  MergedFileWriter(FileSystem& fs, parquet::Schema schema, parquet::WriterOptions writer_options,
-                   const std::function<std::string(int)>& file_path, int64_t max_records)
-      : fs_(fs),
-        schema_(std::move(schema)),
-        writer_options_(std::move(writer_options)),
-        max_records_(max_records),
-        files_(fs, file_path) {}
+  explicit PartitionFeeder(const TableSchema& table) : header_index_(table.columns.size(), -1) {
+    for (size_t i = 0; i < table.columns.size(); ++i) {
+      ColumnKind kind = table.columns[i].kind;
+      if (kind == ColumnKind::kStatic) {
+        header_index_[i] = static_cast<int>(static_columns_.size());
+        static_columns_.push_back({static_cast<int>(i)});
+      } else if (kind == ColumnKind::kRegular) {
+        header_index_[i] = static_cast<int>(regular_columns_.size());
+        regular_columns_.push_back({static_cast<int>(i)});
+      }
+    }
+  }
 
-  Status Write(const Value& record) {
-    if (!writer_) RETURN_IF_ERROR(OpenFile());
-    return writer_->WriteRow(record);
+  void Header(GenerationInfo* generation) const {
+    generation->static_columns = static_columns_;
+    generation->regular_columns = regular_columns_;
   }
-  // Called between partition keys.
-  Status AtPartitionBoundary() {
-    if (writer_ && max_records_ > 0 && writer_->num_rows() >= max_records_) return CloseFile();
+
+  // The partition's start: its key, deletion and static row.
+  Status Start(EnvelopeConsumer& out, const FoldPartition& partition) {
+    PartitionHeader header;
+    header.key = partition.key;
+    header.deletion = partition.deletion;
+    RETURN_IF_ERROR(out.OnPartitionStart(header));
+    if (!partition.has_static_row) return Status::OK();
+    ToRow(partition.static_row, /*is_static=*/true);
+    return out.OnRow(row_);
+  }
+
+  // The piece's rows and markers.
+  Status Items(EnvelopeConsumer& out, const FoldPartition& partition) {
+    size_t next_row = 0, next_marker = 0;
+    for (bool is_marker : partition.item_is_marker) {
+      if (!is_marker) {
+        ToRow(partition.rows[next_row++], /*is_static=*/false);
+        RETURN_IF_ERROR(out.OnRow(row_));
+        continue;
+      }
+      const FoldMarker& from = partition.markers[next_marker++];
+      RangeTombstoneMarker marker;
+      marker.kind = from.kind;
+      View(from.bound, &marker.bound);
+      marker.deletion = from.deletion;
+      marker.end_deletion = from.end_deletion;
+      marker.start_deletion = from.start_deletion;
+      RETURN_IF_ERROR(out.OnRangeTombstoneMarker(marker));
+    }
     return Status::OK();
-  }
-  Result<std::vector<std::string>> Finish() {
-    if (!writer_ && files_.completed() == 0) RETURN_IF_ERROR(OpenFile());
-    if (writer_) RETURN_IF_ERROR(CloseFile());
-    return files_.Keep();
   }
 
  private:
-  Status OpenFile() {
-    ASSIGN_OR_RETURN(writer_, parquet::ParquetWriter::Open(fs_, files_.StartNext(), schema_, writer_options_));
-    return Status::OK();
-  }
-  Status CloseFile() {
-    RETURN_IF_ERROR(writer_->Close().status());
-    writer_.reset();
-    return files_.Complete();
+  static void View(const FoldClustering& from, Clustering* to) {
+    to->values.assign(from.values.begin(), from.values.end());
+    to->present.assign(from.present.begin(), from.present.end());
   }
 
-  FileSystem& fs_;
-  parquet::Schema schema_;
-  parquet::WriterOptions writer_options_;
-  int64_t max_records_;
-  ChainFiles files_;
-  std::unique_ptr<parquet::ParquetWriter> writer_;  // closed before files_ removes its file
+  void ToRow(const FoldRow& from, bool is_static) {
+    row_.Clear();
+    row_.is_static = is_static;
+    View(from.clustering, &row_.clustering);
+    row_.liveness = from.liveness;
+    row_.deletion = from.deletion;
+    row_.deletion_is_shadowable = from.deletion_is_shadowable;
+    for (const FoldColumn& column : from.columns) {
+      ColumnData& data = row_.columns.emplace_back();
+      data.column = header_index_[column.column];
+      data.is_complex = column.is_complex;
+      data.complex_deletion = column.complex_deletion;
+      for (const FoldCell& cell : column.cells) {
+        Cell& view = data.cells.emplace_back();
+        view.timestamp = cell.timestamp;
+        view.ttl = cell.ttl;
+        view.local_deletion_time = cell.local_deletion_time;
+        view.is_tombstone = cell.IsTombstone();
+        view.is_expiring = cell.IsExpiring();
+        view.path = cell.path;
+        view.value = cell.value;
+      }
+    }
+  }
+
+  std::vector<int> header_index_;  // by table column; -1 for key columns
+  std::vector<HeaderColumn> static_columns_;
+  std::vector<HeaderColumn> regular_columns_;
+  Row row_;
 };
 
 }  // namespace
 
 Result<MergeResult> MergeFacts(FileSystem& fs, const std::vector<std::vector<std::string>>& chains,
                                const std::function<std::string(int)>& file_path, const MergeOptions& options) {
-  ASSIGN_OR_RETURN(RecordStreams inputs, OpenRecordStreams(fs, chains, {}));
+  if (chains.empty()) return Status::InvalidArgument("no facts to merge");
+  ASSIGN_OR_RETURN(EnvelopeInputs inputs, OpenEnvelopeChains(fs, chains, {}));
+  if (!inputs.partitioner) {
+    return Status::NotSupported(StrCat(chains.front().front(), ": facts whose partitioner cqlite cannot order keys "
+                                                               "by cannot be merged"));
+  }
   std::vector<InputFooter> footers;
   for (const auto& chain : chains) {
     ASSIGN_OR_RETURN(InputFooter footer, ReadInputFooter(fs, chain.front()));
     footers.push_back(std::move(footer));
   }
-  const std::string& prefix = footers.front().prefix;
-  for (size_t i = 1; i < footers.size(); ++i) {
-    if (footers[i].prefix != prefix) {
-      return Status::InvalidArgument(StrCat(chains[i].front(), ": envelope prefix '", footers[i].prefix,
-                                            "' differs from '", prefix, "' of ", chains.front().front()));
-    }
-  }
-
-  // Input i's generation g becomes generation first[i] + g of the result.
-  std::vector<int32_t> first;
+  const InputFooter& first = footers.front();
   int64_t generations = 0;
-  for (const auto& stream : inputs.streams) {
-    first.push_back(static_cast<int32_t>(generations));
-    generations += stream->generations();
+  std::vector<std::string> sources;
+  for (size_t i = 0; i < footers.size(); ++i) {
+    if (footers[i].prefix != first.prefix) {
+      return Status::InvalidArgument(StrCat(chains[i].front(), ": envelope prefix '", footers[i].prefix,
+                                            "' differs from '", first.prefix, "' of ", chains.front().front()));
+    }
+    generations += footers[i].generations;
+    sources.push_back(footers[i].source);
   }
   if (generations > std::numeric_limits<int32_t>::max()) {
     return Status::InvalidArgument("too many generations to merge into one file");
   }
 
   const TableSchema& table = *inputs.schema;
-  EnvelopeLayout layout;
-  parquet::Schema schema = BuildEnvelopeSchema(table, prefix, Flavor::kCqlite, &layout, /*merged=*/true);
-  // The plain columns come first, in the same order in every input (checked
-  // by name when opened; our writer lays them out as BuildEnvelopeSchema does).
-  const size_t plain_fields = static_cast<size_t>(layout.generation);
+  PartitionFeeder feeder(table);
+  GenerationInfo merged;
+  merged.source = Join(sources, ",");
+  merged.keyspace = first.keyspace;
+  merged.table = first.table;
+  merged.table_id = first.table_id;
+  merged.partitioner = inputs.partitioner;
+  merged.merged_generations = generations;
+  feeder.Header(&merged);
+  ExportOptions export_options;
+  export_options.prefix = first.prefix;
+  export_options.compression = options.compression;
+  export_options.row_group_rows = options.row_group_rows;
+  SegmentedEnvelopeWriter out(fs, table, std::move(merged), file_path, options.max_records_per_file,
+                              export_options);
 
-  parquet::WriterOptions writer_options;
-  writer_options.compression = options.compression;
-  writer_options.row_group_rows = options.row_group_rows;
-  std::vector<std::string> sources;
-  for (const InputFooter& footer : footers) sources.push_back(footer.source);
-  writer_options.key_value_metadata = {{kVersionKey, kVersion},
-                                       {kSourceKey, Join(sources, ",")},
-                                       {kProducerVersionKey, "cqlite 0.1.0"},
-                                       {kGenerationsKey, std::to_string(generations)}};
-  for (const parquet::KeyValue& kv : footers.front().table_keys) writer_options.key_value_metadata.push_back(kv);
-  MergedFileWriter out(fs, schema, std::move(writer_options), file_path, options.max_records_per_file);
-
-  std::vector<bool> has(inputs.streams.size());
-  for (size_t i = 0; i < inputs.streams.size(); ++i) {
-    ASSIGN_OR_RETURN(has[i], inputs.streams[i]->Next());
+  ASSIGN_OR_RETURN(auto merge, TableFold::Make(table, inputs.partitioner, std::move(inputs.sources),
+                                               /*now_seconds=*/0));
+  FoldPartition piece;
+  bool in_partition = false;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, merge->NextMerged(&piece));
+    if (!more) break;
+    if (!in_partition) RETURN_IF_ERROR(feeder.Start(out, piece));
+    RETURN_IF_ERROR(feeder.Items(out, piece));
+    in_partition = !piece.complete;
+    if (piece.complete) RETURN_IF_ERROR(out.OnPartitionEnd());
   }
   MergeResult result;
   result.generations = static_cast<int>(generations);
-  std::vector<Value> fields;
-  while (true) {
-    // The smallest key any input is at; its records are copied input by
-    // input, which keeps each input's generations in increasing order.
-    std::optional<size_t> lowest;
-    for (size_t i = 0; i < inputs.streams.size(); ++i) {
-      if (!has[i]) continue;
-      if (!lowest || ComparePartitionKeys(inputs.partitioner, inputs.streams[i]->partition_key(),
-                                          inputs.streams[*lowest]->partition_key()) == std::strong_ordering::less) {
-        lowest = i;
-      }
-    }
-    if (!lowest) break;
-    const std::string key = inputs.streams[*lowest]->partition_key();
-    for (size_t i = *lowest; i < inputs.streams.size(); ++i) {
-      RecordStream& stream = *inputs.streams[i];
-      while (has[i] && stream.partition_key() == key) {
-        const std::vector<Value>& in = stream.record().fields();
-        if (in.size() < plain_fields) {
-          return Status::Corruption(StrCat(stream.name(), ": a record with ", in.size(), " fields"));
-        }
-        fields.assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(plain_fields));
-        fields.push_back(Value::Int32(first[i] + stream.generation()));
-        RETURN_IF_ERROR(out.Write(Value::Struct(std::move(fields))));
-        ++result.records;
-        ASSIGN_OR_RETURN(has[i], stream.Next());
-      }
-    }
-    RETURN_IF_ERROR(out.AtPartitionBoundary());
-  }
+  result.records = out.records();
   ASSIGN_OR_RETURN(result.files, out.Finish());
   return result;
 }

@@ -1,15 +1,18 @@
-// Merged facts files: the records of several generations' envelope files in
-// one token-ordered sequence, so that a fold reads one source where it would
-// read many (DESIGN D5: the fold state is merged like a Cassandra compaction,
-// which bounds how many files a run holds open).
+// Merged facts files: several generations' envelope files merged into one
+// generation, so that a fold reads one source where it would read many
+// (DESIGN D5: the fold state is merged like a Cassandra compaction, which
+// bounds how many files a run holds open).
 //
-// Nothing is reconciled: every record of every input is kept, so folding the
-// merged file gives exactly what folding its inputs gives, tombstones and
-// timestamps included. A partition that several generations hold appears
-// once per generation, consecutively and in input order; the column
-// `<prefix>generation` says which generation a record is of, and the footer
-// key cqlite.delta.generations how many the file holds
-// (docs/formats/envelope.md, "Merged facts files").
+// The merge is a Cassandra compaction that purges nothing
+// (PartitionFolder::BeginMerge): each cell is reconciled, tombstones,
+// expired cells and shadowed data kept, deletions of each kind the latest,
+// range tombstones their union; so folding the merged file gives what
+// folding its inputs gives, and it is read like any generation's facts, a
+// piece of a partition at a time. The footer key
+// cqlite.delta.merged_generations says how many generations it holds
+// (docs/formats/envelope.md, "Merged facts files"). Merged files of the
+// earlier kind (every record kept, with a generation column) are read and
+// merged too.
 #pragma once
 
 #include <cstdint>

@@ -42,9 +42,13 @@ inline constexpr char kSSTableVersionKey[] = "cqlite.delta.sstable_version";
 inline constexpr char kSSTableFormatKey[] = "cqlite.delta.sstable_format";
 inline constexpr char kDataSizeKey[] = "cqlite.delta.data_size";
 inline constexpr char kPartitionerKey[] = "cqlite.delta.partitioner";
-// A merged facts file (envelope_merge.h): how many generations it holds. Absent
-// in a file of one generation.
+// A merged facts file of the earlier kind, every record kept with the
+// generation it is of: how many generations it holds. Absent in a file of
+// one generation.
 inline constexpr char kGenerationsKey[] = "cqlite.delta.generations";
+// A merged facts file (envelope_merge.h): how many generations were merged
+// into it. Absent in a file of one generation.
+inline constexpr char kMergedGenerationsKey[] = "cqlite.delta.merged_generations";
 // Ours: the most records a range_delete record comes after the last record
 // before its start bound. The writer ends a range tombstone that spans more
 // than kRangeSplitRecords records and starts it again just after the row it

@@ -865,6 +865,46 @@ class ChainTest : public RoundTripTest {
     return out;
   }
 
+  // The generations' files merged as merged files of the earlier kind were:
+  // every record kept, a partition once per generation in input order, and
+  // the generation column and count.
+  void WriteRecordKeptMerge(const std::vector<std::string>& inputs, const std::string& path) {
+    std::vector<std::vector<Value>> records;
+    parquet::WriterOptions options;
+    for (const std::string& input : inputs) {
+      auto reader = parquet::ParquetReader::Open(fs_, input);
+      ASSERT_TRUE(reader.ok());
+      auto rows = (*reader)->ReadAll();
+      ASSERT_TRUE(rows.ok());
+      records.push_back(std::move(*rows));
+      if (options.key_value_metadata.empty()) options.key_value_metadata = (*reader)->metadata().key_value_metadata;
+    }
+    options.key_value_metadata.push_back({kGenerationsKey, std::to_string(inputs.size())});
+    EnvelopeLayout layout;
+    parquet::Schema schema = BuildEnvelopeSchema(table_, kDefaultPrefix, Flavor::kCqlite, &layout, /*merged=*/true);
+    auto writer = parquet::ParquetWriter::Open(fs_, path, schema, options);
+    ASSERT_TRUE(writer.ok());
+    std::vector<size_t> next(inputs.size(), 0);
+    PartitionKeyLess less{Partitioner::kMurmur3};
+    auto key_of = [&](size_t i) { return records[i][next[i]].fields()[layout.partition_key].bytes(); };
+    while (true) {
+      std::optional<size_t> lowest;
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        if (next[i] < records[i].size() && (!lowest || less(key_of(i), key_of(*lowest)))) lowest = i;
+      }
+      if (!lowest) break;
+      const std::string key = key_of(*lowest);
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        while (next[i] < records[i].size() && key_of(i) == key) {
+          std::vector<Value> fields = records[i][next[i]++].fields();
+          fields.push_back(Value::Int32(static_cast<int32_t>(i)));
+          ASSERT_TRUE((*writer)->WriteRow(Value::Struct(std::move(fields))).ok());
+        }
+      }
+    }
+    ASSERT_TRUE((*writer)->Close().ok());
+  }
+
   int64_t records_ = 0;
 };
 
@@ -953,16 +993,17 @@ TEST_F(ChainTest, MergedFactsFoldAsTheirInputs) {
   auto all = MergeFacts(fs_, separate, [](int i) { return StrCat("/facts/all-", i, ".parquet"); }, options);
   ASSERT_TRUE(all.ok()) << all.status().ToString();
   EXPECT_EQ(all->generations, 4);
-  EXPECT_EQ(all->records, records_);
+  // Reconciled: the partitions the generations share are one.
+  EXPECT_LT(all->records, records_);
   ASSERT_GE(all->files.size(), 3u);
   auto inputs = OpenEnvelopeChains(fs_, {all->files}, {});
   ASSERT_TRUE(inputs.ok()) << inputs.status().ToString();
-  EXPECT_TRUE(inputs->sources[0]->repeats_partitions());
+  EXPECT_FALSE(inputs->sources[0]->repeats_partitions());
   auto footer = parquet::ParquetReader::Open(fs_, all->files.back());
   ASSERT_TRUE(footer.ok());
   bool has_count = false;
   for (const auto& kv : (*footer)->metadata().key_value_metadata) {
-    if (kv.key == kGenerationsKey) has_count = kv.value == std::optional<std::string>("4");
+    if (kv.key == kMergedGenerationsKey) has_count = kv.value == std::optional<std::string>("4");
   }
   EXPECT_TRUE(has_count);
   EXPECT_EQ(Fold({all->files}), expected);
@@ -985,18 +1026,25 @@ TEST_F(ChainTest, MergedFactsFoldAsTheirInputs) {
   ASSERT_TRUE(twice.ok()) << twice.status().ToString();
   EXPECT_EQ(twice->generations, 8);
   EXPECT_EQ(Fold({twice->files}), expected);
+
+  // Merged files of the earlier kind fold as their inputs, and merge on.
+  WriteRecordKeptMerge({generations[0], generations[1]}, "/facts/kept.parquet");
+  EXPECT_EQ(Fold({{"/facts/kept.parquet"}, separate[2], separate[3]}), expected);
+  auto from_kept = MergeFacts(fs_, {{"/facts/kept.parquet"}, separate[2]},
+                              [](int i) { return StrCat("/facts/d-", i, ".parquet"); }, options);
+  ASSERT_TRUE(from_kept.ok()) << from_kept.status().ToString();
+  EXPECT_EQ(from_kept->generations, 3);
+  EXPECT_EQ(Fold({from_kept->files, separate[3]}), expected);
 }
 
-// A merged file whose generations of one partition come out of order, or
-// name a generation it does not hold, is corrupt.
+// A merged file of the earlier kind whose generations of one partition come
+// out of order, or name a generation it does not hold, is corrupt.
 TEST_F(ChainTest, MergedFilesWithBadGenerationsAreRefused) {
   std::vector<std::string> keys = KeysInTokenOrder(4);
   WriteGeneration("/facts/gen-0.parquet", 0, keys);
   WriteGeneration("/facts/gen-1.parquet", 1, keys);
-  auto merged = MergeFacts(fs_, {{"/facts/gen-0.parquet"}, {"/facts/gen-1.parquet"}},
-                           [](int i) { return StrCat("/facts/m-", i, ".parquet"); }, MergeOptions{});
-  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
-  auto reader = parquet::ParquetReader::Open(fs_, merged->files[0]);
+  WriteRecordKeptMerge({"/facts/gen-0.parquet", "/facts/gen-1.parquet"}, "/facts/m-0.parquet");
+  auto reader = parquet::ParquetReader::Open(fs_, "/facts/m-0.parquet");
   ASSERT_TRUE(reader.ok());
   auto rows = (*reader)->ReadAll();
   ASSERT_TRUE(rows.ok());

@@ -101,6 +101,10 @@ Result<std::unique_ptr<EnvelopeWriter>> EnvelopeWriter::Open(FileSystem& fs, con
       {kPartitionerKey, PartitionerName(generation.partitioner)},
       {kRangeLagKey, std::to_string(std::max<int64_t>(options.range_split_records, 1) + 2)},
   };
+  if (generation.merged_generations > 0) {
+    writer_options.key_value_metadata.push_back(
+        {kMergedGenerationsKey, std::to_string(generation.merged_generations)});
+  }
   ASSIGN_OR_RETURN(auto writer,
                    parquet::ParquetWriter::Open(fs, path, std::move(schema), std::move(writer_options)));
   return std::unique_ptr<EnvelopeWriter>(

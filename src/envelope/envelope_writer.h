@@ -59,6 +59,7 @@ struct GenerationInfo {
   std::optional<Partitioner> partitioner;
   std::vector<HeaderColumn> static_columns;   // by ColumnData::column of static rows
   std::vector<HeaderColumn> regular_columns;  // by ColumnData::column of other rows
+  int64_t merged_generations = 0;  // a merge of this many (kMergedGenerationsKey); 0 if not a merge
 };
 
 // REQUIRES: `sstable` uses `table` (SSTable::UseSchema).

@@ -98,7 +98,24 @@ bool PartitionFolder::Done() const {
   return true;
 }
 
-void PartitionFolder::FoldReady(FoldedPartition* out) {
+namespace {
+
+// The range deletion a version has open after `marker`.
+DeletionTime OpenAfter(const FoldMarker& marker) {
+  return marker.IsBoundary() ? marker.start_deletion : marker.IsStart() ? marker.deletion : DeletionTime{};
+}
+
+// Whether a marker of this kind sits just before its bound's clusterings
+// (rather than just after them).
+bool IsBefore(ClusteringKind kind) {
+  return kind == ClusteringKind::kInclStartBound || kind == ClusteringKind::kExclEndBound ||
+         kind == ClusteringKind::kExclEndInclStartBoundary;
+}
+
+}  // namespace
+
+template <typename OnMarkers, typename OnRows>
+void PartitionFolder::Walk(OnMarkers on_markers, OnRows on_rows) {
   // The frontier: the earliest last item of an incomplete version's piece.
   // What comes after it may meet that version's next piece. (A copy: merging
   // moves clusterings out of the rows.)
@@ -121,7 +138,6 @@ void PartitionFolder::FoldReady(FoldedPartition* out) {
   // items that compare equal, the earlier version's first.
   const bool single = versions_.size() == 1;
   std::vector<FoldRow*> group;
-  FoldRow merged;
   while (true) {
     size_t least = versions_.size();
     for (size_t v = 0; v < versions_.size(); ++v) {
@@ -137,12 +153,17 @@ void PartitionFolder::FoldReady(FoldedPartition* out) {
     FoldPartition& partition = *versions_[least];
     const Position& at = next_[least];
     if (partition.item_is_marker[at.item]) {
-      // Each version's open range deletion, as its markers open and close them.
-      const FoldMarker& marker = partition.markers[at.marker];
-      open_[least] = marker.IsBoundary() ? marker.start_deletion
-                     : marker.IsStart()   ? marker.deletion
-                                          : DeletionTime{};
-      Step(least);
+      // Every marker at this position, of any version: an end and a start
+      // that meet leave the version's range open.
+      const FoldMarker& first = partition.markers[at.marker];
+      for (size_t v = least; v < versions_.size(); ++v) {
+        while (HasItem(v) && ItemKind(v) != ClusteringKind::kClustering &&
+               order_.Compare(ItemClustering(v), ItemKind(v), first.bound, first.kind) == 0) {
+          open_[v] = OpenAfter(versions_[v]->markers[next_[v].marker]);
+          Step(v);
+        }
+      }
+      on_markers(first);
       continue;
     }
     group.clear();
@@ -156,10 +177,129 @@ void PartitionFolder::FoldReady(FoldedPartition* out) {
       group.push_back(&row);
       Step(v);
     }
-    DeletionTime active = partition_deletion_;
-    for (const DeletionTime& range : open_) active = LaterDeletion(active, range);
-    if (MergeRows(group, active, &merged)) out->rows.push_back(std::move(merged));
-    merged = FoldRow{};
+    on_rows(group);
+  }
+}
+
+void PartitionFolder::FoldReady(FoldedPartition* out) {
+  FoldRow merged;
+  Walk([](const FoldMarker&) {},
+       [&](const std::vector<FoldRow*>& rows) {
+         DeletionTime active = partition_deletion_;
+         for (const DeletionTime& range : open_) active = LaterDeletion(active, range);
+         if (MergeRows(rows, active, &merged)) out->rows.push_back(std::move(merged));
+         merged = FoldRow{};
+       });
+}
+
+void PartitionFolder::BeginMerge(const std::vector<FoldPartition*>& versions, FoldPartition* out) {
+  versions_ = versions;
+  next_.assign(versions.size(), Position{});
+  open_.assign(versions.size(), DeletionTime{});
+  merged_open_ = DeletionTime{};
+  out->Clear();
+  out->key = versions.front()->key;
+  out->complete = false;
+  std::vector<FoldRow*> statics;
+  for (FoldPartition* version : versions) {
+    out->deletion = LaterDeletion(out->deletion, version->deletion);
+    if (version->has_static_row) statics.push_back(&version->static_row);
+  }
+  if (!statics.empty()) {
+    out->has_static_row = true;
+    ReconcileRows(statics, &out->static_row);
+  }
+}
+
+void PartitionFolder::MergeReady(FoldPartition* out) {
+  Walk(
+      [&](const FoldMarker& at) {
+        // The output's range deletion is the latest any version has open;
+        // a marker where it changes.
+        DeletionTime open;
+        for (const DeletionTime& range : open_) open = LaterDeletion(open, range);
+        if (open == merged_open_) return;
+        FoldMarker& marker = out->markers.emplace_back();
+        out->item_is_marker.push_back(true);
+        marker.bound = at.bound;
+        const bool before = IsBefore(at.kind);
+        if (merged_open_.IsLive()) {
+          marker.kind = before ? ClusteringKind::kInclStartBound : ClusteringKind::kExclStartBound;
+          marker.deletion = open;
+        } else if (open.IsLive()) {
+          marker.kind = before ? ClusteringKind::kExclEndBound : ClusteringKind::kInclEndBound;
+          marker.deletion = merged_open_;
+        } else {
+          marker.kind = before ? ClusteringKind::kExclEndInclStartBoundary : ClusteringKind::kInclEndExclStartBoundary;
+          marker.end_deletion = merged_open_;
+          marker.start_deletion = open;
+        }
+        merged_open_ = open;
+      },
+      [&](const std::vector<FoldRow*>& rows) {
+        ReconcileRows(rows, &out->rows.emplace_back());
+        out->item_is_marker.push_back(false);
+      });
+}
+
+void PartitionFolder::ReconcileRows(const std::vector<FoldRow*>& rows, FoldRow* out) {
+  if (rows.size() == 1) {
+    *out = std::move(*rows.front());
+    return;
+  }
+  *out = FoldRow{};
+  out->clustering = std::move(rows.front()->clustering);
+  for (const FoldRow* row : rows) {
+    if (Supersedes(row->liveness, out->liveness)) out->liveness = row->liveness;
+    if (Supersedes(row->deletion, out->deletion)) {
+      out->deletion = row->deletion;
+      out->deletion_is_shadowable = row->deletion_is_shadowable;
+    }
+  }
+  // Walk the versions' columns (each in increasing column order) together.
+  std::vector<size_t> next(rows.size(), 0);
+  std::vector<FoldCell*> cells;
+  while (true) {
+    int column = -1;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (next[r] < rows[r]->columns.size()) {
+        int c = rows[r]->columns[next[r]].column;
+        if (column < 0 || c < column) column = c;
+      }
+    }
+    if (column < 0) break;
+    FoldColumn& merged = out->columns.emplace_back();
+    merged.column = column;
+    cells.clear();
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (next[r] >= rows[r]->columns.size() || rows[r]->columns[next[r]].column != column) continue;
+      FoldColumn& version = rows[r]->columns[next[r]++];
+      merged.is_complex = version.is_complex;
+      merged.complex_deletion = LaterDeletion(merged.complex_deletion, version.complex_deletion);
+      for (FoldCell& cell : version.cells) cells.push_back(&cell);
+    }
+    const CqlType& type = *schema_.columns[column].type;
+    if (merged.is_complex) {
+      std::stable_sort(cells.begin(), cells.end(), [&type](const FoldCell* a, const FoldCell* b) {
+        return CompareCellPaths(type, a->path, b->path) < 0;
+      });
+    }
+    // One winner per cell path (a simple column's cells all share the empty one).
+    for (size_t i = 0; i < cells.size();) {
+      FoldCell winner = std::move(*cells[i]);
+      size_t j = i + 1;
+      for (; j < cells.size() && (!merged.is_complex || CompareCellPaths(type, winner.path, cells[j]->path) == 0);
+           ++j) {
+        if (is_counter_[column]) {
+          winner = ReconcileCounterCells(winner, *cells[j]);
+        } else {
+          const FoldCell& kept = ReconcileRegularCells(winner, *cells[j]);
+          if (&kept != &winner) winner = kept;
+        }
+      }
+      merged.cells.push_back(std::move(winner));
+      i = j;
+    }
   }
 }
 
@@ -342,7 +482,14 @@ Status TableFold::Advance(Cursor& cursor) {
   return Status::OK();
 }
 
-bool TableFold::StartPartition(FoldedPartition* out) {
+Status TableFold::Start() {
+  if (started_) return Status::OK();
+  started_ = true;
+  for (Cursor& cursor : cursors_) RETURN_IF_ERROR(Advance(cursor));
+  return Status::OK();
+}
+
+bool TableFold::StartPartition() {
   equal_.clear();
   for (Cursor& cursor : cursors_) {
     if (cursor.count == 0) continue;
@@ -364,21 +511,34 @@ bool TableFold::StartPartition(FoldedPartition* out) {
       version_cursor_.push_back(cursor);
     }
   }
-  folder_.Begin(versions_, out);
   in_partition_ = true;
-  rows_handed_on_ = false;
-  first_piece_ = true;
   return true;
 }
 
-Result<bool> TableFold::Next(FoldedPartition* out) {
-  if (!started_) {
-    for (Cursor& cursor : cursors_) RETURN_IF_ERROR(Advance(cursor));
-    started_ = true;
+Status TableFold::Refill() {
+  for (size_t v = 0; v < versions_.size(); ++v) {
+    while (folder_.NeedsMore(v)) {
+      RETURN_IF_ERROR(version_cursor_[v]->source->More(versions_[v]));
+      folder_.Refilled(v);
+    }
   }
+  return Status::OK();
+}
+
+Status TableFold::EndPartition() {
+  in_partition_ = false;
+  for (Cursor* cursor : equal_) RETURN_IF_ERROR(Advance(*cursor));
+  return Status::OK();
+}
+
+Result<bool> TableFold::Next(FoldedPartition* out) {
+  RETURN_IF_ERROR(Start());
   while (true) {
     if (!in_partition_) {
-      if (!StartPartition(out)) return false;
+      if (!StartPartition()) return false;
+      folder_.Begin(versions_, out);
+      rows_handed_on_ = false;
+      first_piece_ = true;
     } else {
       out->key = head_.key;
       out->has_static_row = head_.has_static_row;
@@ -386,20 +546,13 @@ Result<bool> TableFold::Next(FoldedPartition* out) {
       out->rows.clear();
     }
     // Fold until a piece's worth of rows, or the end of the partition.
-    while (true) {
-      for (size_t v = 0; v < versions_.size(); ++v) {
-        while (folder_.NeedsMore(v)) {
-          RETURN_IF_ERROR(version_cursor_[v]->source->More(versions_[v]));
-          folder_.Refilled(v);
-        }
-      }
+    do {
+      RETURN_IF_ERROR(Refill());
       folder_.FoldReady(out);
-      if (folder_.Done() || out->rows.size() >= rows_per_piece_) break;
-    }
-    bool done = folder_.Done();
+    } while (!folder_.Done() && out->rows.size() < rows_per_piece_);
+    const bool done = folder_.Done();
     if (done) {
-      in_partition_ = false;
-      for (Cursor* cursor : equal_) RETURN_IF_ERROR(Advance(*cursor));
+      RETURN_IF_ERROR(EndPartition());
     } else if (first_piece_) {
       // Later pieces repeat the key and static row.
       head_.key = out->key;
@@ -413,6 +566,23 @@ Result<bool> TableFold::Next(FoldedPartition* out) {
     }
     if (done && !rows_handed_on_ && out->has_static_row) return true;
   }
+}
+
+Result<bool> TableFold::NextMerged(FoldPartition* out) {
+  RETURN_IF_ERROR(Start());
+  if (!in_partition_) {
+    if (!StartPartition()) return false;
+    folder_.BeginMerge(versions_, out);
+  } else {
+    out->ClearItems();
+  }
+  do {
+    RETURN_IF_ERROR(Refill());
+    folder_.MergeReady(out);
+  } while (!folder_.Done() && out->item_is_marker.size() < rows_per_piece_);
+  out->complete = folder_.Done();
+  if (out->complete) RETURN_IF_ERROR(EndPartition());
+  return true;
 }
 
 }  // namespace cqlite

@@ -73,6 +73,16 @@ class PartitionFolder {
   void Refilled(size_t version);
   bool Done() const;
 
+  // Merging instead of folding, as a Cassandra compaction merges SSTables but
+  // purging nothing: the versions become one, each row's cells reconciled
+  // (tombstones, expired cells and shadowed data kept), the deletions of each
+  // kind the latest, the range tombstones their union with the latest
+  // deletion wherever they overlap. Folding the merge gives what folding the
+  // versions gives. BeginMerge and MergeReady stand for Begin and FoldReady;
+  // `out` gets the partition's start, then its rows and markers.
+  void BeginMerge(const std::vector<FoldPartition*>& versions, FoldPartition* out);
+  void MergeReady(FoldPartition* out);
+
  private:
   // Where a version's piece is read up to.
   struct Position {
@@ -84,6 +94,14 @@ class PartitionFolder {
   const FoldClustering& ItemClustering(size_t version) const;
   ClusteringKind ItemKind(size_t version) const;
   void Step(size_t version);
+  // Walks the versions' items in clustering order, up to the frontier (see
+  // FoldReady). Markers at one position update each version's open range
+  // deletion, then `on_markers(first of them)`; rows of one clustering go to
+  // `on_rows(rows)`, the earlier version's first.
+  template <typename OnMarkers, typename OnRows>
+  void Walk(OnMarkers on_markers, OnRows on_rows);
+  // The rows' merge for MergeReady: nothing applied, nothing dropped.
+  void ReconcileRows(const std::vector<FoldRow*>& rows, FoldRow* out);
   // Merges rows with equal clustering under `active` (the partition and range
   // deletions covering them); true and fills `out` if the result is live.
   bool MergeRows(const std::vector<FoldRow*>& rows, DeletionTime active, FoldRow* out);
@@ -101,6 +119,7 @@ class PartitionFolder {
   std::vector<DeletionTime> open_;  // each version's open range deletion
   DeletionTime partition_deletion_;
   FoldClustering frontier_;
+  DeletionTime merged_open_;  // merging: the range deletion the output has open
 };
 
 class TableFold {
@@ -122,6 +141,12 @@ class TableFold {
   // piece without rows.
   Result<bool> Next(FoldedPartition* out);
 
+  // Merges instead (PartitionFolder::BeginMerge): the next partition's
+  // merged start and first rows and markers, or the next piece of them
+  // (`out->complete` false until the last), or false at the end. Every
+  // partition comes, deleted or not. Use either Next or NextMerged.
+  Result<bool> NextMerged(FoldPartition* out);
+
  private:
   struct Cursor {
     std::unique_ptr<FoldSource> source;
@@ -138,9 +163,13 @@ class TableFold {
   TableFold(const TableSchema& schema, std::optional<Partitioner> partitioner,
             std::vector<std::unique_ptr<FoldSource>> sources, int64_t now_seconds, size_t rows_per_piece);
   Status Advance(Cursor& cursor);
-  // Begins folding the least partition key's versions into `out`; false
-  // when every source is done.
-  bool StartPartition(FoldedPartition* out);
+  Status Start();
+  // Takes the least partition key's versions; false when every source is done.
+  bool StartPartition();
+  // Gives each version that needs it its next piece.
+  Status Refill();
+  // Moves the cursors of the partition just folded on.
+  Status EndPartition();
 
   std::optional<Partitioner> partitioner_;
   std::vector<Cursor> cursors_;

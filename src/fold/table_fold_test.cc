@@ -357,8 +357,15 @@ std::vector<FoldPartition> RandomGeneration(const TableSchema& schema, std::mt19
       p.has_static_row = true;
       AddSimple(schema, &p.static_row, "s", rng() % 4 ? Live(ts(), Int(rng() % 3)) : Tombstone(ts()));
     }
+    // Range bounds before the row at c (exclusive end, inclusive start) and
+    // after it (inclusive end, exclusive start), so each version stays in
+    // clustering order.
     int open_at = -1;
     for (int c = 0; c < 6; ++c) {
+      if (open_at >= 0 && open_at < c && rng() % 6 == 0) {
+        AddMarker(&p, ClusteringKind::kExclEndBound, {c}, p.markers.back().deletion);
+        open_at = -1;
+      }
       if (open_at < 0 && rng() % 5 == 0) {
         AddMarker(&p, ClusteringKind::kInclStartBound, {c}, {ts(), 1000});
         open_at = c;
@@ -390,6 +397,10 @@ std::vector<FoldPartition> RandomGeneration(const TableSchema& schema, std::mt19
       if (open_at >= 0 && open_at < c && rng() % 3 == 0) {
         AddMarker(&p, ClusteringKind::kInclEndBound, {c}, p.markers.back().deletion);
         open_at = -1;
+      }
+      if (open_at < 0 && rng() % 8 == 0) {
+        AddMarker(&p, ClusteringKind::kExclStartBound, {c}, {ts(), 1000});
+        open_at = c;
       }
     }
     if (open_at >= 0) AddMarker(&p, ClusteringKind::kInclEndBound, {5}, p.markers.back().deletion);
@@ -444,6 +455,81 @@ TEST(TableFoldTest, PiecesFoldAsWholePartitions) {
     for (const std::string& partition : expected) split += std::count(partition.begin(), partition.end(), '(') > 1;
   }
   EXPECT_GT(split, 300);  // many partitions had rows to split
+}
+
+// The generations merged into one (TableFold::NextMerged), each partition
+// whole; sources hand partitions on in pieces of at most `max_items` (0:
+// whole), and the merge hands them on `items_per_piece` at a time.
+std::vector<FoldPartition> MergeAll(const TableSchema& schema,
+                                    const std::vector<std::vector<FoldPartition>>& generations, size_t max_items,
+                                    size_t items_per_piece) {
+  std::vector<std::unique_ptr<FoldSource>> sources;
+  uint32_t seed = 7;
+  for (const auto& generation : generations) {
+    if (max_items == 0) {
+      sources.push_back(std::make_unique<VectorSource>(generation));
+    } else {
+      sources.push_back(std::make_unique<PieceSource>(generation, max_items, seed++));
+    }
+  }
+  auto merge = TableFold::Make(schema, Partitioner::kMurmur3, std::move(sources), 0, items_per_piece);
+  EXPECT_TRUE(merge.ok());
+  std::vector<FoldPartition> out;
+  FoldPartition piece;
+  bool continues = false;
+  while (true) {
+    auto more = (*merge)->NextMerged(&piece);
+    EXPECT_TRUE(more.ok()) << more.status().ToString();
+    if (!more.ok() || !*more) break;
+    if (!continues) {
+      out.push_back(piece);
+    } else {
+      FoldPartition& whole = out.back();
+      whole.rows.insert(whole.rows.end(), piece.rows.begin(), piece.rows.end());
+      whole.markers.insert(whole.markers.end(), piece.markers.begin(), piece.markers.end());
+      whole.item_is_marker.insert(whole.item_is_marker.end(), piece.item_is_marker.begin(),
+                                  piece.item_is_marker.end());
+    }
+    continues = !piece.complete;
+    out.back().complete = true;
+  }
+  EXPECT_FALSE(continues) << "the last piece said more was to come";
+  return out;
+}
+
+// Merging generations as a compaction would, purging nothing, then folding
+// the merge, gives what folding the generations gives: merged all at once,
+// in steps, with a generation twice, and read and handed on in pieces.
+TEST(TableFoldTest, MergedGenerationsFoldAsTheGenerations) {
+  TableSchema schema = TestSchema();
+  std::mt19937 rng(20261131);
+  size_t rows_in = 0, rows_merged = 0, markers_merged = 0, deleted_partitions = 0;
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::vector<FoldPartition>> generations;
+    for (int g = 0; g < 3; ++g) generations.push_back(RandomGeneration(schema, rng));
+    for (int64_t now : {1200, 1500, 1900}) {
+      auto expected = FoldAll(schema, generations, now);
+      ASSERT_EQ(FoldAll(schema, {MergeAll(schema, generations, 0, 4096)}, now), expected) << "round " << round;
+      ASSERT_EQ(FoldAll(schema, {MergeAll(schema, generations, 2, 3)}, now), expected) << "round " << round;
+      auto first_two = MergeAll(schema, {generations[0], generations[1]}, 1, 1);
+      ASSERT_EQ(FoldAll(schema, {first_two, generations[2]}, now), expected) << "round " << round;
+      ASSERT_EQ(FoldAll(schema, {MergeAll(schema, {first_two, generations[2], generations[0]}, 0, 2)}, now),
+                expected)
+          << "round " << round;
+    }
+    for (const auto& generation : generations) {
+      for (const FoldPartition& p : generation) rows_in += p.rows.size();
+    }
+    for (const FoldPartition& p : MergeAll(schema, generations, 0, 4096)) {
+      rows_merged += p.rows.size();
+      markers_merged += p.markers.size();
+      deleted_partitions += !p.deletion.IsLive();
+    }
+  }
+  // Not vacuous: rows of one clustering became one; deletions were kept.
+  EXPECT_LT(rows_merged, rows_in * 3 / 4);
+  EXPECT_GT(markers_merged, 300u);
+  EXPECT_GT(deleted_partitions, 100u);
 }
 
 }  // namespace
