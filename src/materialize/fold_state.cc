@@ -17,7 +17,7 @@ using parquet::Field;
 using parquet::Repetition;
 using parquet::Value;
 
-constexpr int kFormat = 2;
+constexpr int kFormat = 3;
 constexpr int64_t kIndexRowGroupRows = 65536;
 
 parquet::Schema RowIndexSchema() {
@@ -165,8 +165,8 @@ Result<FoldState> FoldStateFromJson(const std::string& text, const std::string& 
   if (j.is_discarded() || !j.is_object()) return Status::Corruption(StrCat(path, ": not a CQLite fold state file"));
   try {
     int format = j.at("format").get<int>();
-    if (format != kFormat && format != 1) {
-      return Status::NotSupported(StrCat(path, ": fold state format ", j["format"].dump(), "; this CQLite reads 1 and ",
+    if (format < 1 || format > kFormat) {
+      return Status::NotSupported(StrCat(path, ": fold state format ", j["format"].dump(), "; this CQLite reads 1 to ",
                                          kFormat));
     }
     FoldState state;
@@ -185,7 +185,13 @@ Result<FoldState> FoldStateFromJson(const std::string& text, const std::string& 
         state.facts.push_back(std::move(set));
       }
     }
-    state.row_index = j.at("row-index").get<std::string>();
+    if (format < 3) {
+      // One row index file, or none.
+      std::string file = j.at("row-index").get<std::string>();
+      if (!file.empty()) state.row_index.push_back(std::move(file));
+    } else {
+      state.row_index = j.at("row-index").get<std::vector<std::string>>();
+    }
     state.row_count = j.at("row-count").get<int64_t>();
     state.folded_at = j.at("folded-at").get<int64_t>();
     if (j.contains("next-expiry")) state.next_expiry = j["next-expiry"].get<int64_t>();
@@ -227,16 +233,22 @@ std::vector<std::vector<size_t>> PlanFactsMerges(const std::vector<int64_t>& siz
   return merges;
 }
 
-Result<std::unique_ptr<RowIndexWriter>> RowIndexWriter::Open(FileSystem& fs, const std::string& path) {
-  parquet::WriterOptions options;
-  options.compression = parquet::CompressionCodec::kZstd;
-  options.row_group_rows = kIndexRowGroupRows;
-  options.max_statistics_size = 0;
-  ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(fs, path, RowIndexSchema(), options));
-  return std::unique_ptr<RowIndexWriter>(new RowIndexWriter(std::move(writer)));
-}
+RowIndexWriter::RowIndexWriter(FileSystem& fs, std::function<std::string(int)> file_path, int64_t rows_per_file)
+    : fs_(fs), file_path_(std::move(file_path)), rows_per_file_(std::max<int64_t>(rows_per_file, 1)) {}
 
 Status RowIndexWriter::Add(const RowIndexEntry& entry) {
+  if (writer_ && writer_->num_rows() >= rows_per_file_) {
+    RETURN_IF_ERROR(writer_->Close().status());
+    writer_.reset();
+  }
+  if (!writer_) {
+    parquet::WriterOptions options;
+    options.compression = parquet::CompressionCodec::kZstd;
+    options.row_group_rows = kIndexRowGroupRows;
+    options.max_statistics_size = 0;
+    files_.push_back(file_path_(static_cast<int>(files_.size())));
+    ASSIGN_OR_RETURN(writer_, parquet::ParquetWriter::Open(fs_, files_.back(), RowIndexSchema(), options));
+  }
   ++count_;
   return writer_->WriteRow(Value::Struct({Value::Bytes(entry.partition_key),
                                           Value::Bytes(EncodeClustering(entry.clustering)),
@@ -244,23 +256,42 @@ Status RowIndexWriter::Add(const RowIndexEntry& entry) {
                                           Value::Int64(static_cast<int64_t>(entry.hash))}));
 }
 
-Status RowIndexWriter::Close() { return writer_->Close().status(); }
+Result<std::vector<std::string>> RowIndexWriter::Close() {
+  if (writer_) {
+    RETURN_IF_ERROR(writer_->Close().status());
+    writer_.reset();
+  }
+  return files_;
+}
 
-Result<std::unique_ptr<RowIndexReader>> RowIndexReader::Open(FileSystem& fs, const std::string& path) {
-  auto reader = std::make_unique<RowIndexReader>();
-  reader->path_ = path;
-  if (path.empty()) return reader;
-  ASSIGN_OR_RETURN(reader->reader_, parquet::ParquetReader::Open(fs, path));
-  if (!(reader->reader_->schema().fields == RowIndexSchema().fields)) {
+Result<std::unique_ptr<RowIndexReader>> RowIndexReader::Open(FileSystem& fs, std::vector<std::string> files) {
+  std::unique_ptr<RowIndexReader> reader(new RowIndexReader(fs, std::move(files)));
+  if (!reader->files_.empty()) RETURN_IF_ERROR(reader->OpenFile(0));
+  return reader;
+}
+
+Status RowIndexReader::OpenFile(size_t index) {
+  reader_.reset();  // one footer at a time
+  const std::string& path = files_[index];
+  ASSIGN_OR_RETURN(reader_, parquet::ParquetReader::Open(fs_, path));
+  if (!(reader_->schema().fields == RowIndexSchema().fields)) {
     return Status::Corruption(StrCat(path, ": not a CQLite row index (unexpected schema)"));
   }
-  return reader;
+  file_ = index;
+  next_group_ = 0;
+  rows_.clear();
+  next_row_ = 0;
+  return Status::OK();
 }
 
 Result<bool> RowIndexReader::Next(RowIndexEntry* entry) {
   if (!reader_) return false;
   while (next_row_ >= rows_.size()) {
-    if (next_group_ >= reader_->num_row_groups()) return false;
+    if (next_group_ >= reader_->num_row_groups()) {
+      if (file_ + 1 >= files_.size()) return false;
+      RETURN_IF_ERROR(OpenFile(file_ + 1));
+      continue;
+    }
     ASSIGN_OR_RETURN(rows_, reader_->ReadRowGroup(next_group_++));
     next_row_ = 0;
   }
@@ -268,7 +299,7 @@ Result<bool> RowIndexReader::Next(RowIndexEntry* entry) {
   const auto& f = row.fields();
   entry->partition_key = f[0].bytes();
   if (!DecodeClustering(f[1].bytes(), &entry->clustering)) {
-    return Status::Corruption(StrCat(path_, ": malformed clustering in row ", next_row_ - 1, " of row group ",
+    return Status::Corruption(StrCat(files_[file_], ": malformed clustering in row ", next_row_ - 1, " of row group ",
                                      next_group_ - 1));
   }
   entry->data_file = f[2].bytes();

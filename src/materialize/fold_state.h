@@ -15,13 +15,16 @@
 //    position) and a hash of its Iceberg values. A run merges it with the new
 //    fold output to decide which rows to append and which positions to delete.
 //
-// The state file is JSON (format 2; format 1, one facts file per generation,
-// is read too); the row index is a Parquet file read one
-// row group at a time. Files are never modified once written: a run writes
+// The state file is JSON (format 3; formats 1, one facts file per
+// generation, and 2, one row index file, are read too); the row index is a
+// chain of Parquet files of at most kRowIndexFileRows entries, read one row
+// group at a time and one footer at a time, so that no footer grows with the
+// table. Files are never modified once written: a run writes
 // new ones and the commit switches to them.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,7 +53,7 @@ struct FactsSet {
 struct FoldState {
   std::vector<ConsumedGeneration> generations;
   std::vector<FactsSet> facts;
-  std::string row_index;  // empty: no row yet
+  std::vector<std::string> row_index;  // the row index's files, in fold order; none: no row yet
   int64_t row_count = 0;
   // The earliest time (seconds) a visible cell or row expires; INT64_MAX if none.
   int64_t next_expiry = INT64_MAX;
@@ -70,30 +73,45 @@ struct RowIndexEntry {
   uint64_t hash = 0;
 };
 
+inline constexpr int64_t kRowIndexFileRows = int64_t{1} << 24;
+
 class RowIndexWriter {
  public:
-  static Result<std::unique_ptr<RowIndexWriter>> Open(FileSystem& fs, const std::string& path);
+  // Writes files `file_path(0)`, `file_path(1)`, ... of at most
+  // `rows_per_file` entries each (the first when the first entry comes).
+  RowIndexWriter(FileSystem& fs, std::function<std::string(int)> file_path,
+                 int64_t rows_per_file = kRowIndexFileRows);
   // REQUIRES: entries are added in fold order.
   Status Add(const RowIndexEntry& entry);
-  Status Close();
+  // Ends the last file; the files written, in order.
+  Result<std::vector<std::string>> Close();
   int64_t count() const { return count_; }
 
  private:
-  explicit RowIndexWriter(std::unique_ptr<parquet::ParquetWriter> writer) : writer_(std::move(writer)) {}
-  std::unique_ptr<parquet::ParquetWriter> writer_;
+  FileSystem& fs_;
+  std::function<std::string(int)> file_path_;
+  int64_t rows_per_file_;
+  std::unique_ptr<parquet::ParquetWriter> writer_;  // of files_.back()
+  std::vector<std::string> files_;
   int64_t count_ = 0;
 };
 
 class RowIndexReader {
  public:
-  // An empty `path` reads as an index without entries.
-  static Result<std::unique_ptr<RowIndexReader>> Open(FileSystem& fs, const std::string& path);
+  // The files' entries one after another; no file reads as an index without
+  // entries. Holds one file's footer at a time.
+  static Result<std::unique_ptr<RowIndexReader>> Open(FileSystem& fs, std::vector<std::string> files);
   // The next entry in fold order, or false at the end.
   Result<bool> Next(RowIndexEntry* entry);
 
  private:
-  std::unique_ptr<parquet::ParquetReader> reader_;
-  std::string path_;
+  RowIndexReader(FileSystem& fs, std::vector<std::string> files) : fs_(fs), files_(std::move(files)) {}
+  Status OpenFile(size_t index);
+
+  FileSystem& fs_;
+  std::vector<std::string> files_;
+  size_t file_ = 0;
+  std::unique_ptr<parquet::ParquetReader> reader_;  // of files_[file_]
   int next_group_ = 0;
   std::vector<parquet::Value> rows_;
   size_t next_row_ = 0;

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/strings.h"
+
 namespace cqlite::materialize {
 namespace {
 
@@ -23,7 +25,7 @@ FoldState SampleState() {
                        {"0f3c/nb-3-big/7", 1650000000000000}};
   state.facts = {{{"state/facts-1-0.parquet", "state/facts-1-1.parquet"}, 1, 2048},
                  {{"state/merge-0.parquet"}, 2, 4096}};
-  state.row_index = "state/row-index-7.parquet";
+  state.row_index = {"state/rows-7-0.parquet", "state/rows-7-1.parquet"};
   state.row_count = 123456;
   state.next_expiry = 1700000500;
   state.folded_at = 1700000100;
@@ -52,7 +54,7 @@ TEST(FoldStateTest, JsonRoundTrip) {
   FoldState state = SampleState();
   std::string text = FoldStateToJson(state);
   auto j = nlohmann::json::parse(text);
-  EXPECT_EQ(j.at("format"), 2);
+  EXPECT_EQ(j.at("format"), 3);
   auto back = FoldStateFromJson(text, "state/fold-state-7.json");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   ExpectSameState(*back, state);
@@ -74,7 +76,21 @@ TEST(FoldStateTest, ReadsFormatOne) {
   EXPECT_EQ(state->facts[0].files, std::vector<std::string>{"facts/a.parquet"});
   EXPECT_EQ(state->facts[1].files, std::vector<std::string>{"facts/b.parquet"});
   EXPECT_EQ(state->facts[1].generations, 1);
+  EXPECT_EQ(state->row_index, std::vector<std::string>{"rows.parquet"});
   EXPECT_EQ(state->row_count, 3);
+}
+
+// Format 2 named one row index file, empty when there was no row.
+TEST(FoldStateTest, ReadsFormatTwo) {
+  for (const char* file : {"rows.parquet", ""}) {
+    const std::string text = StrCat(R"({"format": 2, "generations": [{"identity": "t/nb-1-big/5", "max-timestamp": 10}],
+        "facts": [{"files": ["facts/a.parquet"], "generations": 1, "bytes": 7}],
+        "row-index": ")", file, R"(", "row-count": 3, "folded-at": 99})");
+    auto state = FoldStateFromJson(text, "state.json");
+    ASSERT_TRUE(state.ok()) << state.status().ToString();
+    EXPECT_EQ(state->row_index.size(), *file ? 1u : 0u);
+    if (*file) EXPECT_EQ(state->row_index[0], file);
+  }
 }
 
 TEST(FoldStateTest, EmptyStateRoundTrip) {
@@ -113,7 +129,7 @@ TEST(FoldStateTest, BadFilesAreErrorsNamingThePath) {
   expect_error("{\"format\": 1", StatusKind::kCorruption);
 
   nlohmann::json future = valid;
-  future["format"] = 3;
+  future["format"] = 4;
   expect_error(future.dump(), StatusKind::kNotSupported);
 
   for (const char* member : {"format", "generations", "facts", "row-index", "row-count", "folded-at"}) {
@@ -283,28 +299,31 @@ void ExpectSameClustering(const FoldClustering& got, const FoldClustering& want)
   EXPECT_TRUE(got.present.empty() || got.present.size() == got.values.size());
 }
 
-TEST(RowIndexTest, RoundTripAcrossRowGroups) {
+TEST(RowIndexTest, RoundTripAcrossRowGroupsAndFiles) {
   MemoryFileSystem fs;
-  const std::string path = "/warehouse/t/cqlite/row-index-1.parquet";
   constexpr int64_t kEntries = 65536 * 2 + 1000;
+  constexpr int64_t kPerFile = 65536 + 7;
+  std::vector<std::string> files;
   {
-    auto writer = RowIndexWriter::Open(fs, path);
-    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    RowIndexWriter writer(fs, [](int i) { return StrCat("/warehouse/t/cqlite/rows-1-", i, ".parquet"); }, kPerFile);
     for (int64_t i = 0; i < kEntries; ++i) {
-      Status st = (*writer)->Add(SampleEntry(i));
+      Status st = writer.Add(SampleEntry(i));
       ASSERT_TRUE(st.ok()) << st.ToString();
     }
-    EXPECT_EQ((*writer)->count(), kEntries);
-    Status st = (*writer)->Close();
-    ASSERT_TRUE(st.ok()) << st.ToString();
+    EXPECT_EQ(writer.count(), kEntries);
+    auto closed = writer.Close();
+    ASSERT_TRUE(closed.ok()) << closed.status().ToString();
+    files = *closed;
   }
-  {
-    auto parquet_reader = parquet::ParquetReader::Open(fs, path);
+  ASSERT_EQ(files.size(), 3u);
+  for (size_t f = 0; f < files.size(); ++f) {
+    EXPECT_EQ(files[f], StrCat("/warehouse/t/cqlite/rows-1-", f, ".parquet"));
+    auto parquet_reader = parquet::ParquetReader::Open(fs, files[f]);
     ASSERT_TRUE(parquet_reader.ok()) << parquet_reader.status().ToString();
-    EXPECT_EQ((*parquet_reader)->num_rows(), kEntries);
-    EXPECT_GE((*parquet_reader)->num_row_groups(), 3);
+    EXPECT_EQ((*parquet_reader)->num_rows(), f < 2 ? kPerFile : kEntries - 2 * kPerFile);
+    if (f == 0) EXPECT_GE((*parquet_reader)->num_row_groups(), 2);
   }
-  auto reader = RowIndexReader::Open(fs, path);
+  auto reader = RowIndexReader::Open(fs, files);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   RowIndexEntry entry;
   for (int64_t i = 0; i < kEntries; ++i) {
@@ -328,8 +347,7 @@ TEST(RowIndexTest, RoundTripAcrossRowGroups) {
 
 TEST(RowIndexTest, ReusedEntryIsOverwritten) {
   MemoryFileSystem fs;
-  auto writer = RowIndexWriter::Open(fs, "ri.parquet");
-  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  auto writer = std::make_unique<RowIndexWriter>(fs, [](int i) { return StrCat("ri-", i, ".parquet"); });
   RowIndexEntry a;
   a.partition_key = "k1";
   a.clustering.values = {"x", ""};
@@ -340,11 +358,13 @@ TEST(RowIndexTest, ReusedEntryIsOverwritten) {
   b.clustering.values = {"y"};
   b.data_file = "d2";
   b.position = 4;
-  ASSERT_TRUE((*writer)->Add(a).ok());
-  ASSERT_TRUE((*writer)->Add(b).ok());
-  ASSERT_TRUE((*writer)->Close().ok());
+  ASSERT_TRUE(writer->Add(a).ok());
+  ASSERT_TRUE(writer->Add(b).ok());
+  auto files = writer->Close();
+  ASSERT_TRUE(files.ok());
+  EXPECT_EQ(*files, std::vector<std::string>{"ri-0.parquet"});
 
-  auto reader = RowIndexReader::Open(fs, "ri.parquet");
+  auto reader = RowIndexReader::Open(fs, *files);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   RowIndexEntry entry;
   ASSERT_TRUE(*(*reader)->Next(&entry));
@@ -360,28 +380,25 @@ TEST(RowIndexTest, ReusedEntryIsOverwritten) {
 
 TEST(RowIndexTest, EmptyIndexes) {
   MemoryFileSystem fs;
-  // An empty path: no file, no entries.
-  auto reader = RowIndexReader::Open(fs, "");
+  // No file, no entries.
+  auto reader = RowIndexReader::Open(fs, {});
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   RowIndexEntry entry;
   auto more = (*reader)->Next(&entry);
   ASSERT_TRUE(more.ok());
   EXPECT_FALSE(*more);
 
-  // A written index without entries.
-  auto writer = RowIndexWriter::Open(fs, "empty.parquet");
-  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
-  ASSERT_TRUE((*writer)->Close().ok());
-  reader = RowIndexReader::Open(fs, "empty.parquet");
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-  more = (*reader)->Next(&entry);
-  ASSERT_TRUE(more.ok()) << more.status().ToString();
-  EXPECT_FALSE(*more);
+  // An index without entries writes no file.
+  RowIndexWriter writer(fs, [](int i) { return StrCat("empty-", i, ".parquet"); });
+  auto files = writer.Close();
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  EXPECT_TRUE(files->empty());
+  EXPECT_FALSE(fs.Exists("empty-0.parquet"));
 }
 
 TEST(RowIndexTest, OtherFilesAreNotRowIndexes) {
   MemoryFileSystem fs;
-  EXPECT_FALSE(RowIndexReader::Open(fs, "missing.parquet").ok());
+  EXPECT_FALSE(RowIndexReader::Open(fs, {"missing.parquet"}).ok());
 
   parquet::Schema other;
   other.fields = {parquet::Field::Int64("x", parquet::Repetition::kRequired, 1)};
@@ -389,7 +406,7 @@ TEST(RowIndexTest, OtherFilesAreNotRowIndexes) {
   ASSERT_TRUE(writer.ok());
   ASSERT_TRUE((*writer)->WriteRow(Value::Struct({Value::Int64(1)})).ok());
   ASSERT_TRUE((*writer)->Close().ok());
-  auto reader = RowIndexReader::Open(fs, "other.parquet");
+  auto reader = RowIndexReader::Open(fs, {"other.parquet"});
   ASSERT_FALSE(reader.ok());
   EXPECT_EQ(reader.status().kind(), StatusKind::kCorruption);
   EXPECT_NE(reader.status().message().find("other.parquet"), std::string::npos);

@@ -292,7 +292,7 @@ Result<std::vector<FactsSet>> MergeFactsSets(const Run& run, std::vector<FactsSe
 
 // What step 3 leaves for the snapshot.
 struct MergedFold {
-  std::string row_index;                                // the new row index file
+  std::vector<std::string> row_index;                   // the new row index's files
   std::vector<iceberg::DataFile> data_files;            // the run's data file, if it wrote a row
   std::vector<iceberg::DataFile> delete_files;          // positions no longer current
   int64_t next_expiry = INT64_MAX;                      // when the next TTL runs out
@@ -349,8 +349,9 @@ Result<MergedFold> FoldAndMerge(const Run& run, const Baseline& base, const std:
 
   MergedFold merged;
   ASSIGN_OR_RETURN(auto old_index, RowIndexReader::Open(run.fs, base.state.row_index));
-  merged.row_index = files.Add(JoinPath(paths.state_dir, StrCat("rows-", paths.run_id, ".parquet")));
-  ASSIGN_OR_RETURN(auto new_index, RowIndexWriter::Open(run.fs, merged.row_index));
+  auto new_index = std::make_unique<RowIndexWriter>(run.fs, [&](int i) {
+    return files.Add(JoinPath(paths.state_dir, StrCat("rows-", paths.run_id, "-", i, ".parquet")));
+  });
   std::string data_path = JoinPath(paths.data_dir, StrCat(paths.run_id, "-0.parquet"));
   std::unique_ptr<parquet::ParquetWriter> data_writer;
 
@@ -425,8 +426,8 @@ Result<MergedFold> FoldAndMerge(const Run& run, const Baseline& base, const std:
     }
   }
   while (has_old) RETURN_IF_ERROR(drop_old());
-  RETURN_IF_ERROR(new_index->Close());
-  RETURN_IF_ERROR(run.fs.SyncFile(merged.row_index));
+  ASSIGN_OR_RETURN(merged.row_index, new_index->Close());
+  for (const std::string& path : merged.row_index) RETURN_IF_ERROR(run.fs.SyncFile(path));
   report->rows_total = new_index->count();
   if (data_writer) {
     ASSIGN_OR_RETURN(parquet::WriteResult written, data_writer->Close());
