@@ -112,6 +112,31 @@ bool IsBefore(ClusteringKind kind) {
          kind == ClusteringKind::kExclEndInclStartBoundary;
 }
 
+// Walks the rows' columns (each row's in increasing column order) together:
+// `visit(column, versions)` with each column's data in the rows that have it.
+template <typename Visit>
+void ForEachColumn(const std::vector<FoldRow*>& rows, Visit visit) {
+  std::vector<size_t> next(rows.size(), 0);
+  std::vector<FoldColumn*> versions;
+  while (true) {
+    int column = -1;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (next[r] < rows[r]->columns.size()) {
+        int c = rows[r]->columns[next[r]].column;
+        if (column < 0 || c < column) column = c;
+      }
+    }
+    if (column < 0) return;
+    versions.clear();
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (next[r] < rows[r]->columns.size() && rows[r]->columns[next[r]].column == column) {
+        versions.push_back(&rows[r]->columns[next[r]++]);
+      }
+    }
+    visit(column, versions);
+  }
+}
+
 }  // namespace
 
 template <typename OnMarkers, typename OnRows>
@@ -256,27 +281,15 @@ void PartitionFolder::ReconcileRows(const std::vector<FoldRow*>& rows, FoldRow* 
       out->deletion_is_shadowable = row->deletion_is_shadowable;
     }
   }
-  // Walk the versions' columns (each in increasing column order) together.
-  std::vector<size_t> next(rows.size(), 0);
   std::vector<FoldCell*> cells;
-  while (true) {
-    int column = -1;
-    for (size_t r = 0; r < rows.size(); ++r) {
-      if (next[r] < rows[r]->columns.size()) {
-        int c = rows[r]->columns[next[r]].column;
-        if (column < 0 || c < column) column = c;
-      }
-    }
-    if (column < 0) break;
+  ForEachColumn(rows, [&](int column, const std::vector<FoldColumn*>& versions) {
     FoldColumn& merged = out->columns.emplace_back();
     merged.column = column;
     cells.clear();
-    for (size_t r = 0; r < rows.size(); ++r) {
-      if (next[r] >= rows[r]->columns.size() || rows[r]->columns[next[r]].column != column) continue;
-      FoldColumn& version = rows[r]->columns[next[r]++];
-      merged.is_complex = version.is_complex;
-      merged.complex_deletion = LaterDeletion(merged.complex_deletion, version.complex_deletion);
-      for (FoldCell& cell : version.cells) cells.push_back(&cell);
+    for (FoldColumn* version : versions) {
+      merged.is_complex = version->is_complex;
+      merged.complex_deletion = LaterDeletion(merged.complex_deletion, version->complex_deletion);
+      for (FoldCell& cell : version->cells) cells.push_back(&cell);
     }
     const CqlType& type = *schema_.columns[column].type;
     if (merged.is_complex) {
@@ -300,7 +313,7 @@ void PartitionFolder::ReconcileRows(const std::vector<FoldRow*>& rows, FoldRow* 
       merged.cells.push_back(std::move(winner));
       i = j;
     }
-  }
+  });
 }
 
 bool PartitionFolder::MergeRows(const std::vector<FoldRow*>& rows, DeletionTime active, FoldRow* out) {
@@ -325,26 +338,9 @@ bool PartitionFolder::MergeRows(const std::vector<FoldRow*>& rows, DeletionTime 
   out->columns.clear();
   out->columns.reserve(rows.front()->columns.size());
 
-  // Walk the versions' columns (each in increasing column order) together.
-  std::vector<size_t> next(rows.size(), 0);
-  std::vector<FoldColumn*> versions;
-  while (true) {
-    int column = -1;
-    for (size_t r = 0; r < rows.size(); ++r) {
-      if (next[r] < rows[r]->columns.size()) {
-        int c = rows[r]->columns[next[r]].column;
-        if (column < 0 || c < column) column = c;
-      }
-    }
-    if (column < 0) break;
-    versions.clear();
-    for (size_t r = 0; r < rows.size(); ++r) {
-      if (next[r] < rows[r]->columns.size() && rows[r]->columns[next[r]].column == column) {
-        versions.push_back(&rows[r]->columns[next[r]++]);
-      }
-    }
+  ForEachColumn(rows, [&](int column, const std::vector<FoldColumn*>& versions) {
     MergeColumn(column, versions, active, out);
-  }
+  });
   return IsLive(liveness, now_) || !out->columns.empty();
 }
 
