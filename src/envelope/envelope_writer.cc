@@ -499,17 +499,12 @@ std::string TemporaryPath(const std::string& output) {
 Result<int64_t> ExportSSTable(FileSystem& fs, const SSTable& sstable, const TableSchema& table,
                               const std::string& output, const ExportOptions& options) {
   RETURN_IF_ERROR(CheckPrefix(table, options.prefix));
-  std::string temporary = TemporaryPath(output);
-  auto write = [&]() -> Result<int64_t> {
-    ASSIGN_OR_RETURN(auto writer,
-                     EnvelopeWriter::Open(fs, temporary, table, DescribeGeneration(sstable, table), options));
-    RETURN_IF_ERROR(sstable.Scan(*writer));
-    ASSIGN_OR_RETURN(int64_t records, writer->Close());
-    RETURN_IF_ERROR(fs.Rename(temporary, output));
-    return records;
-  };
-  Result<int64_t> records = write();
-  if (!records.ok() && fs.Exists(temporary)) (void)fs.Remove(temporary);
+  // A chain never ended early: one file, written and renamed as a chain's are.
+  SegmentedEnvelopeWriter writer(fs, table, DescribeGeneration(sstable, table),
+                                 [&output](int) { return output; }, /*max_records=*/0, options);
+  RETURN_IF_ERROR(sstable.Scan(writer));
+  const int64_t records = writer.records();
+  RETURN_IF_ERROR(writer.Finish().status());
   return records;
 }
 
