@@ -2,13 +2,11 @@
 
 #include <limits>
 #include <memory>
-#include <optional>
 
 #include "envelope/envelope_reader.h"
 #include "envelope/envelope_schema.h"
 #include "envelope/envelope_writer.h"
 #include "fold/table_fold.h"
-#include "parquet/reader.h"
 #include "util/strings.h"
 
 namespace cqlite::envelope {
@@ -16,34 +14,6 @@ namespace cqlite::envelope {
 namespace {
 
 using parquet::Value;
-
-struct InputFooter {
-  std::string source;
-  std::string keyspace, table, table_id;
-  std::string prefix = kDefaultPrefix;
-  int64_t generations = 1;
-};
-
-Result<InputFooter> ReadInputFooter(FileSystem& fs, const std::string& path) {
-  ASSIGN_OR_RETURN(auto reader, parquet::ParquetReader::Open(fs, path));
-  InputFooter footer;
-  for (const parquet::KeyValue& kv : reader->metadata().key_value_metadata) {
-    if (!kv.value) continue;
-    if (kv.key == kSourceKey) footer.source = *kv.value;
-    if (kv.key == kPrefixKey) footer.prefix = *kv.value;
-    if (kv.key == kKeyspaceKey) footer.keyspace = *kv.value;
-    if (kv.key == kTableKey) footer.table = *kv.value;
-    if (kv.key == kTableIdKey) footer.table_id = *kv.value;
-    if (kv.key == kGenerationsKey || kv.key == kMergedGenerationsKey) {
-      auto count = ParseInt64(*kv.value);
-      if (!count || *count < 1) {
-        return Status::Corruption(StrCat(path, ": ", kv.key, " is '", *kv.value, "', not a count"));
-      }
-      footer.generations = *count;
-    }
-  }
-  return footer;
-}
 
 // Hands merged partitions to an envelope writer as the Data.db reader hands
 // an SSTable's: rows and markers as views of the partition's bytes, columns
@@ -148,12 +118,8 @@ Result<MergeResult> MergeFacts(FileSystem& fs, const std::vector<std::vector<std
     return Status::NotSupported(StrCat(chains.front().front(), ": facts whose partitioner cqlite cannot order keys "
                                                                "by cannot be merged"));
   }
-  std::vector<InputFooter> footers;
-  for (const auto& chain : chains) {
-    ASSIGN_OR_RETURN(InputFooter footer, ReadInputFooter(fs, chain.front()));
-    footers.push_back(std::move(footer));
-  }
-  const InputFooter& first = footers.front();
+  const std::vector<ChainFooter>& footers = inputs.footers;
+  const ChainFooter& first = footers.front();
   int64_t generations = 0;
   std::vector<std::string> sources;
   for (size_t i = 0; i < footers.size(); ++i) {

@@ -1025,8 +1025,9 @@ struct CheckedFile {
   Flavor flavor = Flavor::kV1;
   std::string prefix;
   std::optional<Partitioner> partitioner;
-  int generations = 1;
+  int generations = 1;  // a merged file of the earlier kind: more than 1
   parquet::Schema expected;
+  ChainFooter footer;
 };
 
 Result<CheckedFile> OpenChecked(FileSystem& fs, const std::string& path, const ReadOptions& options,
@@ -1062,6 +1063,18 @@ Result<CheckedFile> OpenChecked(FileSystem& fs, const std::string& path, const R
     const std::string* name = FooterValue(metadata, kPartitionerKey);
     if (name) file.partitioner = PartitionerFromClassName(*name);
     ASSIGN_OR_RETURN(file.generations, FileGenerations(metadata, path));
+    for (auto [key, field] : {std::pair{kSourceKey, &file.footer.source}, std::pair{kKeyspaceKey, &file.footer.keyspace},
+                              std::pair{kTableKey, &file.footer.table}, std::pair{kTableIdKey, &file.footer.table_id}}) {
+      if (const std::string* value = FooterValue(metadata, key)) *field = *value;
+    }
+    file.footer.generations = file.generations;
+    if (const std::string* merged = FooterValue(metadata, kMergedGenerationsKey)) {
+      auto count = ParseInt64(*merged);
+      if (!count || *count < 1) {
+        return Status::Corruption(StrCat(path, ": ", kMergedGenerationsKey, " is '", *merged, "', not a count"));
+      }
+      file.footer.generations = *count;
+    }
     if (!state.explicit_schema) {
       const std::string* cql = FooterValue(metadata, kSchemaCqlKey);
       if (!cql) return Status::InvalidArgument(StrCat(path, ": the footer has no ", kSchemaCqlKey, "; pass --schema"));
@@ -1094,6 +1107,7 @@ Result<CheckedFile> OpenChecked(FileSystem& fs, const std::string& path, const R
     return Status::InvalidArgument(StrCat(path, ": the file does not match the envelope schema of ", table.keyspace,
                                           table.keyspace.empty() ? "" : ".", table.table, ": ", s.message()));
   }
+  file.footer.prefix = file.prefix;
   if (!state.has_partitioner) {
     state.partitioner = file.partitioner;
     state.has_partitioner = true;
@@ -1104,10 +1118,10 @@ Result<CheckedFile> OpenChecked(FileSystem& fs, const std::string& path, const R
   return file;
 }
 
-// Opens and checks every file of `chains`; the first file of each chain
-// stays open for its ChainReader, or is read whole when it cannot be streamed.
-Result<EnvelopeInputs> OpenChains(FileSystem& fs, const std::vector<std::vector<std::string>>& chains,
-                                  const ReadOptions& options, std::vector<std::unique_ptr<ChainReader>>* readers) {
+}  // namespace
+
+Result<EnvelopeInputs> OpenEnvelopeChains(FileSystem& fs, const std::vector<std::vector<std::string>>& chains,
+                                          const ReadOptions& options) {
   if (chains.empty()) return Status::InvalidArgument("no envelope files given");
   EnvelopeInputs inputs;
   OpenState state;
@@ -1117,6 +1131,8 @@ Result<EnvelopeInputs> OpenChains(FileSystem& fs, const std::vector<std::vector<
     state.explicit_schema = std::make_shared<TableSchema>(std::move(table));
     inputs.schema = state.explicit_schema;
   }
+  // Every file is checked before any is read.
+  std::vector<CheckedFile> firsts;
   for (const std::vector<std::string>& chain : chains) {
     if (chain.empty()) return Status::InvalidArgument("an envelope chain without files");
     std::optional<CheckedFile> first;
@@ -1130,23 +1146,29 @@ Result<EnvelopeInputs> OpenChains(FileSystem& fs, const std::vector<std::vector<
       }
       first = std::move(file);
     }
-    const std::string& path = chain.front();
-    bool streamed = first->flavor == Flavor::kCqlite && first->partitioner && options.stream_own_files;
-    if (streamed) {
-      readers->push_back(std::make_unique<ChainReader>(fs, chain, std::move(first->reader), inputs.schema,
-                                                       std::move(first->expected), first->prefix,
-                                                       *first->partitioner, first->generations));
-      RETURN_IF_ERROR(readers->back()->Init());
+    firsts.push_back(std::move(*first));
+  }
+  for (size_t c = 0; c < chains.size(); ++c) {
+    const std::vector<std::string>& chain = chains[c];
+    CheckedFile& first = firsts[c];
+    inputs.footers.push_back(first.footer);
+    if (first.flavor == Flavor::kCqlite && first.partitioner && options.stream_own_files) {
+      auto reader = std::make_unique<ChainReader>(fs, chain, std::move(first.reader), inputs.schema,
+                                                  std::move(first.expected), first.prefix, *first.partitioner,
+                                                  first.generations);
+      RETURN_IF_ERROR(reader->Init());
+      inputs.sources.push_back(std::make_unique<StreamingSource>(std::move(reader)));
       continue;
     }
-    if (chain.size() > 1 || first->generations > 1) {
+    const std::string& path = chain.front();
+    if (chain.size() > 1 || first.generations > 1) {
       return Status::InvalidArgument(StrCat(path, ": a chain of files or a merged file can only be streamed"));
     }
     // v1 files need not be in token order (and without a partitioner we
     // cannot check ours): read the file whole and sort its partitions.
-    parquet::ParquetReader& reader = *first->reader;
-    Decoder decoder(path, *inputs.schema, first->flavor, reader.schema(), first->prefix,
-                    first->partitioner.value_or(Partitioner::kMurmur3));
+    parquet::ParquetReader& reader = *first.reader;
+    Decoder decoder(path, *inputs.schema, first.flavor, reader.schema(), first.prefix,
+                    first.partitioner.value_or(Partitioner::kMurmur3));
     for (int group = 0; group < reader.num_row_groups(); ++group) {
       auto rows = reader.ReadRowGroup(group);
       if (!rows.ok()) {
@@ -1157,66 +1179,8 @@ Result<EnvelopeInputs> OpenChains(FileSystem& fs, const std::vector<std::vector<
     }
     int64_t records = decoder.records();
     inputs.sources.push_back(std::make_unique<WholeFileSource>(path, decoder.Finish(), records));
-    readers->push_back(nullptr);
   }
   return inputs;
-}
-
-}  // namespace
-
-Result<EnvelopeInputs> OpenEnvelopeChains(FileSystem& fs, const std::vector<std::vector<std::string>>& chains,
-                                          const ReadOptions& options) {
-  std::vector<std::unique_ptr<ChainReader>> readers;
-  ASSIGN_OR_RETURN(EnvelopeInputs inputs, OpenChains(fs, chains, options, &readers));
-  // Sources in the order of the chains: whole-file sources were added as they
-  // were read, streamed ones are placed now.
-  std::vector<std::unique_ptr<FoldSource>> whole = std::move(inputs.sources);
-  size_t next_whole = 0;
-  for (auto& reader : readers) {
-    if (reader) {
-      inputs.sources.push_back(std::make_unique<StreamingSource>(std::move(reader)));
-    } else {
-      inputs.sources.push_back(std::move(whole[next_whole++]));
-    }
-  }
-  return inputs;
-}
-
-namespace {
-
-class ChainRecordStream : public RecordStream {
- public:
-  explicit ChainRecordStream(std::unique_ptr<ChainReader> chain) : chain_(std::move(chain)) {}
-  Result<bool> Next() override { return chain_->Next(); }
-  const Value& record() const override { return chain_->record(); }
-  const std::string& partition_key() const override { return chain_->key(); }
-  int32_t generation() const override { return chain_->generation(); }
-  int generations() const override { return chain_->generations(); }
-  const std::string& name() const override { return chain_->name(); }
-
- private:
-  std::unique_ptr<ChainReader> chain_;
-};
-
-}  // namespace
-
-Result<RecordStreams> OpenRecordStreams(FileSystem& fs, const std::vector<std::vector<std::string>>& chains,
-                                        const ReadOptions& options) {
-  ReadOptions streamed = options;
-  streamed.stream_own_files = true;
-  std::vector<std::unique_ptr<ChainReader>> readers;
-  ASSIGN_OR_RETURN(EnvelopeInputs inputs, OpenChains(fs, chains, streamed, &readers));
-  RecordStreams out;
-  out.schema = inputs.schema;
-  for (size_t i = 0; i < readers.size(); ++i) {
-    if (!readers[i] || !inputs.partitioner) {
-      return Status::InvalidArgument(StrCat(chains[i].front(), ": only CQLite's own envelope files, of a partitioner "
-                                                               "CQLite orders keys by, can be merged"));
-    }
-    out.streams.push_back(std::make_unique<ChainRecordStream>(std::move(readers[i])));
-  }
-  out.partitioner = *inputs.partitioner;
-  return out;
 }
 
 Result<EnvelopeInputs> OpenEnvelopeFiles(FileSystem& fs, const std::vector<std::string>& paths,

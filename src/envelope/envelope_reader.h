@@ -43,12 +43,21 @@ struct ReadOptions {
   bool stream_own_files = true;
 };
 
+// What the first file of a chain says of it (our files; empty for v1 files).
+struct ChainFooter {
+  std::string source;  // the Data.db file name, or a merged file's sources
+  std::string prefix;
+  std::string keyspace, table, table_id;
+  int64_t generations = 1;  // how many it holds: more than 1 when merged
+};
+
 struct EnvelopeInputs {
   std::shared_ptr<const TableSchema> schema;
   // From our files' footers; Murmur3 for v1 files (Cassandra's default).
   std::optional<Partitioner> partitioner;
-  // One per file, in the order given; each is an EnvelopeSource.
+  // One per file (or chain), in the order given; each is an EnvelopeSource.
   std::vector<std::unique_ptr<FoldSource>> sources;
+  std::vector<ChainFooter> footers;  // likewise
 };
 
 // The source OpenEnvelopeFiles makes of each file, with what it holds in
@@ -75,33 +84,6 @@ Result<EnvelopeInputs> OpenEnvelopeFiles(FileSystem& fs, const std::vector<std::
 // A merged file's source repeats partitions (FoldSource::repeats_partitions).
 Result<EnvelopeInputs> OpenEnvelopeChains(FileSystem& fs, const std::vector<std::vector<std::string>>& chains,
                                           const ReadOptions& options);
-
-// The records of a chain of our own files, one at a time, with the partition
-// key and the merged generation each belongs to: what MergeFacts reads.
-class RecordStream {
- public:
-  virtual ~RecordStream() = default;
-  // The next record, or false at the end of the chain's last file.
-  virtual Result<bool> Next() = 0;
-  virtual const parquet::Value& record() const = 0;
-  virtual const std::string& partition_key() const = 0;
-  // Which of the chain's generations the record is of: 0 unless merged.
-  virtual int32_t generation() const = 0;
-  // How many generations the chain holds (1 unless merged).
-  virtual int generations() const = 0;
-  virtual const std::string& name() const = 0;
-};
-
-struct RecordStreams {
-  std::shared_ptr<const TableSchema> schema;
-  Partitioner partitioner = Partitioner::kMurmur3;
-  std::vector<std::unique_ptr<RecordStream>> streams;  // one per chain
-};
-
-// Opens and checks every chain's files (of one table and partitioner, which
-// CQLite must order keys by: ours only, not v1 files).
-Result<RecordStreams> OpenRecordStreams(FileSystem& fs, const std::vector<std::vector<std::string>>& chains,
-                                        const ReadOptions& options);
 
 // The stand-in local deletion time of a v1 deletion or tombstone written at
 // `timestamp_micros`: that time in seconds, which is when Cassandra would
