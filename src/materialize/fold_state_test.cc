@@ -89,7 +89,9 @@ TEST(FoldStateTest, ReadsFormatTwo) {
     auto state = FoldStateFromJson(text, "state.json");
     ASSERT_TRUE(state.ok()) << state.status().ToString();
     EXPECT_EQ(state->row_index.size(), *file ? 1u : 0u);
-    if (*file) EXPECT_EQ(state->row_index[0], file);
+    if (*file) {
+      EXPECT_EQ(state->row_index[0], file);
+    }
   }
 }
 
@@ -321,7 +323,9 @@ TEST(RowIndexTest, RoundTripAcrossRowGroupsAndFiles) {
     auto parquet_reader = parquet::ParquetReader::Open(fs, files[f]);
     ASSERT_TRUE(parquet_reader.ok()) << parquet_reader.status().ToString();
     EXPECT_EQ((*parquet_reader)->num_rows(), f < 2 ? kPerFile : kEntries - 2 * kPerFile);
-    if (f == 0) EXPECT_GE((*parquet_reader)->num_row_groups(), 2);
+    if (f == 0) {
+      EXPECT_GE((*parquet_reader)->num_row_groups(), 2);
+    }
   }
   auto reader = RowIndexReader::Open(fs, files);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
