@@ -30,6 +30,7 @@ import pytest
 
 import iceberg_readers
 import node_runs
+import table_compare
 import test_materialize as tm
 from spark_reader import SPARK_TIME_ERROR, build_spark, read_spark_many, schema_has_time
 
@@ -102,7 +103,7 @@ def test_examples_spark_reads_what_the_others_read(examples, table):
     problems = [p for p in (
         _compare("DuckDB", spark, reads["DuckDB"][key]),
         _compare("Iceberg Java", spark, reads["Iceberg Java"][key]),
-        _compare("PyIceberg", tm._pyiceberg_view(spark, schema), reads["PyIceberg"][key]),
+        _compare("PyIceberg", table_compare.pyiceberg_view(spark, schema), reads["PyIceberg"][key]),
     ) if p]
     SUMMARY.setdefault("examples", {})[f"shop.{table}"] = len(spark)
     assert not problems, "\n".join(problems)
@@ -164,12 +165,12 @@ def test_spark_reads_the_node_answer(index, node, tier):
     if isinstance(spark, dict):
         pytest.fail(f"{where}: Spark failed: {spark['error']}", pytrace=False)
     problems = []
-    node_problem = tm._differs(expected, spark, schema)
+    node_problem = table_compare.differs(expected, spark, schema)
     if node_problem:
         problems.append(f"Spark vs the node's SELECT JSON at {now}: {node_problem}")
     duck = tier.reads["DuckDB"][(ns, table)]
     problems.append(f"DuckDB failed: {duck['error']}" if isinstance(duck, dict) else _compare("DuckDB", spark, duck))
-    problems.append(_compare("PyIceberg", tm._pyiceberg_view(spark, schema), tier.reads["PyIceberg"][(ns, table)]))
+    problems.append(_compare("PyIceberg", table_compare.pyiceberg_view(spark, schema), tier.reads["PyIceberg"][(ns, table)]))
     problems = [p for p in problems if p]
     stats["compared"] += 1
     stats["rows"] += len(spark)
