@@ -688,7 +688,7 @@ Status ReadPartitions(DataInput& in, const DataLayout& layout, EnvelopeConsumer&
   return PartitionDecoder(in, layout, consumer).Run();
 }
 
-// Forwards to whichever consumer the current ReadNext call named.
+// Forwards to whichever consumer the current StartNext or ReadItems call named.
 class PartitionReader::Forwarder : public EnvelopeConsumer {
  public:
   EnvelopeConsumer* target = nullptr;
@@ -705,16 +705,6 @@ PartitionReader::PartitionReader(DataInput& in, const DataLayout& layout)
       decoder_(std::make_unique<PartitionDecoder>(in, layout, *forwarder_)) {}
 
 PartitionReader::~PartitionReader() = default;
-
-Result<bool> PartitionReader::ReadNext(EnvelopeConsumer& consumer) {
-  if (decoder_->AtEnd()) {
-    RETURN_IF_ERROR(in_.status());
-    return false;
-  }
-  forwarder_->target = &consumer;
-  RETURN_IF_ERROR(decoder_->ReadPartition());
-  return true;
-}
 
 Result<bool> PartitionReader::StartNext(EnvelopeConsumer& consumer) {
   if (decoder_->AtEnd()) {

@@ -67,16 +67,13 @@ class PartitionReader {
   PartitionReader(DataInput& in, const DataLayout& layout);
   ~PartitionReader();
 
-  // Decodes the next partition into `consumer`: true if there was one, false
-  // at the end of the file, or the first error (as ReadPartitions).
-  Result<bool> ReadNext(EnvelopeConsumer& consumer);
-
-  // The same, a piece at a time, so that no partition is held whole:
+  // Decodes a partition a piece at a time, so that none is held whole:
   // StartNext decodes the next partition's start (OnPartitionStart and its
-  // static row; false at the end of the file), then each ReadItems call at
-  // most `max_items` of its rows and markers, true once the partition's end
-  // is read (and OnPartitionEnd called). REQUIRES: ReadItems only after a
-  // StartNext that returned true, until it returns true.
+  // static row) into `consumer`: true if there was one, false at the end of
+  // the file, or the first error (as ReadPartitions). Then each ReadItems
+  // call decodes at most `max_items` of its rows and markers, true once the
+  // partition's end is read (and OnPartitionEnd called). REQUIRES: ReadItems
+  // only after a StartNext that returned true, until it returns true.
   Result<bool> StartNext(EnvelopeConsumer& consumer);
   Result<bool> ReadItems(EnvelopeConsumer& consumer, size_t max_items);
 

@@ -46,10 +46,8 @@ class SSTable;
 // A pull-style scan of one SSTable's Data.db: one partition, or a piece of one, per call.
 class SSTableScanner {
  public:
-  // Decodes the next partition into `consumer`: true if there was one, false
-  // at the end, or the first error (naming the file and byte offset).
-  Result<bool> ReadNext(EnvelopeConsumer& consumer) { return reader_.ReadNext(consumer); }
-  // A partition a piece at a time (PartitionReader::StartNext, ReadItems).
+  // A partition a piece at a time (PartitionReader::StartNext, ReadItems);
+  // errors name the file and byte offset.
   Result<bool> StartNext(EnvelopeConsumer& consumer) { return reader_.StartNext(consumer); }
   Result<bool> ReadItems(EnvelopeConsumer& consumer, size_t max_items) {
     return reader_.ReadItems(consumer, max_items);

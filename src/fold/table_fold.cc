@@ -34,11 +34,6 @@ PartitionFolder::PartitionFolder(const TableSchema& schema, int64_t now_seconds)
   for (const ColumnSchema& column : schema.columns) is_counter_.push_back(column.type->kind == CqlKind::kCounter);
 }
 
-void PartitionFolder::Fold(const std::vector<FoldPartition*>& versions, FoldedPartition* out) {
-  Begin(versions, out);
-  FoldReady(out);
-}
-
 void PartitionFolder::Begin(const std::vector<FoldPartition*>& versions, FoldedPartition* out) {
   versions_ = versions;
   next_.assign(versions.size(), Position{});

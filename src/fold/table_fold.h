@@ -56,10 +56,7 @@ class PartitionFolder {
  public:
   PartitionFolder(const TableSchema& schema, int64_t now_seconds);
 
-  // Folds complete versions into `out`, whole.
-  void Fold(const std::vector<FoldPartition*>& versions, FoldedPartition* out);
-
-  // The same, for versions that come in pieces. Begin folds the versions'
+  // Folds versions that may come in pieces. Begin folds the versions'
   // partition deletions and static rows into `out` (and empties its rows).
   // Each FoldReady then appends to `out->rows` what the pieces at hand
   // decide: the versions' rows and markers merged in clustering order, up to
