@@ -110,49 +110,30 @@ class PartitionFeeder {
 
 }  // namespace
 
-Result<MergeResult> MergeFacts(FileSystem& fs, const std::vector<std::vector<std::string>>& chains,
-                               const std::function<std::string(int)>& file_path, const MergeOptions& options) {
-  if (chains.empty()) return Status::InvalidArgument("no facts to merge");
-  ASSIGN_OR_RETURN(EnvelopeInputs inputs, OpenEnvelopeChains(fs, chains, {}));
-  if (!inputs.partitioner) {
-    return Status::NotSupported(StrCat(chains.front().front(), ": facts whose partitioner cqlite cannot order keys "
-                                                               "by cannot be merged"));
-  }
-  const std::vector<ChainFooter>& footers = inputs.footers;
-  const ChainFooter& first = footers.front();
-  int64_t generations = 0;
-  std::vector<std::string> sources;
-  for (size_t i = 0; i < footers.size(); ++i) {
-    if (footers[i].prefix != first.prefix) {
-      return Status::InvalidArgument(StrCat(chains[i].front(), ": envelope prefix '", footers[i].prefix,
-                                            "' differs from '", first.prefix, "' of ", chains.front().front()));
-    }
-    generations += footers[i].generations;
-    sources.push_back(footers[i].source);
-  }
-  if (generations > std::numeric_limits<int32_t>::max()) {
+Result<MergeResult> MergeFoldSources(FileSystem& fs, const TableSchema& table, Partitioner partitioner,
+                                     std::vector<std::unique_ptr<FoldSource>> sources, const MergedFacts& identity,
+                                     const std::function<std::string(int)>& file_path, const MergeOptions& options) {
+  if (sources.empty()) return Status::InvalidArgument("no facts to merge");
+  if (identity.generations > std::numeric_limits<int32_t>::max()) {
     return Status::InvalidArgument("too many generations to merge into one file");
   }
-
-  const TableSchema& table = *inputs.schema;
   PartitionFeeder feeder(table);
   GenerationInfo merged;
-  merged.source = Join(sources, ",");
-  merged.keyspace = first.keyspace;
-  merged.table = first.table;
-  merged.table_id = first.table_id;
-  merged.partitioner = inputs.partitioner;
-  merged.merged_generations = generations;
+  merged.source = identity.sources;
+  merged.keyspace = identity.keyspace;
+  merged.table = identity.table;
+  merged.table_id = identity.table_id;
+  merged.partitioner = partitioner;
+  merged.merged_generations = identity.generations;
   feeder.Header(&merged);
   ExportOptions export_options;
-  export_options.prefix = first.prefix;
+  export_options.prefix = identity.prefix;
   export_options.compression = options.compression;
   export_options.row_group_rows = options.row_group_rows;
   SegmentedEnvelopeWriter out(fs, table, std::move(merged), file_path, options.max_records_per_file,
                               export_options);
 
-  ASSIGN_OR_RETURN(auto merge, TableFold::Make(table, inputs.partitioner, std::move(inputs.sources),
-                                               /*now_seconds=*/0));
+  ASSIGN_OR_RETURN(auto merge, TableFold::Make(table, partitioner, std::move(sources), /*now_seconds=*/0));
   FoldPartition piece;
   bool in_partition = false;
   while (true) {
@@ -164,10 +145,39 @@ Result<MergeResult> MergeFacts(FileSystem& fs, const std::vector<std::vector<std
     if (piece.complete) RETURN_IF_ERROR(out.OnPartitionEnd());
   }
   MergeResult result;
-  result.generations = static_cast<int>(generations);
+  result.generations = static_cast<int>(identity.generations);
   result.records = out.records();
   ASSIGN_OR_RETURN(result.files, out.Finish());
   return result;
+}
+
+Result<MergeResult> MergeFacts(FileSystem& fs, const std::vector<std::vector<std::string>>& chains,
+                               const std::function<std::string(int)>& file_path, const MergeOptions& options) {
+  if (chains.empty()) return Status::InvalidArgument("no facts to merge");
+  ASSIGN_OR_RETURN(EnvelopeInputs inputs, OpenEnvelopeChains(fs, chains, {}));
+  if (!inputs.partitioner) {
+    return Status::NotSupported(StrCat(chains.front().front(), ": facts whose partitioner cqlite cannot order keys "
+                                                               "by cannot be merged"));
+  }
+  const std::vector<ChainFooter>& footers = inputs.footers;
+  const ChainFooter& first = footers.front();
+  MergedFacts identity;
+  std::vector<std::string> sources;
+  for (size_t i = 0; i < footers.size(); ++i) {
+    if (footers[i].prefix != first.prefix) {
+      return Status::InvalidArgument(StrCat(chains[i].front(), ": envelope prefix '", footers[i].prefix,
+                                            "' differs from '", first.prefix, "' of ", chains.front().front()));
+    }
+    identity.generations += footers[i].generations;
+    sources.push_back(footers[i].source);
+  }
+  identity.sources = Join(sources, ",");
+  identity.keyspace = first.keyspace;
+  identity.table = first.table;
+  identity.table_id = first.table_id;
+  identity.prefix = first.prefix;
+  return MergeFoldSources(fs, *inputs.schema, *inputs.partitioner, std::move(inputs.sources), identity, file_path,
+                          options);
 }
 
 }  // namespace cqlite::envelope

@@ -20,6 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "cassandra/table_schema.h"
+#include "cassandra/token.h"
+#include "envelope/envelope_schema.h"
+#include "fold/table_fold.h"
 #include "io/file_system.h"
 #include "parquet/writer.h"
 #include "util/status.h"
@@ -39,6 +43,22 @@ struct MergeResult {
   int generations = 0;             // held by the result
   int64_t records = 0;
 };
+
+// What a merged facts file's footer says it holds.
+struct MergedFacts {
+  std::string sources;   // the merged generations' Data.db names, comma-separated
+  std::string keyspace, table, table_id;
+  int64_t generations = 0;  // how many generations the inputs hold together
+  std::string prefix = kDefaultPrefix;  // the envelope prefix (CheckPrefix must pass)
+};
+
+// Merges `sources` (fold sources of one table, each the facts of one
+// generation or of an earlier merge, written by `partitioner`) into the
+// files `file_path(0)`, `file_path(1)`, ... Each is written through a
+// temporary file and renamed; on error none is left.
+Result<MergeResult> MergeFoldSources(FileSystem& fs, const TableSchema& table, Partitioner partitioner,
+                                     std::vector<std::unique_ptr<FoldSource>> sources, const MergedFacts& identity,
+                                     const std::function<std::string(int)>& file_path, const MergeOptions& options);
 
 // Merges `chains` (each one source: a generation's files, or an earlier
 // merge's) of one table into the files `file_path(0)`, `file_path(1)`, ...

@@ -150,6 +150,12 @@ class LocalFileSystemImpl final : public FileSystem {
     if (::rename(from.c_str(), to.c_str()) != 0) return ErrnoStatus(StrCat("rename to ", to), from, errno);
     return Status::OK();
   }
+  Status LinkOrCopy(const std::string& from, const std::string& to) override {
+    if (::link(from.c_str(), to.c_str()) == 0) return Status::OK();
+    // Another file system, or one without hard links: copy.
+    if (errno == EXDEV || errno == EPERM || errno == EMLINK || errno == ENOTSUP) return CopyFile(from, to);
+    return ErrnoStatus(StrCat("link to ", to), from, errno);
+  }
   Status Remove(const std::string& path) override {
     std::error_code ec;
     std::filesystem::remove(path, ec);
@@ -207,6 +213,26 @@ Status FileSystem::WriteStringToFile(const std::string& path, std::string_view c
                                                         contents.size())));
   RETURN_IF_ERROR(file->Sync());
   return file->Close();
+}
+
+Status FileSystem::CopyFile(const std::string& from, const std::string& to) {
+  ASSIGN_OR_RETURN(auto in, OpenForRead(from));
+  ASSIGN_OR_RETURN(auto out, OpenForWrite(to));
+  std::vector<uint8_t> buffer(std::min<uint64_t>(in->Size(), 4 << 20));
+  for (uint64_t offset = 0; offset < in->Size();) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), in->Size() - offset));
+    std::span<uint8_t> chunk(buffer.data(), n);
+    RETURN_IF_ERROR(in->ReadExactly(offset, chunk));
+    RETURN_IF_ERROR(out->Append(chunk));
+    offset += n;
+  }
+  RETURN_IF_ERROR(out->Sync());
+  return out->Close();
+}
+
+Status FileSystem::LinkOrCopy(const std::string& from, const std::string& to) {
+  if (Exists(to)) return Status::InvalidArgument(StrCat(to, ": exists already; not replaced by ", from));
+  return CopyFile(from, to);
 }
 
 Result<std::string> FileSystem::ReadFileToString(const std::string& path) {

@@ -64,10 +64,18 @@ class FileSystem {
   // Makes a file written earlier (and closed) durable. No-op where nothing
   // is durable anyway.
   virtual Status SyncFile(const std::string& path) { return Status::OK(); }
+  // Makes `to` (which must not exist) a file with the contents of `from`, an
+  // immutable file: a hard link where the file system can make one (no bytes
+  // copied; a later change of `from`'s name, or its removal, leaves `to` as
+  // it is), else a copy, synced. Keeping files that another program may
+  // delete later, as `nodetool snapshot` keeps SSTables.
+  virtual Status LinkOrCopy(const std::string& from, const std::string& to);
 
   Result<std::string> ReadFileToString(const std::string& path);
   // Writes `contents` to `path` (created or truncated), synced and closed.
   Status WriteStringToFile(const std::string& path, std::string_view contents);
+  // Copies `from` to `to` (created or truncated) through this interface, synced.
+  Status CopyFile(const std::string& from, const std::string& to);
 };
 
 // The machine's own file system. Shared, stateless.

@@ -17,7 +17,9 @@ using parquet::Field;
 using parquet::Repetition;
 using parquet::Value;
 
-constexpr int kFormat = 3;
+constexpr int kFormat = 4;
+constexpr char kSSTableForm[] = "sstable";
+constexpr char kEnvelopeForm[] = "envelope";
 constexpr int64_t kIndexRowGroupRows = 65536;
 
 parquet::Schema RowIndexSchema() {
@@ -71,68 +73,6 @@ bool DecodeClustering(std::string_view bytes, FoldClustering* out) {
   return true;
 }
 
-class Hasher {
- public:
-  void Add(uint64_t v) {
-    state_ ^= v + 0x9e3779b97f4a7c15ULL + (state_ << 6) + (state_ >> 2);
-    state_ *= 0xff51afd7ed558ccdULL;
-    state_ ^= state_ >> 33;
-  }
-  void AddBytes(std::string_view bytes) {
-    Add(bytes.size());
-    size_t i = 0;
-    for (; i + 8 <= bytes.size(); i += 8) {
-      uint64_t word;
-      std::memcpy(&word, bytes.data() + i, 8);
-      Add(word);
-    }
-    uint64_t tail = 0;
-    std::memcpy(&tail, bytes.data() + i, bytes.size() - i);
-    Add(tail);
-  }
-  uint64_t value() const { return state_; }
-
- private:
-  uint64_t state_ = 0x6a09e667f3bcc908ULL;
-};
-
-void HashInto(const Value& value, Hasher* h) {
-  h->Add(static_cast<uint64_t>(value.kind()));
-  switch (value.kind()) {
-    case Value::Kind::kNull: break;
-    case Value::Kind::kBool: h->Add(value.bool_value()); break;
-    case Value::Kind::kInt32: h->Add(static_cast<uint32_t>(value.int32_value())); break;
-    case Value::Kind::kInt64: h->Add(static_cast<uint64_t>(value.int64_value())); break;
-    case Value::Kind::kFloat: {
-      uint32_t bits;
-      float f = value.float_value();
-      std::memcpy(&bits, &f, 4);
-      h->Add(bits);
-      break;
-    }
-    case Value::Kind::kDouble: {
-      uint64_t bits;
-      double d = value.double_value();
-      std::memcpy(&bits, &d, 8);
-      h->Add(bits);
-      break;
-    }
-    case Value::Kind::kBytes: h->AddBytes(value.bytes()); break;
-    case Value::Kind::kList:
-    case Value::Kind::kStruct:
-      h->Add(value.elements().size());
-      for (const Value& child : value.elements()) HashInto(child, h);
-      break;
-    case Value::Kind::kMap:
-      h->Add(value.map_size());
-      for (size_t i = 0; i < value.map_size(); ++i) {
-        HashInto(value.map_key(i), h);
-        HashInto(value.map_value(i), h);
-      }
-      break;
-  }
-}
-
 }  // namespace
 
 int64_t FoldState::DeltaHorizonMicros() const {
@@ -148,7 +88,10 @@ std::string FoldStateToJson(const FoldState& state) {
   }
   json facts = json::array();
   for (const FactsSet& set : state.facts) {
-    facts.push_back({{"files", set.files}, {"generations", set.generations}, {"bytes", set.bytes}});
+    facts.push_back({{"form", set.form == FactsForm::kSSTable ? kSSTableForm : kEnvelopeForm},
+                     {"files", set.files},
+                     {"generations", set.generations},
+                     {"bytes", set.bytes}});
   }
   json j{{"format", kFormat},
          {"generations", generations},
@@ -173,13 +116,20 @@ Result<FoldState> FoldStateFromJson(const std::string& text, const std::string& 
     for (const json& g : j.at("generations")) {
       state.generations.push_back({g.at("identity").get<std::string>(), g.at("max-timestamp").get<int64_t>()});
       // Format 1: each generation's facts in one file of its own.
-      if (format == 1) state.facts.push_back({{g.at("facts-file").get<std::string>()}, 1, 0});
+      if (format == 1) state.facts.push_back({FactsForm::kEnvelope, {g.at("facts-file").get<std::string>()}, 1, 0});
     }
     if (format != 1) {
       for (const json& f : j.at("facts")) {
-        FactsSet set{f.at("files").get<std::vector<std::string>>(), f.at("generations").get<int>(),
-                     f.at("bytes").get<int64_t>()};
-        if (set.files.empty() || set.generations < 1) {
+        FactsSet set{FactsForm::kEnvelope, f.at("files").get<std::vector<std::string>>(),
+                     f.at("generations").get<int>(), f.at("bytes").get<int64_t>()};
+        // Before format 4 every facts set was envelope files.
+        std::string form = format < 4 ? kEnvelopeForm : f.at("form").get<std::string>();
+        if (form == kSSTableForm) {
+          set.form = FactsForm::kSSTable;
+        } else if (form != kEnvelopeForm) {
+          return Status::Corruption(StrCat(path, ": malformed fold state: facts of the unknown form \"", form, "\""));
+        }
+        if (set.files.empty() || set.generations < 1 || (set.form == FactsForm::kSSTable && set.generations != 1)) {
           return Status::Corruption(StrCat(path, ": malformed fold state: a facts set without files or generations"));
         }
         state.facts.push_back(std::move(set));
@@ -306,12 +256,6 @@ Result<bool> RowIndexReader::Next(RowIndexEntry* entry) {
   entry->position = f[3].int64_value();
   entry->hash = static_cast<uint64_t>(f[4].int64_value());
   return true;
-}
-
-uint64_t HashValue(const Value& value) {
-  Hasher h;
-  HashInto(value, &h);
-  return h.value();
 }
 
 }  // namespace cqlite::materialize

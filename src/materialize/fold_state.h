@@ -2,8 +2,9 @@
 // before it, kept beside the Iceberg table and committed with each snapshot
 // (the snapshot summary's `cqlite.fold-state` names its file).
 //
-//  - The facts of every generation consumed so far, as envelope files
-//    (docs/formats/envelope.md). Tombstones and timestamps must outlive the
+//  - The facts of every generation consumed so far: the generation's own
+//    SSTable, kept in the warehouse, or envelope files
+//    (docs/formats/envelope.md) for merges. Tombstones and timestamps must outlive the
 //    run that read them: a later generation may carry older writes that a
 //    consumed deletion still shadows, or newer ones that replace a row. They
 //    are kept as facts sets, each one source of the fold: a generation's
@@ -15,8 +16,9 @@
 //    position) and a hash of its Iceberg values. A run merges it with the new
 //    fold output to decide which rows to append and which positions to delete.
 //
-// The state file is JSON (format 3; formats 1, one facts file per
-// generation, and 2, one row index file, are read too); the row index is a
+// The state file is JSON (format 4; formats 1, one facts file per
+// generation, 2, one row index file, and 3, envelope facts only, are read
+// too); the row index is a
 // chain of Parquet files of at most kRowIndexFileRows entries, read one row
 // group at a time and one footer at a time, so that no footer grows with the
 // table. Files are never modified once written: a run writes
@@ -43,8 +45,24 @@ struct ConsumedGeneration {
   int64_t max_timestamp = 0;  // Statistics.db's, microseconds
 };
 
-// One source of the fold: envelope files read one after another.
+// How a facts set holds its facts.
+enum class FactsForm {
+  // A consumed generation's own SSTable, kept: its components (Data.db,
+  // Statistics.db, CompressionInfo.db or CRC.db, TOC.txt, ...) linked or
+  // copied into the warehouse. Read with the SSTable reader, as compact as
+  // Cassandra wrote it.
+  kSSTable,
+  // Envelope files read one after another: a merge of several generations
+  // (envelope_merge.h), or a generation exported by a CQLite before fold
+  // state format 4.
+  kEnvelope,
+};
+
+// One source of the fold.
 struct FactsSet {
+  FactsForm form = FactsForm::kEnvelope;
+  // kSSTable: the kept components, one of them the Data.db; kEnvelope: the
+  // chain, in order.
   std::vector<std::string> files;
   int generations = 1;  // more than one: a merged facts set
   int64_t bytes = 0;    // of its files
@@ -126,8 +144,5 @@ class RowIndexReader {
 // in all): runs that each add a small set merge small sets among themselves,
 // and a large set is merged again only when as much has accumulated.
 std::vector<std::vector<size_t>> PlanFactsMerges(const std::vector<int64_t>& sizes, int fan_in);
-
-// A 64-bit hash of a value tree: equal values hash equally across runs.
-uint64_t HashValue(const parquet::Value& value);
 
 }  // namespace cqlite::materialize

@@ -23,8 +23,12 @@ FoldState SampleState() {
   state.generations = {{"0f3c/nb-1-big/12345", 1700000000000000},
                        {"0f3c/nb-2-big/99", 1600000000000000},
                        {"0f3c/nb-3-big/7", 1650000000000000}};
-  state.facts = {{{"state/facts-1-0.parquet", "state/facts-1-1.parquet"}, 1, 2048},
-                 {{"state/merge-0.parquet"}, 2, 4096}};
+  state.facts = {{FactsForm::kEnvelope, {"state/facts-1-0.parquet", "state/facts-1-1.parquet"}, 1, 2048},
+                 {FactsForm::kEnvelope, {"state/merge-0.parquet"}, 2, 4096},
+                 {FactsForm::kSSTable,
+                  {"state/facts/r-3/oa-3-big-Data.db", "state/facts/r-3/oa-3-big-Statistics.db"},
+                  1,
+                  8192}};
   state.row_index = {"state/rows-7-0.parquet", "state/rows-7-1.parquet"};
   state.row_count = 123456;
   state.next_expiry = 1700000500;
@@ -40,6 +44,7 @@ void ExpectSameState(const FoldState& a, const FoldState& b) {
   }
   ASSERT_EQ(a.facts.size(), b.facts.size());
   for (size_t i = 0; i < a.facts.size(); ++i) {
+    EXPECT_EQ(a.facts[i].form, b.facts[i].form);
     EXPECT_EQ(a.facts[i].files, b.facts[i].files);
     EXPECT_EQ(a.facts[i].generations, b.facts[i].generations);
     EXPECT_EQ(a.facts[i].bytes, b.facts[i].bytes);
@@ -54,7 +59,7 @@ TEST(FoldStateTest, JsonRoundTrip) {
   FoldState state = SampleState();
   std::string text = FoldStateToJson(state);
   auto j = nlohmann::json::parse(text);
-  EXPECT_EQ(j.at("format"), 3);
+  EXPECT_EQ(j.at("format"), 4);
   auto back = FoldStateFromJson(text, "state/fold-state-7.json");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   ExpectSameState(*back, state);
@@ -95,6 +100,18 @@ TEST(FoldStateTest, ReadsFormatTwo) {
   }
 }
 
+// Format 3 kept every generation's facts as envelope files.
+TEST(FoldStateTest, ReadsFormatThreeAsEnvelopeFacts) {
+  const std::string text = R"({"format": 3, "generations": [{"identity": "t/nb-1-big/5", "max-timestamp": 10}],
+      "facts": [{"files": ["facts/a-0.parquet", "facts/a-1.parquet"], "generations": 1, "bytes": 7}],
+      "row-index": ["rows-0.parquet"], "row-count": 3, "folded-at": 99})";
+  auto state = FoldStateFromJson(text, "state.json");
+  ASSERT_TRUE(state.ok()) << state.status().ToString();
+  ASSERT_EQ(state->facts.size(), 1u);
+  EXPECT_EQ(state->facts[0].form, FactsForm::kEnvelope);
+  EXPECT_EQ(state->facts[0].files.size(), 2u);
+}
+
 TEST(FoldStateTest, EmptyStateRoundTrip) {
   FoldState state;
   EXPECT_EQ(state.next_expiry, INT64_MAX);
@@ -131,7 +148,7 @@ TEST(FoldStateTest, BadFilesAreErrorsNamingThePath) {
   expect_error("{\"format\": 1", StatusKind::kCorruption);
 
   nlohmann::json future = valid;
-  future["format"] = 4;
+  future["format"] = 5;
   expect_error(future.dump(), StatusKind::kNotSupported);
 
   for (const char* member : {"format", "generations", "facts", "row-index", "row-count", "folded-at"}) {
@@ -149,6 +166,15 @@ TEST(FoldStateTest, BadFilesAreErrorsNamingThePath) {
   nlohmann::json no_generations = valid;
   no_generations["facts"][1]["generations"] = 0;
   expect_error(no_generations.dump(), StatusKind::kCorruption);
+  nlohmann::json unknown_form = valid;
+  unknown_form["facts"][2]["form"] = "rumour";
+  expect_error(unknown_form.dump(), StatusKind::kCorruption);
+  nlohmann::json merged_sstable = valid;
+  merged_sstable["facts"][2]["generations"] = 2;
+  expect_error(merged_sstable.dump(), StatusKind::kCorruption);
+  nlohmann::json no_form = valid;
+  no_form["facts"][2].erase("form");
+  expect_error(no_form.dump(), StatusKind::kCorruption);
   nlohmann::json wrong_type = valid;
   wrong_type["row-count"] = "many";
   expect_error(wrong_type.dump(), StatusKind::kCorruption);
@@ -414,99 +440,6 @@ TEST(RowIndexTest, OtherFilesAreNotRowIndexes) {
   ASSERT_FALSE(reader.ok());
   EXPECT_EQ(reader.status().kind(), StatusKind::kCorruption);
   EXPECT_NE(reader.status().message().find("other.parquet"), std::string::npos);
-}
-
-// ---------------------------------------------------------------------------
-// HashValue
-
-Value SampleRow() {
-  return Value::Struct({
-      Value::Int32(7),
-      Value::String("hello"),
-      Value::Null(),
-      Value::Int64(1700000000000000),
-      Value::Double(2.5),
-      Value::Float(1.5f),
-      Value::Bool(true),
-      Value::List({Value::Int32(1), Value::Int32(2)}),
-      Value::Map({{Value::String("k"), Value::List({Value::Struct({Value::Int32(1), Value::String("deep")})})}}),
-      Value::Bytes(std::string(20, 'x')),
-  });
-}
-
-TEST(HashValueTest, EqualValuesHashEqually) {
-  EXPECT_EQ(HashValue(SampleRow()), HashValue(SampleRow()));
-  Value copy = SampleRow();
-  EXPECT_EQ(HashValue(copy), HashValue(SampleRow()));
-  EXPECT_EQ(HashValue(Value::Null()), HashValue(Value::Null()));
-  EXPECT_EQ(HashValue(Value::Double(std::nan(""))), HashValue(Value::Double(std::nan(""))));
-}
-
-TEST(HashValueTest, AnyChangeChangesTheHash) {
-  const uint64_t base = HashValue(SampleRow());
-  auto with = [](size_t field, Value v) {
-    std::vector<Value> fields = SampleRow().fields();
-    fields[field] = std::move(v);
-    return HashValue(Value::Struct(std::move(fields)));
-  };
-  std::vector<std::pair<const char*, uint64_t>> changed = {
-      {"int", with(0, Value::Int32(8))},
-      {"int as long", with(0, Value::Int64(7))},
-      {"string", with(1, Value::String("hellp"))},
-      {"string longer", with(1, Value::String(std::string("hello\0", 6)))},
-      {"null to empty string", with(2, Value::String(""))},
-      {"null to empty list", with(2, Value::List({}))},
-      {"null to empty struct", with(2, Value::Struct({}))},
-      {"null to false", with(2, Value::Bool(false))},
-      {"null to zero", with(2, Value::Int32(0))},
-      {"long", with(3, Value::Int64(1700000000000001))},
-      {"double", with(4, Value::Double(std::nextafter(2.5, 3.0)))},
-      {"double as float", with(4, Value::Float(2.5f))},
-      {"float", with(5, Value::Float(std::nextafter(1.5f, 2.0f)))},
-      {"bool", with(6, Value::Bool(false))},
-      {"list element", with(7, Value::List({Value::Int32(1), Value::Int32(3)}))},
-      {"list order", with(7, Value::List({Value::Int32(2), Value::Int32(1)}))},
-      {"list longer", with(7, Value::List({Value::Int32(1), Value::Int32(2), Value::Null()}))},
-      {"list as struct", with(7, Value::Struct({Value::Int32(1), Value::Int32(2)}))},
-      {"nested deep", with(8, Value::Map({{Value::String("k"), Value::List({Value::Struct(
-                                                                   {Value::Int32(1), Value::String("deeq")})})}}))},
-      {"nested null", with(8, Value::Map({{Value::String("k"), Value::List({Value::Struct(
-                                                                   {Value::Int32(1), Value::Null()})})}}))},
-      {"map key", with(8, Value::Map({{Value::String("j"), Value::List({Value::Struct(
-                                                                {Value::Int32(1), Value::String("deep")})})}}))},
-      {"map empty", with(8, Value::Map({}))},
-      {"bytes last", with(9, Value::Bytes(std::string(19, 'x') + "y"))},
-      {"bytes shorter", with(9, Value::Bytes(std::string(19, 'x')))},
-  };
-  for (const auto& [what, hash] : changed) EXPECT_NE(hash, base) << what;
-
-  // Float bits: -0.0 and 0.0 compare equal but are different values.
-  EXPECT_NE(HashValue(Value::Double(0.0)), HashValue(Value::Double(-0.0)));
-  EXPECT_NE(HashValue(Value::Float(0.0f)), HashValue(Value::Float(-0.0f)));
-  double nan1 = std::numeric_limits<double>::quiet_NaN();
-  uint64_t bits;
-  std::memcpy(&bits, &nan1, 8);
-  bits ^= 1;
-  double nan2;
-  std::memcpy(&nan2, &bits, 8);
-  EXPECT_NE(HashValue(Value::Double(nan1)), HashValue(Value::Double(nan2)));
-
-  // Moving a value between neighbouring fields changes the hash.
-  EXPECT_NE(HashValue(Value::Struct({Value::String("ab"), Value::String("")})),
-            HashValue(Value::Struct({Value::String("a"), Value::String("b")})));
-  EXPECT_NE(HashValue(Value::List({Value::List({}), Value::List({Value::Null()})})),
-            HashValue(Value::List({Value::List({Value::Null()}), Value::List({})})));
-  // Bytes differing only past a multiple of eight, or in a zero tail.
-  EXPECT_NE(HashValue(Value::Bytes("12345678a")), HashValue(Value::Bytes("12345678b")));
-  EXPECT_NE(HashValue(Value::Bytes(std::string("abc", 3))), HashValue(Value::Bytes(std::string("abc\0", 4))));
-}
-
-TEST(HashValueTest, TrivialValuesDiffer) {
-  EXPECT_NE(HashValue(SampleRow()), HashValue(Value::Null()));
-  EXPECT_NE(HashValue(Value::Struct({})), HashValue(Value::List({})));
-  EXPECT_NE(HashValue(Value::Map({})), HashValue(Value::List({})));
-  EXPECT_NE(HashValue(Value::Bytes("")), HashValue(Value::Null()));
-  EXPECT_NE(HashValue(Value::Int32(0)), HashValue(Value::Int64(0)));
 }
 
 }  // namespace

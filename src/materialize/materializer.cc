@@ -13,18 +13,18 @@
 #include "cassandra/sstable.h"
 #include "cassandra/table_sstables.h"
 #include "cassandra/value_format.h"
-#include "envelope/envelope_merge.h"
-#include "envelope/envelope_reader.h"
 #include "envelope/envelope_schema.h"
-#include "envelope/envelope_writer.h"
 #include "fold/table_fold.h"
 #include "fold/value_order.h"
 #include "iceberg/data_files.h"
 #include "iceberg/manifest.h"
 #include "iceberg/table_metadata.h"
 #include "io/checksum.h"
+#include "materialize/facts.h"
 #include "materialize/fold_state.h"
 #include "materialize/position_deletes.h"
+#include "materialize/row_hash.h"
+#include "materialize/warehouse_files.h"
 #include "parquet/writer.h"
 #include "util/strings.h"
 
@@ -90,27 +90,6 @@ Result<std::string> GenerationIdentity(FileSystem& fs, const SSTable& sstable) {
   return StrCat(table, "/", name, "/", digest);
 }
 
-// The files one attempt writes: removed again if it does not commit.
-class AttemptFiles {
- public:
-  explicit AttemptFiles(FileSystem& fs) : fs_(fs) {}
-  ~AttemptFiles() {
-    if (!kept_) {
-      for (const std::string& path : paths_) (void)fs_.Remove(path);
-    }
-  }
-  std::string Add(std::string path) {
-    paths_.push_back(path);
-    return path;
-  }
-  void Keep() { kept_ = true; }
-
- private:
-  FileSystem& fs_;
-  std::vector<std::string> paths_;
-  bool kept_ = false;
-};
-
 struct Run {
   FileSystem& fs;
   catalog::SqlCatalog& catalog;
@@ -121,6 +100,7 @@ struct Run {
   std::string namespace_name;
   std::string table_name;
   std::string table_dir;
+  std::string envelope_prefix;  // of merged facts files: one no table column starts with
 };
 
 // Test hook: with CQLITE_TEST_CRASH_AT=<phase> in the environment the process
@@ -157,7 +137,7 @@ Result<Baseline> LoadBaseline(const Run& run) {
   Baseline base;
   ASSIGN_OR_RETURN(base.metadata_location, run.catalog.LoadTable({run.namespace_name}, run.table_name));
   if (!base.metadata_location) {
-    base.location = JoinPath(JoinPath(run.options.warehouse, run.namespace_name), run.table_name);
+    base.location = TableLocation(run.options.warehouse, run.namespace_name, run.table_name);
     return base;
   }
   const std::string& current = *base.metadata_location;
@@ -182,112 +162,21 @@ Result<Baseline> LoadBaseline(const Run& run) {
   return base;
 }
 
-// Where one attempt writes; every name carries its run id.
-struct AttemptPaths {
-  std::string run_id = iceberg::RandomUuid();
-  std::string data_dir, metadata_dir, state_dir, facts_dir;
-
-  explicit AttemptPaths(const std::string& location)
-      : data_dir(JoinPath(location, "data")),
-        metadata_dir(JoinPath(location, "metadata")),
-        state_dir(JoinPath(location, "cqlite")),
-        facts_dir(JoinPath(state_dir, "facts")) {}
-};
-
-Result<int64_t> FilesBytes(FileSystem& fs, const std::vector<std::string>& paths) {
-  int64_t bytes = 0;
-  for (const std::string& path : paths) {
-    ASSIGN_OR_RETURN(auto file, fs.OpenForRead(path));
-    bytes += static_cast<int64_t>(file->Size());
-  }
-  return bytes;
-}
-
-struct NewFacts {
-  std::vector<ConsumedGeneration> generations;
-  std::vector<FactsSet> facts;  // one per generation
-};
-
-// Step 2 (materializer.h): the facts of the generations not consumed before,
-// one set of envelope files each.
-Result<NewFacts> ExportFacts(const Run& run, const std::vector<size_t>& fresh, const AttemptPaths& paths,
-                             AttemptFiles& files) {
-  envelope::ExportOptions export_options;
-  export_options.row_group_rows = kFactsRowGroupRows;
-  if (!envelope::CheckPrefix(run.table.schema.table, export_options.prefix).ok()) {
-    export_options.prefix = kAlternatePrefix;
-    RETURN_IF_ERROR(envelope::CheckPrefix(run.table.schema.table, export_options.prefix));
-  }
-  NewFacts out;
+// Step 2 (materializer.h): the SSTables of the generations not consumed
+// before, kept in the warehouse as facts sets of their own.
+Result<std::vector<FactsSet>> KeepNewGenerations(const Run& run, const std::vector<size_t>& fresh, RunFiles& files,
+                                                 std::vector<ConsumedGeneration>* consumed) {
+  std::vector<FactsSet> sets;
   for (size_t k = 0; k < fresh.size(); ++k) {
     const SSTable& sstable = *run.table.sstables[fresh[k]];
-    Progress(run.options,
-             StrCat("reading generation ", k + 1, " of ", fresh.size(), ": ", sstable.location().DataPath()));
-    auto file_path = [&](int i) { return JoinPath(paths.facts_dir, StrCat(paths.run_id, "-", k, "-", i, ".parquet")); };
-    ASSIGN_OR_RETURN(std::vector<std::string> written,
-                     envelope::ExportSSTableSegments(run.fs, sstable, run.table.schema.table, file_path,
-                                                     run.options.facts_file_records, export_options));
-    FactsSet set;
-    for (std::string& path : written) {
-      RETURN_IF_ERROR(run.fs.SyncFile(path));
-      set.files.push_back(files.Add(std::move(path)));
-    }
-    ASSIGN_OR_RETURN(set.bytes, FilesBytes(run.fs, set.files));
-    int64_t max_timestamp = sstable.statistics().stats ? sstable.statistics().stats->max_timestamp : 0;
-    out.generations.push_back({run.identities[fresh[k]], max_timestamp});
-    out.facts.push_back(std::move(set));
-  }
-  return out;
-}
-
-// Step 2, continued: facts sets merged, smallest first, until the fold reads
-// at most fold_fan_in of them. The sets merged stay for the snapshots that
-// name them.
-Result<std::vector<FactsSet>> MergeFactsSets(const Run& run, std::vector<FactsSet> sets, const AttemptPaths& paths,
-                                             AttemptFiles& files) {
-  std::vector<int64_t> sizes;
-  for (FactsSet& set : sets) {
-    // Format 1 states did not record sizes.
-    if (set.bytes == 0) {
-      ASSIGN_OR_RETURN(set.bytes, FilesBytes(run.fs, set.files));
-    }
-    sizes.push_back(set.bytes);
-  }
-  std::vector<std::vector<size_t>> merges = PlanFactsMerges(sizes, run.options.fold_fan_in);
-  if (merges.empty()) return sets;
-  std::vector<bool> merged_away(sets.size() + merges.size());
-  for (size_t m = 0; m < merges.size(); ++m) {
-    std::vector<std::vector<std::string>> chains;
-    int64_t input_bytes = 0;
-    for (size_t index : merges[m]) {
-      chains.push_back(sets[index].files);
-      input_bytes += sets[index].bytes;
-      merged_away[index] = true;
-    }
-    Progress(run.options, StrCat("merging facts (at most ", run.options.fold_fan_in, " are folded at once): ",
-                                 chains.size(), " sets, ", input_bytes, " bytes, into one; merge ", m + 1, " of ",
-                                 merges.size()));
-    envelope::MergeOptions merge_options;
-    merge_options.row_group_rows = kFactsRowGroupRows;
-    merge_options.max_records_per_file = run.options.facts_file_records;
-    auto file_path = [&](int i) {
-      return JoinPath(paths.facts_dir, StrCat(paths.run_id, "-merge", m, "-", i, ".parquet"));
-    };
-    ASSIGN_OR_RETURN(envelope::MergeResult result, envelope::MergeFacts(run.fs, chains, file_path, merge_options));
-    FactsSet set;
-    set.generations = result.generations;
-    for (std::string& path : result.files) {
-      RETURN_IF_ERROR(run.fs.SyncFile(path));
-      set.files.push_back(files.Add(std::move(path)));
-    }
-    ASSIGN_OR_RETURN(set.bytes, FilesBytes(run.fs, set.files));
+    Progress(run.options, StrCat("keeping generation ", k + 1, " of ", fresh.size(), ": ",
+                                 sstable.location().DataPath()));
+    ASSIGN_OR_RETURN(FactsSet set, KeepGeneration(run.fs, sstable, k, files));
     sets.push_back(std::move(set));
+    int64_t max_timestamp = sstable.statistics().stats ? sstable.statistics().stats->max_timestamp : 0;
+    consumed->push_back({run.identities[fresh[k]], max_timestamp});
   }
-  std::vector<FactsSet> left;
-  for (size_t i = 0; i < sets.size(); ++i) {
-    if (!merged_away[i]) left.push_back(std::move(sets[i]));
-  }
-  return left;
+  return sets;
 }
 
 // What step 3 leaves for the snapshot.
@@ -303,23 +192,15 @@ struct MergedFold {
 // keep their location, new and changed rows go to a new data file, rows
 // changed or gone are position-deleted where they were.
 Result<MergedFold> FoldAndMerge(const Run& run, const Baseline& base, const std::vector<FactsSet>& facts,
-                                int64_t now, const AttemptPaths& paths, AttemptFiles& files, TableReport* report) {
-  std::vector<std::vector<std::string>> chains;
-  for (const FactsSet& set : facts) chains.push_back(set.files);
-
-  const TableSchema* fold_schema = &run.table.schema.table;
-  std::optional<Partitioner> partitioner = run.table.partitioner;
-  std::vector<std::unique_ptr<FoldSource>> sources;
-  envelope::EnvelopeInputs inputs;
-  // The envelope files carry the schema they were written with; its columns
-  // may be ordered otherwise than the SSTables' schema, so rows are converted
+                                int64_t now, RunFiles& files, TableReport* report) {
+  ASSIGN_OR_RETURN(OpenedFacts opened, OpenFacts(run.fs, facts, run.table));
+  std::shared_ptr<const TableSchema> fold_schema = opened.schema;
+  std::optional<Partitioner> partitioner = opened.partitioner;
+  // Envelope facts carry the schema they were written with; its columns may
+  // be ordered otherwise than the SSTables' schema, so rows are converted
   // with a mapping made from it (after checking it maps to the same table).
   TableMapping fold_mapping = run.mapping;
-  if (!chains.empty()) {
-    ASSIGN_OR_RETURN(inputs, envelope::OpenEnvelopeChains(run.fs, chains, {}));
-    fold_schema = inputs.schema.get();
-    partitioner = inputs.partitioner;
-    sources = std::move(inputs.sources);
+  if (fold_schema.get() != nullptr) {
     ASSIGN_OR_RETURN(fold_mapping, MapTable(*fold_schema, run.options.mapping));
     if (!iceberg::SameStructure(fold_mapping.schema, run.mapping.schema)) {
       return Status::NotSupported(StrCat(base.location, ": the schema of the consumed generations differs from ",
@@ -330,7 +211,7 @@ Result<MergedFold> FoldAndMerge(const Run& run, const Baseline& base, const std:
     return Status::NotSupported(StrCat(run.table_dir, ": written by a partitioner whose key order cqlite does not "
                                                       "know; materialize needs Murmur3, Random or ByteOrdered"));
   }
-  ASSIGN_OR_RETURN(auto fold, TableFold::Make(*fold_schema, partitioner, std::move(sources), now));
+  ASSIGN_OR_RETURN(auto fold, TableFold::Make(*fold_schema, partitioner, std::move(opened.sources), now));
   RowConverter converter(*fold_schema, fold_mapping, run.options.mapping);
   std::vector<CqlTypePtr> clustering_types;
   for (const ColumnSchema* column : fold_schema->ClusteringColumns()) {
@@ -350,14 +231,14 @@ Result<MergedFold> FoldAndMerge(const Run& run, const Baseline& base, const std:
   MergedFold merged;
   ASSIGN_OR_RETURN(auto old_index, RowIndexReader::Open(run.fs, base.state.row_index));
   auto new_index = std::make_unique<RowIndexWriter>(run.fs, [&](int i) {
-    return files.Add(JoinPath(paths.state_dir, StrCat("rows-", paths.run_id, "-", i, ".parquet")));
+    return files.RowIndexFile(i);
   });
-  std::string data_path = JoinPath(paths.data_dir, StrCat(paths.run_id, "-0.parquet"));
+  std::string data_path = files.DataFile(0);
   std::unique_ptr<parquet::ParquetWriter> data_writer;
 
   PositionDeleteWriter deletes(
       run.fs,
-      [&](int i) { return files.Add(JoinPath(paths.data_dir, StrCat(paths.run_id, "-deletes-", i, ".parquet"))); },
+      [&](int i) { return files.DeleteFile(i); },
       run.options.compression);
 
   RowIndexEntry old;
@@ -404,7 +285,6 @@ Result<MergedFold> FoldAndMerge(const Run& run, const Baseline& base, const std:
       } else {
         if (same_key) RETURN_IF_ERROR(drop_old());
         if (!data_writer) {
-          files.Add(data_path);
           parquet::WriterOptions writer_options;
           writer_options.compression = run.options.compression;
           if (run.options.compression == parquet::CompressionCodec::kZstd) {
@@ -444,9 +324,9 @@ Result<MergedFold> FoldAndMerge(const Run& run, const Baseline& base, const std:
 Result<std::string> WriteSnapshot(const Run& run, const Baseline& base, const FoldState& next,
                                   const std::vector<iceberg::DataFile>& added,
                                   const std::vector<ConsumedGeneration>& new_generations, int64_t now,
-                                  const AttemptPaths& paths, AttemptFiles& files, TableReport* report) {
+                                  RunFiles& files, TableReport* report) {
   FileSystem& fs = run.fs;
-  std::string state_path = files.Add(JoinPath(paths.state_dir, StrCat("state-", paths.run_id, ".json")));
+  std::string state_path = files.FoldState();
   RETURN_IF_ERROR(fs.WriteStringToFile(state_path, FoldStateToJson(next)));
 
   const iceberg::Snapshot* parent = base.parent ? &*base.parent : nullptr;
@@ -472,14 +352,14 @@ Result<std::string> WriteSnapshot(const Run& run, const Baseline& base, const Fo
     iceberg::ManifestWriteOptions manifest_options;
     manifest_options.table_schema_json = schema_json;
     manifest_options.content = content;
-    std::string path = files.Add(JoinPath(
-        paths.metadata_dir, StrCat(paths.run_id, content == iceberg::ManifestContent::kData ? "-m0.avro" : "-m1.avro")));
+    std::string path =
+        content == iceberg::ManifestContent::kData ? files.DataManifest() : files.DeleteManifest();
     ASSIGN_OR_RETURN(iceberg::ManifestFile manifest,
                      iceberg::WriteManifest(fs, path, manifest_options, entries, snapshot_id, sequence_number));
     manifests.push_back(std::move(manifest));
   }
   std::string list_path =
-      files.Add(JoinPath(paths.metadata_dir, StrCat("snap-", snapshot_id, "-1-", paths.run_id, ".avro")));
+      files.ManifestList(snapshot_id);
   RETURN_IF_ERROR(iceberg::WriteManifestList(fs, list_path, snapshot_id,
                                              parent ? std::optional<int64_t>(parent->snapshot_id) : std::nullopt,
                                              sequence_number, manifests));
@@ -535,7 +415,7 @@ Result<std::string> WriteSnapshot(const Run& run, const Baseline& base, const Fo
     int previous = iceberg::MetadataFileVersion(*base.metadata_location);
     version = previous >= 0 ? previous + 1 : static_cast<int>(next_metadata.metadata_log.size());
   }
-  std::string metadata_path = files.Add(iceberg::MetadataFilePath(base.location, version));
+  std::string metadata_path = files.MetadataFile(version);
   RETURN_IF_ERROR(fs.WriteStringToFile(metadata_path, iceberg::TableMetadataToJson(next_metadata)));
   report->snapshot_id = snapshot_id;
   return metadata_path;
@@ -560,18 +440,23 @@ Status RunOnce(const Run& run, TableReport* report) {
     return Status::OK();
   }
 
-  AttemptFiles files(run.fs);
-  AttemptPaths paths(base.location);
-  for (const std::string& dir : {paths.data_dir, paths.metadata_dir, paths.facts_dir}) {
+  RunFiles files(run.fs, base.location);
+  for (const std::string& dir : files.Directories()) {
     RETURN_IF_ERROR(run.fs.CreateDirectories(dir));
   }
-  ASSIGN_OR_RETURN(NewFacts new_facts, ExportFacts(run, fresh, paths, files));
-  const std::vector<ConsumedGeneration>& new_generations = new_facts.generations;
+  std::vector<ConsumedGeneration> new_generations;
+  ASSIGN_OR_RETURN(std::vector<FactsSet> new_facts, KeepNewGenerations(run, fresh, files, &new_generations));
   std::vector<FactsSet> facts = base.state.facts;
-  for (FactsSet& set : new_facts.facts) facts.push_back(std::move(set));
-  ASSIGN_OR_RETURN(facts, MergeFactsSets(run, std::move(facts), paths, files));
+  for (FactsSet& set : new_facts) facts.push_back(std::move(set));
+  MergeSettings merge;
+  merge.fan_in = run.options.fold_fan_in;
+  merge.file_records = run.options.facts_file_records;
+  merge.row_group_rows = kFactsRowGroupRows;
+  merge.envelope_prefix = run.envelope_prefix;
+  merge.progress = run.options.progress;
+  ASSIGN_OR_RETURN(facts, MergeFactsSets(run.fs, std::move(facts), run.table, merge, files));
   TestCrashPoint("facts");
-  ASSIGN_OR_RETURN(MergedFold merged, FoldAndMerge(run, base, facts, now, paths, files, report));
+  ASSIGN_OR_RETURN(MergedFold merged, FoldAndMerge(run, base, facts, now, files, report));
   TestCrashPoint("fold");
   std::vector<iceberg::DataFile> added = std::move(merged.data_files);
   for (iceberg::DataFile& f : merged.delete_files) added.push_back(std::move(f));
@@ -594,7 +479,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   next.next_expiry = merged.next_expiry;
   next.folded_at = now;
   ASSIGN_OR_RETURN(std::string metadata_path,
-                   WriteSnapshot(run, base, next, added, new_generations, now, paths, files, report));
+                   WriteSnapshot(run, base, next, added, new_generations, now, files, report));
   TestCrashPoint("metadata");
 
   // Step 5: the one change that makes it all visible.
@@ -624,6 +509,7 @@ struct TablePlan {
   TableSSTables table;
   TableMapping mapping;
   TableReport report;
+  std::string envelope_prefix;
 };
 
 Result<TablePlan> PlanTable(FileSystem& fs, const std::string& table_dir, const MaterializeOptions& options) {
@@ -642,6 +528,11 @@ Result<TablePlan> PlanTable(FileSystem& fs, const std::string& table_dir, const 
   }
   RETURN_IF_ERROR(catalog::ValidateNamespace({report.namespace_name}));
   RETURN_IF_ERROR(catalog::ValidateTableName(report.table_name));
+  plan.envelope_prefix = envelope::kDefaultPrefix;
+  if (!envelope::CheckPrefix(schema, plan.envelope_prefix).ok()) {
+    plan.envelope_prefix = kAlternatePrefix;
+    RETURN_IF_ERROR(envelope::CheckPrefix(schema, plan.envelope_prefix));
+  }
   return plan;
 }
 
@@ -663,7 +554,8 @@ Result<TableReport> MaterializeTable(FileSystem& fs, catalog::SqlCatalog& catalo
     ASSIGN_OR_RETURN(std::string identity, GenerationIdentity(fs, *sstable));
     identities.push_back(std::move(identity));
   }
-  Run run{fs, catalog, options, table, mapping, identities, report.namespace_name, report.table_name, table_dir};
+  Run run{fs, catalog, options, table, mapping, identities, report.namespace_name, report.table_name, table_dir,
+          plan.envelope_prefix};
   for (int attempt = 1; attempt <= std::max(1, options.max_attempts); ++attempt) {
     TableReport attempt_report = report;
     attempt_report.attempts = attempt;

@@ -4,9 +4,9 @@
 // new state (DESIGN D5, D6, D8):
 //
 //   1. the table's schema is mapped to Iceberg before anything is written;
-//   2. new generations are exported as envelope files (the facts kept in the
-//      fold state), and facts sets are merged until at most fold_fan_in are
-//      left;
+//   2. the SSTables of new generations are kept in the warehouse (linked or
+//      copied: the facts the fold state keeps, facts.h), and facts sets are
+//      merged until at most fold_fan_in are left;
 //   3. all facts are folded as of `now`, and the fold output is merged with
 //      the row index of the last run: new rows are appended to a new data
 //      file, changed rows are written anew and their old position deleted,

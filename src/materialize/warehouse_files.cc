@@ -1,0 +1,71 @@
+#include "materialize/warehouse_files.h"
+
+#include "iceberg/table_metadata.h"
+#include "util/strings.h"
+
+namespace cqlite::materialize {
+
+std::string TableLocation(const std::string& warehouse, const std::string& namespace_name,
+                          const std::string& table_name) {
+  return JoinPath(JoinPath(warehouse, namespace_name), table_name);
+}
+
+RunFiles::RunFiles(FileSystem& fs, std::string location)
+    : fs_(fs),
+      location_(std::move(location)),
+      run_id_(iceberg::RandomUuid()),
+      data_dir_(JoinPath(location_, "data")),
+      metadata_dir_(JoinPath(location_, "metadata")),
+      state_dir_(JoinPath(location_, "cqlite")),
+      facts_dir_(JoinPath(state_dir_, "facts")) {}
+
+RunFiles::~RunFiles() {
+  if (kept_) return;
+  // Later names first: a kept generation's files before their directory.
+  for (auto it = written_.rbegin(); it != written_.rend(); ++it) (void)fs_.Remove(*it);
+}
+
+std::string RunFiles::Remember(std::string path) {
+  written_.push_back(path);
+  return path;
+}
+
+std::vector<std::string> RunFiles::Directories() const { return {data_dir_, metadata_dir_, state_dir_, facts_dir_}; }
+
+std::string RunFiles::DataFile(int file) {
+  return Remember(JoinPath(data_dir_, StrCat(run_id_, "-", file, ".parquet")));
+}
+
+std::string RunFiles::DeleteFile(int file) {
+  return Remember(JoinPath(data_dir_, StrCat(run_id_, "-deletes-", file, ".parquet")));
+}
+
+std::string RunFiles::DataManifest() { return Remember(JoinPath(metadata_dir_, StrCat(run_id_, "-m0.avro"))); }
+
+std::string RunFiles::DeleteManifest() { return Remember(JoinPath(metadata_dir_, StrCat(run_id_, "-m1.avro"))); }
+
+std::string RunFiles::ManifestList(int64_t snapshot_id) {
+  return Remember(JoinPath(metadata_dir_, StrCat("snap-", snapshot_id, "-1-", run_id_, ".avro")));
+}
+
+std::string RunFiles::MetadataFile(int version) { return Remember(iceberg::MetadataFilePath(location_, version)); }
+
+std::string RunFiles::FoldState() { return Remember(JoinPath(state_dir_, StrCat("state-", run_id_, ".json"))); }
+
+std::string RunFiles::RowIndexFile(int file) {
+  return Remember(JoinPath(state_dir_, StrCat("rows-", run_id_, "-", file, ".parquet")));
+}
+
+std::string RunFiles::KeptGenerationDirectory(size_t generation) {
+  return Remember(JoinPath(facts_dir_, StrCat(run_id_, "-", generation)));
+}
+
+std::string RunFiles::KeptComponent(size_t generation, const std::string& file_name) {
+  return Remember(JoinPath(JoinPath(facts_dir_, StrCat(run_id_, "-", generation)), file_name));
+}
+
+std::string RunFiles::MergedFactsFile(size_t merge, int file) {
+  return Remember(JoinPath(facts_dir_, StrCat(run_id_, "-merge", merge, "-", file, ".parquet")));
+}
+
+}  // namespace cqlite::materialize

@@ -1,0 +1,76 @@
+// Every name a materialize run gives a file in the warehouse, in one place
+// (as leveldb's db/filename.h names a database's files). A table lives in
+// `<warehouse>/<namespace>/<table>/` (its Iceberg location):
+//
+//   data/<run>-<i>.parquet            data files (Iceberg)
+//   data/<run>-deletes-<i>.parquet    file-scoped position delete files (Iceberg)
+//   metadata/NNNNN-<uuid>.metadata.json, metadata/<run>-m0.avro (data
+//       manifest), <run>-m1.avro (delete manifest), snap-<id>-1-<run>.avro
+//       (manifest list)                                         (Iceberg)
+//   cqlite/state-<run>.json           the fold state (fold_state.h)
+//   cqlite/rows-<run>-<i>.parquet     the row index's files
+//   cqlite/facts/<run>-<k>/           a consumed generation's SSTable, kept
+//                                     (its own component file names)
+//   cqlite/facts/<run>-merge<m>-<i>.parquet  merged facts files
+//
+// Every name carries the id of the run that wrote it, so that runs racing
+// for one table never write the same file, and nothing is ever overwritten.
+// A run's files are removed again when it does not commit (a crash leaves
+// them unreferenced, and harmless).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/file_system.h"
+
+namespace cqlite::materialize {
+
+// Where a table lives in a warehouse when the catalog does not say yet.
+std::string TableLocation(const std::string& warehouse, const std::string& namespace_name,
+                          const std::string& table_name);
+
+// The files one run (one attempt at a commit) writes for a table. Every
+// name it gives is remembered, and removed when the RunFiles is destroyed,
+// unless Keep() was called (once the commit made the files part of the table).
+class RunFiles {
+ public:
+  // A run with a new random id, of the table at `location`.
+  RunFiles(FileSystem& fs, std::string location);
+  ~RunFiles();
+  RunFiles(const RunFiles&) = delete;
+  RunFiles& operator=(const RunFiles&) = delete;
+
+  void Keep() { kept_ = true; }
+
+  const std::string& run_id() const { return run_id_; }
+  // The directories the names below are in.
+  std::vector<std::string> Directories() const;
+
+  std::string DataFile(int file);
+  std::string DeleteFile(int file);
+  std::string DataManifest();
+  std::string DeleteManifest();
+  std::string ManifestList(int64_t snapshot_id);
+  std::string MetadataFile(int version);
+  std::string FoldState();
+  std::string RowIndexFile(int file);
+  // The directory the run's `generation`th new generation's SSTable is kept
+  // in, and a component file in it (named as in the table directory).
+  std::string KeptGenerationDirectory(size_t generation);
+  std::string KeptComponent(size_t generation, const std::string& file_name);
+  std::string MergedFactsFile(size_t merge, int file);
+
+ private:
+  std::string Remember(std::string path);
+
+  FileSystem& fs_;
+  std::vector<std::string> written_;  // in the order named
+  bool kept_ = false;
+  std::string location_;
+  std::string run_id_;
+  std::string data_dir_, metadata_dir_, state_dir_, facts_dir_;
+};
+
+}  // namespace cqlite::materialize
