@@ -1,11 +1,13 @@
 #include "materialize/iceberg_rows.h"
 
+#include <algorithm>
 #include <bit>
 #include <climits>
 
 #include "cassandra/value_bytes.h"
 #include "cassandra/value_format.h"
 #include "fold/result_values.h"
+#include "materialize/row_hash.h"
 #include "util/strings.h"
 
 namespace cqlite::materialize {
@@ -171,6 +173,45 @@ Result<std::vector<std::optional<std::string_view>>> SplitPrefixed(std::string_v
   return parts;
 }
 
+// The data of schema column `column` in `row` (which may be null), if any.
+const FoldColumn* FindColumn(const FoldRow* row, int column) {
+  if (!row) return nullptr;
+  auto it = std::lower_bound(row->columns.begin(), row->columns.end(), column,
+                             [](const FoldColumn& data, int c) { return data.column < c; });
+  return it != row->columns.end() && it->column == column ? &*it : nullptr;
+}
+
+// The serialized value schema column `index` shows in `row` of a partition
+// (nullopt: null): `key_value` for a partition key column, the clustering
+// value, or the cell of `static_row` or `row`. Multi-cell collections and
+// counters are packed into `packed`, which the result then views.
+std::optional<std::string_view> SourceBytes(const TableSchema& table, int index, const std::string* key_value,
+                                            const FoldRow* static_row, const FoldRow& row, std::string* packed) {
+  const ColumnSchema& column = table.columns[index];
+  switch (column.kind) {
+    case ColumnKind::kPartitionKey:
+      return *key_value;
+    case ColumnKind::kClustering:
+      if (static_cast<size_t>(column.position) < row.clustering.values.size() &&
+          (row.clustering.present.empty() || row.clustering.present[column.position])) {
+        return row.clustering.values[column.position];
+      }
+      return std::nullopt;
+    case ColumnKind::kStatic:
+    case ColumnKind::kRegular: {
+      const FoldRow* from = column.kind == ColumnKind::kStatic ? static_row : &row;
+      const FoldColumn* data = FindColumn(from, index);
+      if (!data || data->cells.empty()) return std::nullopt;
+      if (!data->is_complex && column.type->kind != CqlKind::kCounter) return data->cells.front().value;
+      std::optional<std::string> value = cqlite::ColumnValue(table, index, from);
+      if (!value) return std::nullopt;
+      *packed = std::move(*value);
+      return *packed;
+    }
+  }
+  return std::nullopt;
+}
+
 Result<Value> ElementValue(const CqlType& cql, const Type& type, const std::optional<std::string_view>& bytes,
                            const MappingOptions& options) {
   if (!bytes) return Value::Null();
@@ -179,61 +220,129 @@ Result<Value> ElementValue(const CqlType& cql, const Type& type, const std::opti
 
 }  // namespace
 
-Result<Value> ToIcebergValue(const CqlType& cql, const Type& type, std::string_view bytes,
-                             const MappingOptions& options) {
+bool IcebergScalar::IsScalarKind(CqlKind kind) {
+  switch (kind) {
+    case CqlKind::kAscii:
+    case CqlKind::kText:
+    case CqlKind::kInet:
+    case CqlKind::kTinyint:
+    case CqlKind::kSmallint:
+    case CqlKind::kInt:
+    case CqlKind::kBigint:
+    case CqlKind::kCounter:
+    case CqlKind::kBoolean:
+    case CqlKind::kFloat:
+    case CqlKind::kDouble:
+    case CqlKind::kDecimal:
+    case CqlKind::kVarint:
+    case CqlKind::kTimestamp:
+    case CqlKind::kDate:
+    case CqlKind::kTime:
+    case CqlKind::kUuid:
+    case CqlKind::kTimeuuid:
+    case CqlKind::kBlob:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Value IcebergScalar::ToValue() const {
+  switch (kind) {
+    case Kind::kNull: return Value::Null();
+    case Kind::kBool: return Value::Bool(int_value != 0);
+    case Kind::kInt32: return Value::Int32(static_cast<int32_t>(int_value));
+    case Kind::kInt64: return Value::Int64(int_value);
+    case Kind::kFloat: return Value::Float(float_value);
+    case Kind::kDouble: return Value::Double(double_value);
+    case Kind::kBytes: return Value::Bytes(std::string(bytes()));
+  }
+  return Value::Null();
+}
+
+Result<IcebergScalar> ToIcebergScalar(const CqlType& cql, const Type& type, std::string_view bytes,
+                                      const MappingOptions& options) {
   auto need = [&](size_t width) -> Status {
     if (bytes.size() != width) {
       return Status::InvalidArgument(StrCat("has ", bytes.size(), " bytes, not the ", width, " of a ", cql.ToCql()));
     }
     return Status::OK();
   };
+  using Kind = IcebergScalar::Kind;
+  auto of = [](Kind kind, int64_t v) {
+    IcebergScalar scalar;
+    scalar.kind = kind;
+    scalar.int_value = v;
+    return scalar;
+  };
+  auto view = [](Kind kind, std::string_view v) {
+    IcebergScalar scalar;
+    scalar.kind = kind;
+    scalar.view = v;
+    return scalar;
+  };
+  auto owned = [](Kind kind, std::string v) {
+    IcebergScalar scalar;
+    scalar.kind = kind;
+    scalar.owned = std::move(v);
+    scalar.is_owned = true;
+    return scalar;
+  };
   // Cassandra stores an empty value for any type (`blobAsInt(0x)`); result
   // sets show it as null except where the empty string is a value.
   bool empty_is_value = cql.kind == CqlKind::kAscii || cql.kind == CqlKind::kText || cql.kind == CqlKind::kBlob;
-  if (bytes.empty() && !empty_is_value) return Value::Null();
+  if (bytes.empty() && !empty_is_value) return IcebergScalar{};
   switch (cql.kind) {
     case CqlKind::kAscii:
     case CqlKind::kText:
       if (!IsValidUtf8(bytes)) return Status::InvalidArgument("is not valid UTF-8");
-      return Value::String(std::string(bytes));
+      return view(Kind::kBytes, bytes);
     case CqlKind::kInet: {
       ASSIGN_OR_RETURN(std::string text, ValueToString(cql, bytes));
-      return Value::String(std::move(text));
+      return owned(Kind::kBytes, std::move(text));
     }
     case CqlKind::kTinyint:
       RETURN_IF_ERROR(need(1));
-      return Value::Int32(static_cast<int8_t>(bytes[0]));
+      return of(Kind::kInt32, static_cast<int8_t>(bytes[0]));
     case CqlKind::kSmallint:
       RETURN_IF_ERROR(need(2));
-      return Value::Int32(static_cast<int16_t>(ReadBigEndian(bytes)));
+      return of(Kind::kInt32, static_cast<int16_t>(ReadBigEndian(bytes)));
     case CqlKind::kInt:
       RETURN_IF_ERROR(need(4));
-      return Value::Int32(static_cast<int32_t>(ReadBigEndian(bytes)));
+      return of(Kind::kInt32, static_cast<int32_t>(ReadBigEndian(bytes)));
     case CqlKind::kBigint:
     case CqlKind::kCounter:
       RETURN_IF_ERROR(need(8));
-      return Value::Int64(static_cast<int64_t>(ReadBigEndian(bytes)));
+      return of(Kind::kInt64, static_cast<int64_t>(ReadBigEndian(bytes)));
     case CqlKind::kBoolean:
       RETURN_IF_ERROR(need(1));
-      return Value::Bool(bytes[0] != 0);
-    case CqlKind::kFloat:
+      return of(Kind::kBool, bytes[0] != 0);
+    case CqlKind::kFloat: {
       RETURN_IF_ERROR(need(4));
-      return Value::Float(std::bit_cast<float>(static_cast<uint32_t>(ReadBigEndian(bytes))));
-    case CqlKind::kDouble:
+      IcebergScalar scalar;
+      scalar.kind = Kind::kFloat;
+      scalar.float_value = std::bit_cast<float>(static_cast<uint32_t>(ReadBigEndian(bytes)));
+      return scalar;
+    }
+    case CqlKind::kDouble: {
       RETURN_IF_ERROR(need(8));
-      return Value::Double(std::bit_cast<double>(ReadBigEndian(bytes)));
+      IcebergScalar scalar;
+      scalar.kind = Kind::kDouble;
+      scalar.double_value = std::bit_cast<double>(ReadBigEndian(bytes));
+      return scalar;
+    }
     case CqlKind::kDecimal: {
       if (bytes.size() < 5) return Status::InvalidArgument("is a truncated decimal");
       auto scale = static_cast<int32_t>(ReadBigEndian(bytes.substr(0, 4)));
       auto v = Rescale(bytes.substr(4), scale, type.scale);
       if (!v.ok()) return Status::InvalidArgument(StrCat("decimal ", VarintToDecimal(bytes.substr(4)), "E-", scale, " ",
                                                          v.status().message()));
-      return Value::Bytes(FixedTwosComplement(*v));
+      return owned(Kind::kBytes, FixedTwosComplement(*v));
     }
     case CqlKind::kVarint: {
       auto v = Rescale(bytes, 0, 0);
       if (!v.ok()) return Status::InvalidArgument(StrCat("varint ", VarintToDecimal(bytes), " ", v.status().message()));
-      return Value::Bytes(FixedTwosComplement(*v));
+      return owned(Kind::kBytes, FixedTwosComplement(*v));
     }
     case CqlKind::kTimestamp: {
       RETURN_IF_ERROR(need(8));
@@ -241,11 +350,11 @@ Result<Value> ToIcebergValue(const CqlType& cql, const Type& type, std::string_v
       if (millis > INT64_MAX / 1000 || millis < INT64_MIN / 1000) {
         return Status::InvalidArgument("is a timestamp beyond the microsecond range");
       }
-      return Value::Int64(millis * 1000);
+      return of(Kind::kInt64, millis * 1000);
     }
     case CqlKind::kDate:
       RETURN_IF_ERROR(need(4));
-      return Value::Int32(static_cast<int32_t>(static_cast<int64_t>(ReadBigEndian(bytes)) - kDateEpochOffset));
+      return of(Kind::kInt32, static_cast<int32_t>(static_cast<int64_t>(ReadBigEndian(bytes)) - kDateEpochOffset));
     case CqlKind::kTime: {
       RETURN_IF_ERROR(need(8));
       auto nanos = static_cast<int64_t>(ReadBigEndian(bytes));
@@ -254,14 +363,27 @@ Result<Value> ToIcebergValue(const CqlType& cql, const Type& type, std::string_v
                                               " ns); Iceberg times are in microseconds (pass "
                                               "--truncate-time to drop them)"));
       }
-      return Value::Int64(nanos / 1000);
+      return of(Kind::kInt64, nanos / 1000);
     }
     case CqlKind::kUuid:
     case CqlKind::kTimeuuid:
       RETURN_IF_ERROR(need(16));
-      return Value::Bytes(std::string(bytes));
+      return view(Kind::kBytes, bytes);
     case CqlKind::kBlob:
-      return Value::Bytes(std::string(bytes));
+      return view(Kind::kBytes, bytes);
+    default:
+      return Status::NotSupported(StrCat("type ", cql.ToCql(), " is not a primitive Iceberg type"));
+  }
+}
+
+Result<Value> ToIcebergValue(const CqlType& cql, const Type& type, std::string_view bytes,
+                             const MappingOptions& options) {
+  if (IcebergScalar::IsScalarKind(cql.kind)) {
+    ASSIGN_OR_RETURN(IcebergScalar scalar, ToIcebergScalar(cql, type, bytes, options));
+    return scalar.ToValue();
+  }
+  if (bytes.empty()) return Value::Null();
+  switch (cql.kind) {
     case CqlKind::kDuration: {
       size_t pos = 0;
       int64_t months, days, nanos;
@@ -404,27 +526,199 @@ Result<Value> RowConverter::ColumnValue(int field, const std::string* key_value,
                                         const FoldRow& row) const {
   int index = mapping_.columns[field];
   const ColumnSchema& column = table_.columns[index];
-  const Type& type = *mapping_.schema.fields[field].type;
-  std::optional<std::string> bytes;
-  switch (column.kind) {
-    case ColumnKind::kPartitionKey:
-      bytes = *key_value;
-      break;
-    case ColumnKind::kClustering:
-      if (static_cast<size_t>(column.position) < row.clustering.values.size() &&
-          (row.clustering.present.empty() || row.clustering.present[column.position])) {
-        bytes = row.clustering.values[column.position];
-      }
-      break;
-    case ColumnKind::kStatic:
-      bytes = cqlite::ColumnValue(table_, index, static_row);
-      break;
-    case ColumnKind::kRegular:
-      bytes = cqlite::ColumnValue(table_, index, &row);
-      break;
-  }
+  std::string packed;
+  std::optional<std::string_view> bytes = SourceBytes(table_, index, key_value, static_row, row, &packed);
   if (!bytes) return Value::Null();
-  return ToIcebergValue(*column.type, type, *bytes, options_);
+  return ToIcebergValue(*column.type, *mapping_.schema.fields[field].type, *bytes, options_);
+}
+
+RowBatchConverter::RowBatchConverter(const TableSchema& table, const TableMapping& mapping,
+                                     const MappingOptions& options)
+    : table_(table), options_(options), key_type_(table.PartitionKeyType()) {
+  parquet::LevelPlan plan = parquet::BuildLevelPlan(iceberg::ToParquetSchema(mapping.schema));
+  for (size_t i = 0; i < mapping.columns.size(); ++i) {
+    FieldPlan field;
+    field.column_index = mapping.columns[i];
+    field.column = &table.columns[field.column_index];
+    field.type = mapping.schema.fields[i].type.get();
+    field.required = mapping.schema.fields[i].required;
+    field.scalar = IcebergScalar::IsScalarKind(field.column->type->kind);
+    const parquet::SchemaNode& node = plan.roots[i];
+    field.leaf = node.leaf_begin;
+    field.null_def_level = node.def_level - 1;
+    const CqlType& cql = *field.column->type;
+    bool is_map = cql.kind == CqlKind::kMap;
+    if ((cql.kind == CqlKind::kList || cql.kind == CqlKind::kSet || is_map) &&
+        (field.column->kind == ColumnKind::kStatic || field.column->kind == ColumnKind::kRegular) &&
+        std::all_of(cql.params.begin(), cql.params.end(),
+                    [](const CqlTypePtr& p) { return IcebergScalar::IsScalarKind(p->kind); })) {
+      field.scalar_collection = true;
+      field.element_cql = cql.params[0].get();
+      field.element_type = field.type->fields[0].type.get();
+      field.empty_def_level = node.def_level;
+      field.element_rep_level = node.rep_level;
+      // A list's repeated group holds the element; a map's, the key and the value.
+      const parquet::SchemaNode& entries = is_map ? node : node.children[0];
+      const parquet::SchemaNode& element = is_map ? node.children[0] : entries;
+      field.element_leaf = element.leaf_begin;
+      field.element_def_level = element.def_level;
+      if (is_map) {
+        field.value_cql = cql.params[1].get();
+        field.value_type = field.type->fields[1].type.get();
+        field.value_leaf = node.children[1].leaf_begin;
+        field.value_def_level = node.children[1].def_level;
+      }
+    }
+    fields_.push_back(field);
+  }
+}
+
+Result<uint64_t> RowBatchConverter::Append(std::string_view key, const FoldRow* static_row, const FoldRow& row,
+                                           parquet::RowBatch* batch) {
+  if (!has_split_key_ || key != split_key_) {
+    ASSIGN_OR_RETURN(key_values_, SplitPartitionKey(*key_type_, key));
+    split_key_.assign(key.data(), key.size());
+    has_split_key_ = true;
+  }
+  RowHasher hasher;
+  hasher.Struct(fields_.size());
+  std::string packed;  // a multi-cell collection or counter, packed
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    const FieldPlan& field = fields_[i];
+    const ColumnSchema& column = *field.column;
+    if (field.scalar_collection) {
+      const FoldColumn* data = FindColumn(column.kind == ColumnKind::kStatic ? static_row : &row, field.column_index);
+      if (data && data->is_complex && !data->cells.empty()) {
+        Status appended = AppendCells(field, *data, batch, &hasher);
+        if (!appended.ok()) {
+          return Status::InvalidArgument(StrCat("column ", column.name, ": value ", appended.message()));
+        }
+        continue;
+      }
+    }
+    const std::string* key_value =
+        column.kind == ColumnKind::kPartitionKey ? &key_values_.at(column.position) : nullptr;
+    std::optional<std::string_view> bytes =
+        SourceBytes(table_, field.column_index, key_value, static_row, row, &packed);
+    auto fail = [&](const Status& status) {
+      return Status::InvalidArgument(StrCat("column ", column.name, ": value ", status.message()));
+    };
+    if (!field.scalar) {
+      parquet::Value value;
+      if (bytes) {
+        auto converted = ToIcebergValue(*column.type, *field.type, *bytes, options_);
+        if (!converted.ok()) return fail(converted.status());
+        value = std::move(*converted);
+      }
+      hasher.Add(value);
+      if (batch) {
+        Status appended = batch->AppendField(static_cast<int>(i), value);
+        if (!appended.ok()) return fail(appended);
+      }
+      continue;
+    }
+    IcebergScalar scalar;
+    if (bytes) {
+      auto converted = ToIcebergScalar(*column.type, *field.type, *bytes, options_);
+      if (!converted.ok()) return fail(converted.status());
+      scalar = std::move(*converted);
+    }
+    using Kind = IcebergScalar::Kind;
+    if (scalar.kind == Kind::kNull && field.required) {
+      return Status::InvalidArgument(StrCat("column ", column.name, ": is null, but the Iceberg field is required"));
+    }
+    parquet::ColumnBatch* leaf = batch ? &batch->column(field.leaf) : nullptr;
+    switch (scalar.kind) {
+      case Kind::kNull:
+        hasher.Null();
+        if (leaf) leaf->AppendNull(field.null_def_level);
+        break;
+      case Kind::kBool:
+        hasher.Bool(scalar.int_value != 0);
+        if (leaf) leaf->AppendBool(scalar.int_value != 0);
+        break;
+      case Kind::kInt32:
+        hasher.Int32(static_cast<int32_t>(scalar.int_value));
+        if (leaf) leaf->AppendInt32(static_cast<int32_t>(scalar.int_value));
+        break;
+      case Kind::kInt64:
+        hasher.Int64(scalar.int_value);
+        if (leaf) leaf->AppendInt64(scalar.int_value);
+        break;
+      case Kind::kFloat:
+        hasher.Float(scalar.float_value);
+        if (leaf) leaf->AppendFloat(scalar.float_value);
+        break;
+      case Kind::kDouble:
+        hasher.Double(scalar.double_value);
+        if (leaf) leaf->AppendDouble(scalar.double_value);
+        break;
+      case Kind::kBytes:
+        hasher.Bytes(scalar.bytes());
+        if (leaf) leaf->AppendBytes(scalar.bytes());
+        break;
+    }
+  }
+  if (batch) batch->EndRows(1);
+  return hasher.hash();
+}
+
+Status RowBatchConverter::AppendCells(const FieldPlan& field, const FoldColumn& data, parquet::RowBatch* batch,
+                                      RowHasher* hasher) {
+  // As ToIcebergValue converts the value PackCells makes of the cells.
+  const bool is_map = field.value_cql != nullptr;
+  const bool is_set = field.column->type->kind == CqlKind::kSet;
+  is_map ? hasher->Map(data.cells.size()) : hasher->List(data.cells.size());
+  parquet::ColumnBatch* elements = batch ? &batch->column(field.element_leaf) : nullptr;
+  parquet::ColumnBatch* values = batch && is_map ? &batch->column(field.value_leaf) : nullptr;
+  auto append = [&](const IcebergScalar& scalar, parquet::ColumnBatch* leaf, int def_level, int rep_level) {
+    using Kind = IcebergScalar::Kind;
+    switch (scalar.kind) {
+      case Kind::kNull:
+        hasher->Null();
+        if (leaf) leaf->AppendNull(def_level - 1, rep_level);
+        break;
+      case Kind::kBool:
+        hasher->Bool(scalar.int_value != 0);
+        if (leaf) leaf->AppendBool(scalar.int_value != 0, rep_level);
+        break;
+      case Kind::kInt32:
+        hasher->Int32(static_cast<int32_t>(scalar.int_value));
+        if (leaf) leaf->AppendInt32(static_cast<int32_t>(scalar.int_value), rep_level);
+        break;
+      case Kind::kInt64:
+        hasher->Int64(scalar.int_value);
+        if (leaf) leaf->AppendInt64(scalar.int_value, rep_level);
+        break;
+      case Kind::kFloat:
+        hasher->Float(scalar.float_value);
+        if (leaf) leaf->AppendFloat(scalar.float_value, rep_level);
+        break;
+      case Kind::kDouble:
+        hasher->Double(scalar.double_value);
+        if (leaf) leaf->AppendDouble(scalar.double_value, rep_level);
+        break;
+      case Kind::kBytes:
+        hasher->Bytes(scalar.bytes());
+        if (leaf) leaf->AppendBytes(scalar.bytes(), rep_level);
+        break;
+    }
+  };
+  for (size_t i = 0; i < data.cells.size(); ++i) {
+    const FoldCell& cell = data.cells[i];
+    int rep_level = i == 0 ? 0 : field.element_rep_level;
+    ASSIGN_OR_RETURN(IcebergScalar element,
+                     ToIcebergScalar(*field.element_cql, *field.element_type,
+                                     is_map || is_set ? std::string_view(cell.path) : std::string_view(cell.value),
+                                     options_));
+    if (is_map && element.kind == IcebergScalar::Kind::kNull) return Status::InvalidArgument("is a map with a null key");
+    append(element, elements, field.element_def_level, rep_level);
+    if (is_map) {
+      ASSIGN_OR_RETURN(IcebergScalar value, ToIcebergScalar(*field.value_cql, *field.value_type, cell.value, options_));
+      append(value, values, field.value_def_level, rep_level);
+    }
+  }
+  return Status::OK();
 }
 
 int64_t RowConverter::EarliestExpiry(const FoldRow& row) {

@@ -19,6 +19,8 @@
 #include "cassandra/table_schema.h"
 #include "fold/fold_types.h"
 #include "iceberg/schema.h"
+#include "materialize/row_hash.h"
+#include "parquet/row_batch.h"
 #include "parquet/value.h"
 #include "util/status.h"
 
@@ -73,5 +75,90 @@ class RowConverter {
 // `type`. InvalidArgument (without a column name) when it does not fit.
 Result<parquet::Value> ToIcebergValue(const CqlType& cql, const iceberg::Type& type, std::string_view bytes,
                                       const MappingOptions& options);
+
+// A value of a primitive Iceberg type, as ToIcebergValue converts it, but
+// without a value tree: what goes straight into a Parquet leaf column.
+struct IcebergScalar {
+  enum class Kind { kNull, kBool, kInt32, kInt64, kFloat, kDouble, kBytes };
+  Kind kind = Kind::kNull;
+  int64_t int_value = 0;  // kBool, kInt32, kInt64
+  float float_value = 0;
+  double double_value = 0;
+  // kBytes (strings too): a view of the serialized value, or, for values
+  // made anew (decimals, varints, inet), of `owned`.
+  std::string_view view;
+  std::string owned;
+  bool is_owned = false;
+
+  std::string_view bytes() const { return is_owned ? std::string_view(owned) : view; }
+  parquet::Value ToValue() const;
+  // Whether values of `kind` convert to an IcebergScalar (every CQL type but
+  // collections, vectors, tuples, user types and duration).
+  static bool IsScalarKind(CqlKind kind);
+};
+
+// ToIcebergValue for a scalar kind. The result may view `bytes`.
+Result<IcebergScalar> ToIcebergScalar(const CqlType& cql, const iceberg::Type& type, std::string_view bytes,
+                                      const MappingOptions& options);
+
+// Converts folded rows into Iceberg rows appended to a parquet::RowBatch of
+// iceberg::ToParquetSchema(mapping.schema), as DuckDB's column writers take
+// vectors: where each field's value comes from (a partition key component, a
+// clustering value, a static or regular column) and how it converts is
+// decided once, when the converter is made; a scalar goes from its
+// serialized bytes straight into its leaf column, and only nested values
+// (collections, tuples, user types, durations) are built as value trees
+// first. Each row's hash (row_hash.h) is the one HashValue gives the value
+// tree RowConverter::Convert makes of it.
+class RowBatchConverter {
+ public:
+  // `table` and `mapping` must outlive the converter.
+  RowBatchConverter(const TableSchema& table, const TableMapping& mapping, const MappingOptions& options);
+
+  // The row `row` of the partition whose key is `key` (the stored key bytes),
+  // with `static_row` (may be null) denormalised onto it: appended to
+  // `batch` and counted (RowBatch::EndRows), or only hashed when `batch` is
+  // null. Returns the row's hash. InvalidArgument naming the column when a
+  // value does not fit its Iceberg type; the batch then holds part of the
+  // row and must not be written.
+  Result<uint64_t> Append(std::string_view key, const FoldRow* static_row, const FoldRow& row,
+                          parquet::RowBatch* batch);
+
+ private:
+  struct FieldPlan {
+    const ColumnSchema* column = nullptr;
+    int column_index = 0;  // into TableSchema::columns
+    const iceberg::Type* type = nullptr;
+    bool required = false;
+    bool scalar = false;   // IcebergScalar::IsScalarKind
+    int leaf = 0;          // scalar: its leaf column
+    int null_def_level = 0;  // the definition level of a null
+    // A list, set or map of scalars: when its cells are the column's (not
+    // frozen), its elements go from the cells straight to the leaf columns
+    // of the elements (of a map: its keys) and of a map's values.
+    bool scalar_collection = false;
+    const CqlType* element_cql = nullptr;
+    const iceberg::Type* element_type = nullptr;
+    const CqlType* value_cql = nullptr;  // maps
+    const iceberg::Type* value_type = nullptr;
+    int element_leaf = 0, value_leaf = 0;
+    int empty_def_level = 0;    // an empty collection's
+    int element_def_level = 0;  // a present element's (a null one's is one less)
+    int value_def_level = 0;
+    int element_rep_level = 0;  // of every element after the first
+  };
+
+  // A scalar collection's cells: appended (when `batch` is not null) and hashed.
+  Status AppendCells(const FieldPlan& field, const FoldColumn& data, parquet::RowBatch* batch, RowHasher* hasher);
+
+  const TableSchema& table_;
+  MappingOptions options_;
+  CqlTypePtr key_type_;
+  std::vector<FieldPlan> fields_;
+  // The last partition key split, kept while its rows come.
+  std::string split_key_;
+  std::vector<std::string> key_values_;
+  bool has_split_key_ = false;
+};
 
 }  // namespace cqlite::materialize

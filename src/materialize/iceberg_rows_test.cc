@@ -6,6 +6,7 @@
 #include <climits>
 
 #include "cassandra/cql_schema.h"
+#include "materialize/row_hash.h"
 
 namespace cqlite::materialize {
 namespace {
@@ -581,6 +582,161 @@ TEST_F(RowConverterTest, ErrorsNameTheColumn) {
   // A partition key without the table's two components.
   value = converter.Convert(Component(BE32(7)), nullptr, Row());
   EXPECT_FALSE(value.ok());
+}
+
+// RowBatchConverter must fill a batch exactly as shredding RowConverter's
+// value tree does, and hash each row as HashValue hashes that tree.
+void ExpectSameBatches(const parquet::RowBatch& a, const parquet::RowBatch& b) {
+  ASSERT_EQ(a.num_rows(), b.num_rows());
+  ASSERT_EQ(a.num_columns(), b.num_columns());
+  for (int leaf = 0; leaf < a.num_columns(); ++leaf) {
+    SCOPED_TRACE(leaf);
+    const parquet::ColumnBatch& x = a.column(leaf);
+    const parquet::ColumnBatch& y = b.column(leaf);
+    EXPECT_EQ(x.num_levels(), y.num_levels());
+    EXPECT_TRUE(std::ranges::equal(x.def_levels(), y.def_levels()));
+    EXPECT_TRUE(std::ranges::equal(x.rep_levels(), y.rep_levels()));
+    EXPECT_TRUE(std::ranges::equal(x.bools(), y.bools()));
+    EXPECT_TRUE(std::ranges::equal(x.int32s(), y.int32s()));
+    EXPECT_TRUE(std::ranges::equal(x.int64s(), y.int64s()));
+    EXPECT_TRUE(std::ranges::equal(x.floats(), y.floats()));
+    EXPECT_TRUE(std::ranges::equal(x.doubles(), y.doubles()));
+    EXPECT_EQ(x.bytes(), y.bytes());
+    EXPECT_TRUE(std::ranges::equal(x.offsets(), y.offsets()));
+  }
+}
+
+TEST_F(RowConverterTest, BatchConverterFillsColumnsAsTheValueTreeShreds) {
+  RowConverter converter(table_, mapping_, MappingOptions{});
+  RowBatchConverter batch_converter(table_, mapping_, MappingOptions{});
+  parquet::Schema parquet_schema = iceberg::ToParquetSchema(mapping_.schema);
+  parquet::RowBatch expected(parquet_schema), got(parquet_schema);
+
+  FoldRow static_row;
+  static_row.columns = {Simple(table_, "st", BE32(42))};
+  FoldRow absent_clustering = Row();
+  absent_clustering.clustering.values = {""};
+  absent_clustering.clustering.present = {false};
+  FoldRow no_columns = Row();
+  no_columns.columns.clear();
+  FoldRow empty_list = Row();
+  empty_list.columns.back().cells.clear();
+  FoldRow empty_text = Row();
+  empty_text.columns.front().cells.front().value = "";
+  const std::string other_key = Component(BE32(-8)) + Component("");
+  struct Case {
+    const std::string* key;
+    const FoldRow* static_row;
+    FoldRow row;
+  };
+  std::vector<Case> cases = {{&key_, &static_row, Row()},        {&key_, nullptr, Row()},
+                             {&other_key, nullptr, no_columns},      {&other_key, &static_row, empty_list},
+                             {&key_, nullptr, empty_text}};
+  for (const Case& c : cases) {
+    auto value = converter.Convert(*c.key, c.static_row, c.row);
+    ASSERT_TRUE(value.ok()) << value.status().ToString();
+    ASSERT_TRUE(expected.AppendRow(*value).ok());
+    auto hash = batch_converter.Append(*c.key, c.static_row, c.row, &got);
+    ASSERT_TRUE(hash.ok()) << hash.status().ToString();
+    EXPECT_EQ(*hash, HashValue(*value)) << value->ToString();
+    // Hashing alone appends nothing and gives the same hash.
+    auto hash_only = batch_converter.Append(*c.key, c.static_row, c.row, nullptr);
+    ASSERT_TRUE(hash_only.ok());
+    EXPECT_EQ(*hash_only, *hash);
+  }
+  ExpectSameBatches(got, expected);
+
+  // A null where the Iceberg field is required (a primary key column) fits
+  // neither.
+  auto value = converter.Convert(key_, &static_row, absent_clustering);
+  ASSERT_TRUE(value.ok());
+  EXPECT_FALSE(expected.AppendRow(*value).ok());
+  auto hash = batch_converter.Append(key_, &static_row, absent_clustering, &got);
+  ASSERT_FALSE(hash.ok());
+  EXPECT_NE(hash.status().message().find("column c"), std::string::npos) << hash.status().ToString();
+}
+
+TEST(RowBatchConverterTest, CollectionsFromTheirCellsAsFromTheirPackedValues) {
+  TableSchema table = Table(
+      "CREATE TABLE ks.c (k int, c int, tags set<text>, counts map<text, int>, l list<int>, "
+      "fl frozen<list<int>>, s map<int, text> static, PRIMARY KEY (k, c))");
+  auto mapping = MapTable(table, MappingOptions{});
+  ASSERT_TRUE(mapping.ok()) << mapping.status().ToString();
+  auto index = [&](const char* name) { return static_cast<int>(table.FindColumn(name) - table.columns.data()); };
+  auto complex = [&](const char* name, std::vector<std::pair<std::string, std::string>> cells) {
+    FoldColumn column;
+    column.column = index(name);
+    column.is_complex = true;
+    for (auto& [path, value] : cells) {
+      FoldCell cell;
+      cell.timestamp = 1;
+      cell.path = path;
+      cell.value = value;
+      column.cells.push_back(cell);
+    }
+    return column;
+  };
+  auto sorted = [](std::vector<FoldColumn> columns) {
+    std::sort(columns.begin(), columns.end(), [](auto& x, auto& y) { return x.column < y.column; });
+    return columns;
+  };
+  FoldRow full;
+  full.clustering.values = {BE32(1)};
+  full.columns = sorted({complex("tags", {{"a", ""}, {"", ""}, {"zz", ""}}),
+                         complex("counts", {{"x", BE32(1)}, {"y", ""}, {"", BE32(3)}}),
+                         complex("l", {{std::string(16, '\1'), BE32(5)}, {std::string(16, '\2'), ""}}),
+                         Simple(table, "fl", BE32(2) + BE32(4) + BE32(7) + BE32(0xffffffff))});
+  FoldRow sparse;
+  sparse.clustering.values = {BE32(2)};
+  sparse.columns = sorted({complex("counts", {{"only", BE32(-1)}}), complex("l", {})});
+  FoldRow static_row;
+  static_row.columns = {complex("s", {{BE32(9), "nine"}, {BE32(10), ""}})};
+
+  RowConverter converter(table, *mapping, MappingOptions{});
+  RowBatchConverter batch_converter(table, *mapping, MappingOptions{});
+  parquet::Schema parquet_schema = iceberg::ToParquetSchema(mapping->schema);
+  parquet::RowBatch expected(parquet_schema), got(parquet_schema);
+  const std::string key = BE32(7);
+  for (const FoldRow* row : {&full, &sparse, &full}) {
+    for (const FoldRow* with_static : {static_cast<const FoldRow*>(&static_row), static_cast<const FoldRow*>(nullptr)}) {
+      auto value = converter.Convert(key, with_static, *row);
+      ASSERT_TRUE(value.ok()) << value.status().ToString();
+      ASSERT_TRUE(expected.AppendRow(*value).ok()) << value->ToString();
+      auto hash = batch_converter.Append(key, with_static, *row, &got);
+      ASSERT_TRUE(hash.ok()) << hash.status().ToString();
+      EXPECT_EQ(*hash, HashValue(*value)) << value->ToString();
+    }
+  }
+  ExpectSameBatches(got, expected);
+
+  // A map key that is null (an empty int) is refused by both.
+  FoldRow null_key = sparse;
+  null_key.columns = {complex("s", {{"", "x"}})};
+  EXPECT_FALSE(batch_converter.Append(key, &null_key, sparse, &got).ok());
+  auto value = converter.Convert(key, &null_key, sparse);
+  EXPECT_TRUE(!value.ok() || !expected.AppendRow(*value).ok());
+}
+
+TEST_F(RowConverterTest, BatchConverterErrorsNameTheColumn) {
+  RowBatchConverter converter(table_, mapping_, MappingOptions{});
+  parquet::RowBatch batch(iceberg::ToParquetSchema(mapping_.schema));
+  FoldRow row = Row();
+  row.columns.push_back(Simple(table_, "w", Bytes({1, 2, 3})));
+  std::sort(row.columns.begin(), row.columns.end(), [](auto& x, auto& y) { return x.column < y.column; });
+  auto hash = converter.Append(key_, nullptr, row, &batch);
+  ASSERT_FALSE(hash.ok());
+  EXPECT_EQ(hash.status().kind(), StatusKind::kInvalidArgument);
+  EXPECT_NE(hash.status().message().find("column w"), std::string::npos) << hash.status().ToString();
+
+  // A list element of the wrong width, in a nested field.
+  FoldRow bad_list = Row();
+  bad_list.columns.back().cells.front().value = Bytes({1});
+  hash = converter.Append(key_, nullptr, bad_list, &batch);
+  ASSERT_FALSE(hash.ok());
+  EXPECT_NE(hash.status().message().find("column l"), std::string::npos) << hash.status().ToString();
+
+  // A partition key without the table's two components.
+  EXPECT_FALSE(converter.Append(Component(BE32(7)), nullptr, Row(), &batch).ok());
 }
 
 TEST(RowConverterSingleKeyTest, TimestampKeyAndEmptyValues) {

@@ -12,20 +12,15 @@
 
 #include "cassandra/sstable.h"
 #include "cassandra/table_sstables.h"
-#include "cassandra/value_format.h"
 #include "envelope/envelope_schema.h"
-#include "fold/table_fold.h"
-#include "fold/value_order.h"
 #include "iceberg/data_files.h"
 #include "iceberg/manifest.h"
 #include "iceberg/table_metadata.h"
 #include "io/checksum.h"
 #include "materialize/facts.h"
 #include "materialize/fold_state.h"
-#include "materialize/position_deletes.h"
-#include "materialize/row_hash.h"
+#include "materialize/row_changes.h"
 #include "materialize/warehouse_files.h"
-#include "parquet/writer.h"
 #include "util/strings.h"
 
 namespace cqlite::materialize {
@@ -41,7 +36,6 @@ constexpr char kNowKey[] = "cqlite.ttl-evaluated-at";
 constexpr char kEngineVersion[] = "0.1.0";
 // The envelope prefix used when a table column starts with the default one.
 constexpr char kAlternatePrefix[] = "_cqlite_envelope_";
-constexpr int64_t kProgressEvery = 200000;
 // Smaller row groups than delta-export's: the fold holds one row group's
 // decoded values per consumed generation.
 constexpr int64_t kFactsRowGroupRows = 4096;
@@ -116,14 +110,6 @@ void Progress(const MaterializeOptions& options, const std::string& line) {
   if (options.progress) options.progress(line);
 }
 
-// Row comparison in fold order: partition token and key, then clustering.
-int CompareToRow(Partitioner partitioner, const ClusteringOrder& order, const RowIndexEntry& entry,
-                 const std::string& key, const FoldClustering& clustering) {
-  auto key_order = ComparePartitionKeys(partitioner, entry.partition_key, key);
-  if (key_order != std::strong_ordering::equal) return key_order < 0 ? -1 : 1;
-  return order.CompareRows(entry.clustering, clustering);
-}
-
 // The table as the catalog has it when an attempt starts.
 struct Baseline {
   std::optional<std::string> metadata_location;  // none: the table does not exist yet
@@ -177,145 +163,6 @@ Result<std::vector<FactsSet>> KeepNewGenerations(const Run& run, const std::vect
     consumed->push_back({run.identities[fresh[k]], max_timestamp});
   }
   return sets;
-}
-
-// What step 3 leaves for the snapshot.
-struct MergedFold {
-  std::vector<std::string> row_index;                   // the new row index's files
-  std::vector<iceberg::DataFile> data_files;            // the run's data file, if it wrote a row
-  std::vector<iceberg::DataFile> delete_files;          // positions no longer current
-  int64_t next_expiry = INT64_MAX;                      // when the next TTL runs out
-};
-
-// Step 3: every fact (those of the baseline and the new ones) folded as of
-// `now`, merged with the baseline's row index in fold order: unchanged rows
-// keep their location, new and changed rows go to a new data file, rows
-// changed or gone are position-deleted where they were.
-Result<MergedFold> FoldAndMerge(const Run& run, const Baseline& base, const std::vector<FactsSet>& facts,
-                                int64_t now, RunFiles& files, TableReport* report) {
-  ASSIGN_OR_RETURN(OpenedFacts opened, OpenFacts(run.fs, facts, run.table));
-  std::shared_ptr<const TableSchema> fold_schema = opened.schema;
-  std::optional<Partitioner> partitioner = opened.partitioner;
-  // Envelope facts carry the schema they were written with; its columns may
-  // be ordered otherwise than the SSTables' schema, so rows are converted
-  // with a mapping made from it (after checking it maps to the same table).
-  TableMapping fold_mapping = run.mapping;
-  if (fold_schema.get() != nullptr) {
-    ASSIGN_OR_RETURN(fold_mapping, MapTable(*fold_schema, run.options.mapping));
-    if (!iceberg::SameStructure(fold_mapping.schema, run.mapping.schema)) {
-      return Status::NotSupported(StrCat(base.location, ": the schema of the consumed generations differs from ",
-                                         run.table_dir, "'s; schema changes are not supported yet"));
-    }
-  }
-  if (!partitioner) {
-    return Status::NotSupported(StrCat(run.table_dir, ": written by a partitioner whose key order cqlite does not "
-                                                      "know; materialize needs Murmur3, Random or ByteOrdered"));
-  }
-  ASSIGN_OR_RETURN(auto fold, TableFold::Make(*fold_schema, partitioner, std::move(opened.sources), now));
-  RowConverter converter(*fold_schema, fold_mapping, run.options.mapping);
-  std::vector<CqlTypePtr> clustering_types;
-  for (const ColumnSchema* column : fold_schema->ClusteringColumns()) {
-    auto type = std::make_shared<CqlType>(*column->type);
-    type->reversed = column->reversed;
-    clustering_types.push_back(type);
-  }
-  ClusteringOrder order(clustering_types);
-  // A COMPACT STORAGE table without (visible) clustering columns keeps its
-  // rows as static rows: SELECT shows each as the partition's one row.
-  const auto clustering_columns = fold_schema->ClusteringColumns();
-  const bool static_rows_are_rows =
-      !clustering_columns.empty() &&
-      std::all_of(clustering_columns.begin(), clustering_columns.end(), [](const ColumnSchema* c) { return c->hidden; });
-  const std::vector<FoldRow> static_row_as_row(1);
-
-  MergedFold merged;
-  ASSIGN_OR_RETURN(auto old_index, RowIndexReader::Open(run.fs, base.state.row_index));
-  auto new_index = std::make_unique<RowIndexWriter>(run.fs, [&](int i) {
-    return files.RowIndexFile(i);
-  });
-  std::string data_path = files.DataFile(0);
-  std::unique_ptr<parquet::ParquetWriter> data_writer;
-
-  PositionDeleteWriter deletes(
-      run.fs,
-      [&](int i) { return files.DeleteFile(i); },
-      run.options.compression);
-
-  RowIndexEntry old;
-  ASSIGN_OR_RETURN(bool has_old, old_index->Next(&old));
-  auto drop_old = [&]() -> Status {
-    RETURN_IF_ERROR(deletes.Add(old.data_file, old.position));
-    ++report->rows_deleted;
-    ASSIGN_OR_RETURN(has_old, old_index->Next(&old));
-    return Status::OK();
-  };
-
-  FoldedPartition partition;
-  int64_t rows_seen = 0;
-  while (true) {
-    ASSIGN_OR_RETURN(bool more, fold->Next(&partition));
-    if (!more) break;
-    const std::vector<FoldRow>* rows = &partition.rows;
-    if (rows->empty()) {
-      if (!partition.has_static_row) continue;
-      if (!static_rows_are_rows) {
-        ++report->static_only_partitions;
-        continue;
-      }
-      rows = &static_row_as_row;
-    }
-    const FoldRow* static_row = partition.has_static_row ? &partition.static_row : nullptr;
-    if (static_row) merged.next_expiry = std::min(merged.next_expiry, RowConverter::EarliestExpiry(*static_row));
-    for (const FoldRow& row : *rows) {
-      auto value = converter.Convert(partition.key, static_row, row);
-      if (!value.ok()) {
-        auto key = PartitionKeyStrings(*fold_schema->PartitionKeyType(), partition.key);
-        return value.status().WithContext(
-            StrCat(run.table_dir, ": partition ", key.ok() ? Join(*key, ":") : ToHex(partition.key)));
-      }
-      uint64_t hash = HashValue(*value);
-      merged.next_expiry = std::min(merged.next_expiry, RowConverter::EarliestExpiry(row));
-      while (has_old && CompareToRow(*partitioner, order, old, partition.key, row.clustering) < 0) {
-        RETURN_IF_ERROR(drop_old());
-      }
-      bool same_key = has_old && CompareToRow(*partitioner, order, old, partition.key, row.clustering) == 0;
-      if (same_key && old.hash == hash) {
-        RETURN_IF_ERROR(new_index->Add(old));
-        ASSIGN_OR_RETURN(has_old, old_index->Next(&old));
-      } else {
-        if (same_key) RETURN_IF_ERROR(drop_old());
-        if (!data_writer) {
-          parquet::WriterOptions writer_options;
-          writer_options.compression = run.options.compression;
-          if (run.options.compression == parquet::CompressionCodec::kZstd) {
-            writer_options.compression_level = run.options.compression_level;
-          }
-          ASSIGN_OR_RETURN(data_writer, parquet::ParquetWriter::Open(run.fs, data_path,
-                                                                     iceberg::ToParquetSchema(run.mapping.schema),
-                                                                     writer_options));
-        }
-        RowIndexEntry entry{partition.key, row.clustering, data_path, data_writer->num_rows(), hash};
-        RETURN_IF_ERROR(data_writer->WriteRow(*value));
-        RETURN_IF_ERROR(new_index->Add(entry));
-        ++report->rows_appended;
-      }
-      if (++rows_seen % kProgressEvery == 0) {
-        Progress(run.options, StrCat(rows_seen, " rows folded, ", report->rows_appended, " written, ",
-                                     report->rows_deleted, " deleted"));
-      }
-    }
-  }
-  while (has_old) RETURN_IF_ERROR(drop_old());
-  ASSIGN_OR_RETURN(merged.row_index, new_index->Close());
-  for (const std::string& path : merged.row_index) RETURN_IF_ERROR(run.fs.SyncFile(path));
-  report->rows_total = new_index->count();
-  if (data_writer) {
-    ASSIGN_OR_RETURN(parquet::WriteResult written, data_writer->Close());
-    RETURN_IF_ERROR(run.fs.SyncFile(data_path));
-    merged.data_files.push_back(iceberg::DescribeDataFile(data_path, written, run.mapping.schema));
-  }
-  ASSIGN_OR_RETURN(merged.delete_files, deletes.Finish());
-  return merged;
 }
 
 // Step 4: the fold state, manifests for the added files, a manifest list
@@ -456,10 +303,21 @@ Status RunOnce(const Run& run, TableReport* report) {
   merge.progress = run.options.progress;
   ASSIGN_OR_RETURN(facts, MergeFactsSets(run.fs, std::move(facts), run.table, merge, files));
   TestCrashPoint("facts");
-  ASSIGN_OR_RETURN(MergedFold merged, FoldAndMerge(run, base, facts, now, files, report));
+  RowChangesOptions row_options;
+  row_options.now_seconds = now;
+  row_options.mapping = run.options.mapping;
+  row_options.compression = run.options.compression;
+  row_options.compression_level = run.options.compression_level;
+  row_options.progress = run.options.progress;
+  ASSIGN_OR_RETURN(RowChanges changes, FoldRowChanges(run.fs, run.table, run.mapping, run.table_dir, facts,
+                                                      base.state.row_index, row_options, files));
+  report->rows_appended = changes.rows_appended;
+  report->rows_deleted = changes.rows_deleted;
+  report->rows_total = changes.rows_total;
+  report->static_only_partitions = changes.static_only_partitions;
   TestCrashPoint("fold");
-  std::vector<iceberg::DataFile> added = std::move(merged.data_files);
-  for (iceberg::DataFile& f : merged.delete_files) added.push_back(std::move(f));
+  std::vector<iceberg::DataFile> added = std::move(changes.data_files);
+  for (iceberg::DataFile& f : changes.delete_files) added.push_back(std::move(f));
   for (const iceberg::DataFile& f : added) {
     report->bytes_written += f.file_size_in_bytes;
     (f.content == iceberg::FileContent::kData ? report->data_files : report->delete_files)++;
@@ -474,9 +332,9 @@ Status RunOnce(const Run& run, TableReport* report) {
   FoldState next = base.state;
   next.generations.insert(next.generations.end(), new_generations.begin(), new_generations.end());
   next.facts = std::move(facts);
-  next.row_index = merged.row_index;
+  next.row_index = changes.row_index;
   next.row_count = report->rows_total;
-  next.next_expiry = merged.next_expiry;
+  next.next_expiry = changes.next_expiry;
   next.folded_at = now;
   ASSIGN_OR_RETURN(std::string metadata_path,
                    WriteSnapshot(run, base, next, added, new_generations, now, files, report));

@@ -55,6 +55,16 @@ void RowHasher::Struct(size_t fields) {
   Mix(fields);
 }
 
+void RowHasher::List(size_t elements) {
+  Tag(Kind::kList);
+  Mix(elements);
+}
+
+void RowHasher::Map(size_t entries) {
+  Tag(Kind::kMap);
+  Mix(entries);
+}
+
 void RowHasher::Add(const parquet::Value& value) {
   switch (value.kind()) {
     case Kind::kNull: Null(); break;
@@ -66,13 +76,11 @@ void RowHasher::Add(const parquet::Value& value) {
     case Kind::kBytes: Bytes(value.bytes()); break;
     case Kind::kList:
     case Kind::kStruct:
-      Tag(value.kind());
-      Mix(value.elements().size());
+      value.kind() == Kind::kList ? List(value.elements().size()) : Struct(value.elements().size());
       for (const parquet::Value& child : value.elements()) Add(child);
       break;
     case Kind::kMap:
-      Tag(Kind::kMap);
-      Mix(value.map_size());
+      Map(value.map_size());
       for (size_t i = 0; i < value.map_size(); ++i) {
         Add(value.map_key(i));
         Add(value.map_value(i));

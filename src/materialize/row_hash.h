@@ -24,8 +24,11 @@ class RowHasher {
   void Float(float v);
   void Double(double v);
   void Bytes(std::string_view v);  // strings too
-  // A struct of `fields` fields, whose values come next.
+  // A struct of `fields` fields, a list of `elements` elements or a map of
+  // `entries` entries (each a key, then a value), whose values come next.
   void Struct(size_t fields);
+  void List(size_t elements);
+  void Map(size_t entries);
   // A whole value tree.
   void Add(const parquet::Value& value);
 

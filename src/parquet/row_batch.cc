@@ -131,10 +131,7 @@ void RowBatch::Clear() {
   num_rows_ = 0;
 }
 
-Status RowBatch::AppendRow(const Value& row) {
-  bool fits = row.kind() == Value::Kind::kStruct && row.fields().size() == plan_.roots.size();
-  for (size_t i = 0; fits && i < plan_.roots.size(); ++i) fits = ValueFits(plan_.roots[i], row.fields()[i]);
-  if (!fits) return Status::InvalidArgument(StrCat("row does not fit the Parquet schema: ", row.ToString()));
+void RowBatch::Shred(int field, const Value& value) {
   auto emit = [this](int leaf, int rep_level, int def_level, const Value* value) {
     if (value) {
       columns_[leaf].AppendValue(*value, rep_level);
@@ -142,8 +139,24 @@ Status RowBatch::AppendRow(const Value& row) {
       columns_[leaf].AppendNull(def_level, rep_level);
     }
   };
-  for (size_t i = 0; i < plan_.roots.size(); ++i) ShredValue(plan_.roots[i], row.fields()[i], 0, emit);
+  ShredValue(plan_.roots[field], value, 0, emit);
+}
+
+Status RowBatch::AppendRow(const Value& row) {
+  bool fits = row.kind() == Value::Kind::kStruct && row.fields().size() == plan_.roots.size();
+  for (size_t i = 0; fits && i < plan_.roots.size(); ++i) fits = ValueFits(plan_.roots[i], row.fields()[i]);
+  if (!fits) return Status::InvalidArgument(StrCat("row does not fit the Parquet schema: ", row.ToString()));
+  for (size_t i = 0; i < plan_.roots.size(); ++i) Shred(static_cast<int>(i), row.fields()[i]);
   ++num_rows_;
+  return Status::OK();
+}
+
+Status RowBatch::AppendField(int field, const Value& value) {
+  if (field < 0 || static_cast<size_t>(field) >= plan_.roots.size() || !ValueFits(plan_.roots[field], value)) {
+    return Status::InvalidArgument(StrCat("value does not fit field ", field, " of the Parquet schema: ",
+                                          value.ToString()));
+  }
+  Shred(field, value);
   return Status::OK();
 }
 

@@ -135,9 +135,19 @@ class RowBatch {
   // InvalidArgument, with nothing appended, if it does not fit the schema.
   Status AppendRow(const Value& row);
 
+  // Column by column instead: the schema node of top-level field `field`
+  // (its leaf columns and levels), so that a scalar field's value can be
+  // appended to its leaf column directly, and AppendField, which shreds a
+  // value into the leaf columns of `field` as AppendRow does. Once every
+  // field of a row is appended, EndRows() counts it. InvalidArgument, with
+  // nothing appended, if the value does not fit the field.
+  const SchemaNode& field_node(int field) const { return plan_.roots[field]; }
+  Status AppendField(int field, const Value& value);
+
   void Clear();
 
  private:
+  void Shred(int field, const Value& value);
 
   std::unique_ptr<Schema> schema_;  // stable address: plan_ points into it
   LevelPlan plan_;

@@ -1,0 +1,202 @@
+#include "materialize/row_changes.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "cassandra/value_format.h"
+#include "fold/table_fold.h"
+#include "fold/value_order.h"
+#include "iceberg/schema.h"
+#include "materialize/facts.h"
+#include "materialize/position_deletes.h"
+#include "parquet/row_batch.h"
+#include "parquet/writer.h"
+#include "util/strings.h"
+
+namespace cqlite::materialize {
+
+namespace {
+
+constexpr int64_t kProgressEvery = 200000;
+// Rows converted into one RowBatch before it is handed to the writer.
+constexpr int64_t kBatchRows = 8192;
+
+// Row comparison in fold order: partition token and key, then clustering.
+int CompareToRow(Partitioner partitioner, const ClusteringOrder& order, const RowIndexEntry& entry,
+                 const std::string& key, const FoldClustering& clustering) {
+  auto key_order = ComparePartitionKeys(partitioner, entry.partition_key, key);
+  if (key_order != std::strong_ordering::equal) return key_order < 0 ? -1 : 1;
+  return order.CompareRows(entry.clustering, clustering);
+}
+
+// The run's data file, opened when its first row comes, written a RowBatch
+// at a time.
+class BatchedDataFile {
+ public:
+  BatchedDataFile(FileSystem& fs, std::string path, const iceberg::Schema& schema,
+                  const parquet::WriterOptions& options)
+      : fs_(fs),
+        path_(std::move(path)),
+        iceberg_schema_(schema),
+        parquet_schema_(iceberg::ToParquetSchema(schema)),
+        options_(options),
+        batch_(parquet_schema_) {}
+
+  const std::string& path() const { return path_; }
+  // The position the next row appended gets.
+  int64_t next_position() const { return written_ + batch_.num_rows(); }
+
+  // The batch to append the next row to.
+  Result<parquet::RowBatch*> batch() {
+    if (!writer_) {
+      ASSIGN_OR_RETURN(writer_, parquet::ParquetWriter::Open(fs_, path_, parquet_schema_, options_));
+    }
+    if (batch_.num_rows() >= kBatchRows) RETURN_IF_ERROR(Flush());
+    return &batch_;
+  }
+
+  // The file, written and synced; nullopt if no row came.
+  Result<std::optional<iceberg::DataFile>> Close() {
+    if (!writer_) return std::optional<iceberg::DataFile>();
+    RETURN_IF_ERROR(Flush());
+    ASSIGN_OR_RETURN(parquet::WriteResult written, writer_->Close());
+    RETURN_IF_ERROR(fs_.SyncFile(path_));
+    return std::optional<iceberg::DataFile>(iceberg::DescribeDataFile(path_, written, iceberg_schema_));
+  }
+
+ private:
+  Status Flush() {
+    if (batch_.num_rows() == 0) return Status::OK();
+    RETURN_IF_ERROR(writer_->WriteBatch(batch_));
+    written_ += batch_.num_rows();
+    batch_.Clear();
+    return Status::OK();
+  }
+
+  FileSystem& fs_;
+  std::string path_;
+  const iceberg::Schema& iceberg_schema_;
+  parquet::Schema parquet_schema_;
+  parquet::WriterOptions options_;
+  std::unique_ptr<parquet::ParquetWriter> writer_;
+  parquet::RowBatch batch_;
+  int64_t written_ = 0;
+};
+
+}  // namespace
+
+Result<RowChanges> FoldRowChanges(FileSystem& fs, const TableSSTables& table, const TableMapping& mapping,
+                                  const std::string& table_dir, const std::vector<FactsSet>& facts,
+                                  const std::vector<std::string>& row_index, const RowChangesOptions& options,
+                                  RunFiles& files) {
+  ASSIGN_OR_RETURN(OpenedFacts opened, OpenFacts(fs, facts, table));
+  const TableSchema& fold_schema = *opened.schema;
+  const std::optional<Partitioner> partitioner = opened.partitioner;
+  // Envelope facts carry the schema they were written with; its columns may
+  // be ordered otherwise than the SSTables' schema, so rows are converted
+  // with a mapping made from it (after checking it maps to the same table).
+  ASSIGN_OR_RETURN(TableMapping fold_mapping, MapTable(fold_schema, options.mapping));
+  if (!iceberg::SameStructure(fold_mapping.schema, mapping.schema)) {
+    return Status::NotSupported(StrCat(table_dir, ": the schema of the consumed generations differs from the "
+                                                  "table's; schema changes are not supported yet"));
+  }
+  if (!partitioner) {
+    return Status::NotSupported(StrCat(table_dir, ": written by a partitioner whose key order cqlite does not "
+                                                  "know; materialize needs Murmur3, Random or ByteOrdered"));
+  }
+  ASSIGN_OR_RETURN(auto fold, TableFold::Make(fold_schema, partitioner, std::move(opened.sources),
+                                              options.now_seconds));
+  RowBatchConverter converter(fold_schema, fold_mapping, options.mapping);
+  std::vector<CqlTypePtr> clustering_types;
+  for (const ColumnSchema* column : fold_schema.ClusteringColumns()) {
+    auto type = std::make_shared<CqlType>(*column->type);
+    type->reversed = column->reversed;
+    clustering_types.push_back(type);
+  }
+  ClusteringOrder order(clustering_types);
+  // A COMPACT STORAGE table without (visible) clustering columns keeps its
+  // rows as static rows: SELECT shows each as the partition's one row.
+  const auto clustering_columns = fold_schema.ClusteringColumns();
+  const bool static_rows_are_rows =
+      !clustering_columns.empty() &&
+      std::all_of(clustering_columns.begin(), clustering_columns.end(), [](const ColumnSchema* c) { return c->hidden; });
+  const std::vector<FoldRow> static_row_as_row(1);
+
+  RowChanges changes;
+  ASSIGN_OR_RETURN(auto old_index, RowIndexReader::Open(fs, row_index));
+  RowIndexWriter new_index(fs, [&](int i) { return files.RowIndexFile(i); });
+  parquet::WriterOptions writer_options;
+  writer_options.compression = options.compression;
+  if (options.compression == parquet::CompressionCodec::kZstd) writer_options.compression_level = options.compression_level;
+  BatchedDataFile data(fs, files.DataFile(0), mapping.schema, writer_options);
+  PositionDeleteWriter deletes(fs, [&](int i) { return files.DeleteFile(i); }, options.compression);
+
+  RowIndexEntry old;
+  ASSIGN_OR_RETURN(bool has_old, old_index->Next(&old));
+  auto drop_old = [&]() -> Status {
+    RETURN_IF_ERROR(deletes.Add(old.data_file, old.position));
+    ++changes.rows_deleted;
+    ASSIGN_OR_RETURN(has_old, old_index->Next(&old));
+    return Status::OK();
+  };
+  FoldedPartition partition;
+  // A conversion error, with the table and the partition it is in.
+  auto in_partition = [&](const Status& status) {
+    auto key = PartitionKeyStrings(*fold_schema.PartitionKeyType(), partition.key);
+    return status.WithContext(StrCat(table_dir, ": partition ", key.ok() ? Join(*key, ":") : ToHex(partition.key)));
+  };
+
+  int64_t rows_seen = 0;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, fold->Next(&partition));
+    if (!more) break;
+    const std::vector<FoldRow>* rows = &partition.rows;
+    if (rows->empty()) {
+      if (!partition.has_static_row) continue;
+      if (!static_rows_are_rows) {
+        ++changes.static_only_partitions;
+        continue;
+      }
+      rows = &static_row_as_row;
+    }
+    const FoldRow* static_row = partition.has_static_row ? &partition.static_row : nullptr;
+    if (static_row) changes.next_expiry = std::min(changes.next_expiry, RowConverter::EarliestExpiry(*static_row));
+    for (const FoldRow& row : *rows) {
+      if (++rows_seen % kProgressEvery == 0 && options.progress) {
+        options.progress(StrCat(rows_seen, " rows folded, ", changes.rows_appended, " written, ",
+                                changes.rows_deleted, " deleted"));
+      }
+      changes.next_expiry = std::min(changes.next_expiry, RowConverter::EarliestExpiry(row));
+      while (has_old && CompareToRow(*partitioner, order, old, partition.key, row.clustering) < 0) {
+        RETURN_IF_ERROR(drop_old());
+      }
+      if (has_old && CompareToRow(*partitioner, order, old, partition.key, row.clustering) == 0) {
+        auto hash = converter.Append(partition.key, static_row, row, nullptr);
+        if (!hash.ok()) return in_partition(hash.status());
+        if (*hash == old.hash) {  // unchanged: it keeps its place
+          RETURN_IF_ERROR(new_index.Add(old));
+          ASSIGN_OR_RETURN(has_old, old_index->Next(&old));
+          continue;
+        }
+        RETURN_IF_ERROR(drop_old());
+      }
+      ASSIGN_OR_RETURN(parquet::RowBatch * batch, data.batch());
+      int64_t position = data.next_position();
+      auto hash = converter.Append(partition.key, static_row, row, batch);
+      if (!hash.ok()) return in_partition(hash.status());
+      RETURN_IF_ERROR(new_index.Add({partition.key, row.clustering, data.path(), position, *hash}));
+      ++changes.rows_appended;
+    }
+  }
+  while (has_old) RETURN_IF_ERROR(drop_old());
+  ASSIGN_OR_RETURN(changes.row_index, new_index.Close());
+  for (const std::string& path : changes.row_index) RETURN_IF_ERROR(fs.SyncFile(path));
+  changes.rows_total = new_index.count();
+  ASSIGN_OR_RETURN(std::optional<iceberg::DataFile> data_file, data.Close());
+  if (data_file) changes.data_files.push_back(std::move(*data_file));
+  ASSIGN_OR_RETURN(changes.delete_files, deletes.Finish());
+  return changes;
+}
+
+}  // namespace cqlite::materialize

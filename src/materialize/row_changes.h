@@ -1,0 +1,63 @@
+// Step 3 of a materialize run (materializer.h): the fold of every facts set
+// as of `now`, merged in fold order with the row index of the last run, so
+// that the table changes by exactly the rows that changed:
+//
+//  - a row whose key the index does not hold is appended to the run's data
+//    file;
+//  - a row whose key it holds is hashed (row_hash.h); if the hash is the
+//    index's, the row keeps its place, else it is appended and its old
+//    position deleted;
+//  - a key the fold no longer produces (deleted, expired) has its position
+//    deleted.
+//
+// Rows go to the data file in columns (RowBatchConverter into RowBatches),
+// positions to file-scoped position delete files, a bounded buffer at a time
+// (position_deletes.h), and every row the table shows to the new row index.
+// Each file is synced before the step returns; none is referenced yet.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cassandra/table_sstables.h"
+#include "iceberg/data_files.h"
+#include "io/file_system.h"
+#include "materialize/fold_state.h"
+#include "materialize/iceberg_rows.h"
+#include "materialize/warehouse_files.h"
+#include "parquet/parquet_format.h"
+#include "util/status.h"
+
+namespace cqlite::materialize {
+
+struct RowChangesOptions {
+  int64_t now_seconds = 0;  // when TTLs are evaluated
+  MappingOptions mapping;
+  parquet::CompressionCodec compression = parquet::CompressionCodec::kZstd;
+  int compression_level = 3;  // ZSTD only
+  std::function<void(const std::string&)> progress;  // may be empty
+};
+
+struct RowChanges {
+  std::vector<std::string> row_index;           // the new row index's files
+  std::vector<iceberg::DataFile> data_files;    // the run's data file, if it wrote a row
+  std::vector<iceberg::DataFile> delete_files;  // positions no longer current
+  int64_t next_expiry = INT64_MAX;              // when the next TTL runs out
+  int64_t rows_appended = 0;
+  int64_t rows_deleted = 0;
+  int64_t rows_total = 0;
+  int64_t static_only_partitions = 0;
+};
+
+// Folds `facts` (of `table`, whose Iceberg face is `mapping`) and merges the
+// result with the row index in `row_index` (the last run's; empty for a
+// new table). Errors name `table_dir`, and the partition of a value that
+// does not fit its Iceberg type.
+Result<RowChanges> FoldRowChanges(FileSystem& fs, const TableSSTables& table, const TableMapping& mapping,
+                                  const std::string& table_dir, const std::vector<FactsSet>& facts,
+                                  const std::vector<std::string>& row_index, const RowChangesOptions& options,
+                                  RunFiles& files);
+
+}  // namespace cqlite::materialize
