@@ -227,6 +227,20 @@ std::string TokenString(Partitioner partitioner, std::string_view key) {
   return hex;
 }
 
+std::vector<Murmur3Range> SplitMurmur3Ring(int count) {
+  count = count < 1 ? 1 : count;
+  // Offsets from INT64_MIN, in unsigned arithmetic: the ring spans 2^64 tokens.
+  const unsigned __int128 ring = static_cast<unsigned __int128>(1) << 64;
+  auto token = [](unsigned __int128 offset) { return static_cast<int64_t>(static_cast<uint64_t>(offset) ^ (uint64_t{1} << 63)); };
+  std::vector<Murmur3Range> ranges;
+  for (int i = 0; i < count; ++i) {
+    unsigned __int128 first = ring * static_cast<unsigned>(i) / static_cast<unsigned>(count);
+    unsigned __int128 end = ring * static_cast<unsigned>(i + 1) / static_cast<unsigned>(count);
+    ranges.push_back({token(first), token(end - 1)});
+  }
+  return ranges;
+}
+
 std::strong_ordering ComparePartitionKeys(Partitioner partitioner, std::string_view a, std::string_view b) {
   std::strong_ordering by_token = std::strong_ordering::equal;
   if (partitioner == Partitioner::kMurmur3) {

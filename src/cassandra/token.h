@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cqlite {
 
@@ -58,6 +59,18 @@ std::string TokenString(Partitioner partitioner, std::string_view key);
 
 // DecoratedKey order: token first, then unsigned key bytes.
 std::strong_ordering ComparePartitionKeys(Partitioner partitioner, std::string_view a, std::string_view b);
+
+// A contiguous range of Murmur3Partitioner tokens, [first, last]: a part of
+// the ring whose partitions a thread folds on its own.
+struct Murmur3Range {
+  int64_t first = INT64_MIN;
+  int64_t last = INT64_MAX;
+  bool Contains(int64_t token) const { return first <= token && token <= last; }
+};
+
+// `count` (at least 1) ranges of equal width that together cover the ring,
+// in token order.
+std::vector<Murmur3Range> SplitMurmur3Ring(int count);
 
 // A strict weak order for std::sort over serialized partition keys.
 struct PartitionKeyLess {

@@ -115,3 +115,30 @@ TEST(TokenTest, MatchesCassandraTokens) {
 
 }  // namespace
 }  // namespace cqlite
+
+namespace cqlite {
+namespace {
+
+TEST(TokenTest, SplitMurmur3RingCoversTheRingInOrder) {
+  for (int count : {0, 1, 2, 3, 7, 64}) {
+    SCOPED_TRACE(count);
+    std::vector<Murmur3Range> ranges = SplitMurmur3Ring(count);
+    ASSERT_EQ(ranges.size(), static_cast<size_t>(count < 1 ? 1 : count));
+    EXPECT_EQ(ranges.front().first, INT64_MIN);
+    EXPECT_EQ(ranges.back().last, INT64_MAX);
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      EXPECT_LE(ranges[i].first, ranges[i].last);
+      if (i > 0) {
+        EXPECT_EQ(ranges[i].first, ranges[i - 1].last + 1);
+      }
+    }
+  }
+  std::vector<Murmur3Range> halves = SplitMurmur3Ring(2);
+  EXPECT_EQ(halves[0].last, -1);
+  EXPECT_EQ(halves[1].first, 0);
+  EXPECT_TRUE(halves[0].Contains(Murmur3Token("")));  // the empty key: the minimum token
+  EXPECT_FALSE(halves[1].Contains(INT64_MIN));
+}
+
+}  // namespace
+}  // namespace cqlite

@@ -1,0 +1,18 @@
+// A fold source restricted to the partitions whose Murmur3 tokens lie in a
+// range of the ring, so that several folds, each over its own range of the
+// same generations, share a table's work (materialize --threads). Partitions
+// before the range are read and passed over; the source ends at the first
+// partition after it, since sources come in token order.
+#pragma once
+
+#include <memory>
+
+#include "cassandra/token.h"
+#include "fold/table_fold.h"
+
+namespace cqlite {
+
+// REQUIRES: `source` is of a table written by Murmur3Partitioner.
+std::unique_ptr<FoldSource> RestrictToRange(std::unique_ptr<FoldSource> source, Murmur3Range range);
+
+}  // namespace cqlite
