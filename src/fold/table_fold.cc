@@ -166,48 +166,70 @@ void PartitionFolder::Walk(OnMarkers on_markers, OnRows on_rows) {
   }
 
   // A merge of the versions' rows and markers in clustering order; among
-  // items that compare equal, the earlier version's first.
-  const bool single = versions_.size() == 1;
-  std::vector<FoldRow*> group;
-  while (true) {
-    size_t least = versions_.size();
-    for (size_t v = 0; v < versions_.size(); ++v) {
+  // items that compare equal, the earlier version's first. The versions with
+  // items left are a heap by their next item, least on top.
+  auto after = [this](size_t x, size_t y) {
+    int c = order_.Compare(ItemClustering(x), ItemKind(x), ItemClustering(y), ItemKind(y));
+    return c > 0 || (c == 0 && x > y);
+  };
+  std::vector<size_t>& heap = walk_heap_;
+  heap.clear();
+  for (size_t v = 0; v < versions_.size(); ++v) {
+    if (HasItem(v)) heap.push_back(v);
+  }
+  std::make_heap(heap.begin(), heap.end(), after);
+  auto pop = [&] {
+    std::pop_heap(heap.begin(), heap.end(), after);
+    size_t v = heap.back();
+    heap.pop_back();
+    return v;
+  };
+  // The versions taken at one position go back once it is done, so that each
+  // gives at most its next row to a group.
+  std::vector<size_t>& taken = walk_taken_;
+  auto put_back = [&] {
+    for (size_t v : taken) {
       if (!HasItem(v)) continue;
-      if (least == versions_.size() ||
-          order_.Compare(ItemClustering(v), ItemKind(v), ItemClustering(least), ItemKind(least)) < 0) {
-        least = v;
-      }
+      heap.push_back(v);
+      std::push_heap(heap.begin(), heap.end(), after);
     }
-    if (least == versions_.size()) return;
+  };
+  std::vector<FoldRow*> group;
+  while (!heap.empty()) {
+    const size_t least = heap.front();
     if (bounded && order_.Compare(ItemClustering(least), ItemKind(least), frontier_, frontier_kind) > 0) return;
-
+    taken.clear();
     FoldPartition& partition = *versions_[least];
     const Position& at = next_[least];
     if (partition.item_is_marker[at.item]) {
       // Every marker at this position, of any version: an end and a start
       // that meet leave the version's range open.
       const FoldMarker& first = partition.markers[at.marker];
-      for (size_t v = least; v < versions_.size(); ++v) {
-        while (HasItem(v) && ItemKind(v) != ClusteringKind::kClustering &&
-               order_.Compare(ItemClustering(v), ItemKind(v), first.bound, first.kind) == 0) {
+      auto at_first = [&](size_t v) {
+        return HasItem(v) && ItemKind(v) != ClusteringKind::kClustering &&
+               order_.Compare(ItemClustering(v), ItemKind(v), first.bound, first.kind) == 0;
+      };
+      do {
+        const size_t v = pop();
+        while (at_first(v)) {
           open_[v] = OpenAfter(versions_[v]->markers[next_[v].marker]);
           Step(v);
         }
-      }
+        taken.push_back(v);
+      } while (!heap.empty() && at_first(heap.front()));
+      put_back();
       on_markers(first);
       continue;
     }
     group.clear();
-    group.push_back(&partition.rows[at.row]);
-    Step(least);
-    // Within one version every row has its own clustering.
-    for (size_t v = least + 1; !single && v < versions_.size(); ++v) {
-      if (!HasItem(v) || ItemKind(v) != ClusteringKind::kClustering) continue;
-      FoldRow& row = versions_[v]->rows[next_[v].row];
-      if (order_.CompareRows(group.front()->clustering, row.clustering) != 0) continue;
-      group.push_back(&row);
+    do {
+      const size_t v = pop();
+      group.push_back(&versions_[v]->rows[next_[v].row]);
       Step(v);
-    }
+      taken.push_back(v);
+    } while (!heap.empty() && ItemKind(heap.front()) == ClusteringKind::kClustering &&
+             order_.CompareRows(group.front()->clustering, ItemClustering(heap.front())) == 0);
+    put_back();
     on_rows(group);
   }
 }

@@ -133,6 +133,8 @@ class PartitionFolder {
   std::vector<size_t> column_walk_next_;
   std::vector<FoldColumn*> column_walk_versions_;
   std::vector<FoldCell*> cells_;
+  std::vector<size_t> walk_heap_;
+  std::vector<size_t> walk_taken_;
 };
 
 class TableFold {
