@@ -403,7 +403,9 @@ int CompareCellPaths(const CqlType& column_type, std::string_view a, std::string
 }
 
 ClusteringOrder::ClusteringOrder(std::vector<CqlTypePtr> types) : types_(std::move(types)) {
-  for (const CqlTypePtr& type : types_) columns_.push_back({type.get(), ComparisonFor(*type), type->reversed});
+  for (const CqlTypePtr& type : types_) {
+    columns_.push_back({type.get(), ComparisonFor(*type), type->reversed});
+  }
 }
 
 int ClusteringOrder::Compare(const FoldClustering& a, ClusteringKind a_kind, const FoldClustering& b,
