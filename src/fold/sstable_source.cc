@@ -14,8 +14,16 @@ struct ColumnTarget {
   int64_t dropped_at = std::numeric_limits<int64_t>::min();
 };
 
-std::vector<ColumnTarget> MapColumns(const std::vector<ColumnLayout>& columns, const TableSchema& schema) {
-  std::vector<ColumnTarget> targets;
+// How one SSTable's static or regular columns map onto the schema's.
+struct ColumnMapping {
+  std::vector<ColumnTarget> targets;  // by header column index
+  // The header columns the schema has, in schema column order: a row's
+  // columns are copied in this order, which the fold needs.
+  std::vector<int> header_in_schema_order;
+};
+
+ColumnMapping MapColumns(const std::vector<ColumnLayout>& columns, const TableSchema& schema) {
+  ColumnMapping mapping;
   for (const ColumnLayout& layout : columns) {
     ColumnTarget target;
     for (size_t i = 0; i < schema.columns.size(); ++i) {
@@ -24,9 +32,14 @@ std::vector<ColumnTarget> MapColumns(const std::vector<ColumnLayout>& columns, c
     for (const DroppedColumnSchema& dropped : schema.dropped_columns) {
       if (dropped.name == layout.name) target.dropped_at = std::max(target.dropped_at, dropped.drop_time_micros);
     }
-    targets.push_back(target);
+    if (target.column >= 0) {
+      mapping.header_in_schema_order.push_back(static_cast<int>(mapping.targets.size()));
+    }
+    mapping.targets.push_back(target);
   }
-  return targets;
+  std::sort(mapping.header_in_schema_order.begin(), mapping.header_in_schema_order.end(),
+            [&](int a, int b) { return mapping.targets[a].column < mapping.targets[b].column; });
+  return mapping;
 }
 
 class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
@@ -36,11 +49,12 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
       : scanner_(std::move(scanner)),
         items_per_piece_(std::max<size_t>(items_per_piece, 1)),
         name_(sstable.location().DataPath()),
-        static_targets_(MapColumns(sstable.layout().static_columns, schema)),
-        regular_targets_(MapColumns(sstable.layout().regular_columns, schema)) {}
+        static_mapping_(MapColumns(sstable.layout().static_columns, schema)),
+        regular_mapping_(MapColumns(sstable.layout().regular_columns, schema)) {}
 
   Result<bool> Next(FoldPartition* partition) override {
     partition_ = partition;
+    KeepRowsForReuse();
     partition_->Clear();
     ASSIGN_OR_RETURN(bool found, scanner_->StartNext(*this));
     if (!found) return false;
@@ -50,6 +64,7 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
 
   Status More(FoldPartition* partition) override {
     partition_ = partition;
+    KeepRowsForReuse();
     partition_->ClearItems();
     ASSIGN_OR_RETURN(partition_->complete, scanner_->ReadItems(*this, items_per_piece_));
     return Status::OK();
@@ -70,39 +85,47 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
       partition_->has_static_row = true;
       target = &partition_->static_row;
     } else {
-      target = &partition_->rows.emplace_back();
+      target = &AddRow();
       partition_->item_is_marker.push_back(false);
     }
     CopyClustering(row.clustering, &target->clustering);
     target->liveness = row.liveness;
     target->deletion = row.deletion;
     target->deletion_is_shadowable = row.deletion_is_shadowable;
-    const std::vector<ColumnTarget>& targets = row.is_static ? static_targets_ : regular_targets_;
-    target->columns.reserve(row.columns.size());
-    for (const ColumnData& data : row.columns) {
-      const ColumnTarget& column_target = targets[data.column];
-      if (column_target.column < 0) continue;
-      FoldColumn& column = target->columns.emplace_back();
+    const ColumnMapping& mapping = row.is_static ? static_mapping_ : regular_mapping_;
+    // Where each header column's data is in the row, if it has any.
+    column_in_row_.assign(mapping.targets.size(), -1);
+    for (size_t i = 0; i < row.columns.size(); ++i) {
+      column_in_row_[row.columns[i].column] = static_cast<int>(i);
+    }
+    // Columns and cells are assigned over those of the row reused, keeping their buffers.
+    size_t columns = 0;
+    for (int header_column : mapping.header_in_schema_order) {
+      if (column_in_row_[header_column] < 0) continue;
+      const ColumnData& data = row.columns[column_in_row_[header_column]];
+      const ColumnTarget& column_target = mapping.targets[header_column];
+      if (columns == target->columns.size()) target->columns.emplace_back();
+      FoldColumn& column = target->columns[columns++];
       column.column = column_target.column;
       column.is_complex = data.is_complex;
       column.complex_deletion = data.complex_deletion;
       if (column.complex_deletion.marked_for_delete_at <= column_target.dropped_at) {
         column.complex_deletion = DeletionTime{};
       }
-      column.cells.reserve(data.cells.size());
+      size_t cells = 0;
       for (const Cell& cell : data.cells) {
         if (cell.timestamp <= column_target.dropped_at) continue;
-        FoldCell& copy = column.cells.emplace_back();
+        if (cells == column.cells.size()) column.cells.emplace_back();
+        FoldCell& copy = column.cells[cells++];
         copy.timestamp = cell.timestamp;
         copy.ttl = cell.ttl;
         copy.local_deletion_time = cell.local_deletion_time;
         copy.path.assign(cell.path.data(), cell.path.size());
         copy.value.assign(cell.value.data(), cell.value.size());
       }
+      column.cells.resize(cells);
     }
-    // Header order (simple before complex, then by name) is not schema order.
-    std::sort(target->columns.begin(), target->columns.end(),
-              [](const FoldColumn& a, const FoldColumn& b) { return a.column < b.column; });
+    target->columns.resize(columns);
     return Status::OK();
   }
 
@@ -125,12 +148,27 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
     to->present.assign(from.present.begin(), from.present.end());
   }
 
+  // The rows of the piece the fold is done with are kept, so that the next
+  // piece's rows reuse their buffers rather than allocate their own.
+  void KeepRowsForReuse() {
+    for (FoldRow& row : partition_->rows) spare_rows_.push_back(std::move(row));
+  }
+
+  FoldRow& AddRow() {
+    if (spare_rows_.empty()) return partition_->rows.emplace_back();
+    FoldRow& row = partition_->rows.emplace_back(std::move(spare_rows_.back()));
+    spare_rows_.pop_back();
+    return row;
+  }
+
   std::unique_ptr<SSTableScanner> scanner_;
   size_t items_per_piece_;
   std::string name_;
-  std::vector<ColumnTarget> static_targets_;
-  std::vector<ColumnTarget> regular_targets_;
+  ColumnMapping static_mapping_;
+  ColumnMapping regular_mapping_;
   FoldPartition* partition_ = nullptr;
+  std::vector<FoldRow> spare_rows_;
+  std::vector<int> column_in_row_;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Feeds one SSTable generation to the fold: pulls its partitions from the
-// Data.db reader and copies each into a FoldPartition, a piece of at most a
-// few thousand rows and markers at a time, naming columns by their index in
+// Data.db reader and copies each into a FoldPartition, a piece of a few
+// dozen rows and markers at a time (small enough that the fold reads them
+// while they are still in the cache), naming columns by their index in
 // the table schema. Cells of dropped columns written before
 // the drop are left out, as Cassandra's reader skips them.
 #pragma once
@@ -14,7 +15,7 @@
 
 namespace cqlite {
 
-inline constexpr size_t kSSTableItemsPerPiece = 4096;
+inline constexpr size_t kSSTableItemsPerPiece = 64;
 
 // `sstable` must already use `schema` (SSTable::UseSchema); both must outlive
 // the source. A partition is handed on in pieces of at most

@@ -41,7 +41,7 @@ void PartitionFolder::Begin(const std::vector<FoldPartition*>& versions, FoldedP
   out->key = versions.front()->key;
   out->has_static_row = false;
   out->static_row = FoldRow{};
-  out->rows.clear();
+  RecycleRows(&out->rows);
 
   partition_deletion_ = DeletionTime{};
   for (const FoldPartition* version : versions) {
@@ -86,6 +86,18 @@ bool PartitionFolder::NeedsMore(size_t version) const {
 
 void PartitionFolder::Refilled(size_t version) { next_[version] = Position{}; }
 
+void PartitionFolder::RecycleRows(std::vector<FoldRow>* rows, size_t from) {
+  for (size_t i = from; i < rows->size(); ++i) spare_rows_.push_back(std::move((*rows)[i]));
+  rows->resize(from);
+}
+
+FoldRow& PartitionFolder::AddRow(std::vector<FoldRow>* rows) {
+  if (spare_rows_.empty()) return rows->emplace_back();
+  FoldRow& row = rows->emplace_back(std::move(spare_rows_.back()));
+  spare_rows_.pop_back();
+  return row;
+}
+
 bool PartitionFolder::Done() const {
   for (size_t v = 0; v < versions_.size(); ++v) {
     if (!versions_[v]->complete || HasItem(v)) return false;
@@ -107,12 +119,13 @@ bool IsBefore(ClusteringKind kind) {
          kind == ClusteringKind::kExclEndInclStartBoundary;
 }
 
-// Walks the rows' columns (each row's in increasing column order) together:
-// `visit(column, versions)` with each column's data in the rows that have it.
+}  // namespace
+
 template <typename Visit>
-void ForEachColumn(const std::vector<FoldRow*>& rows, Visit visit) {
-  std::vector<size_t> next(rows.size(), 0);
-  std::vector<FoldColumn*> versions;
+void PartitionFolder::ForEachColumn(const std::vector<FoldRow*>& rows, Visit visit) {
+  std::vector<size_t>& next = column_walk_next_;
+  std::vector<FoldColumn*>& versions = column_walk_versions_;
+  next.assign(rows.size(), 0);
   while (true) {
     int column = -1;
     for (size_t r = 0; r < rows.size(); ++r) {
@@ -131,8 +144,6 @@ void ForEachColumn(const std::vector<FoldRow*>& rows, Visit visit) {
     visit(column, versions);
   }
 }
-
-}  // namespace
 
 template <typename OnMarkers, typename OnRows>
 void PartitionFolder::Walk(OnMarkers on_markers, OnRows on_rows) {
@@ -155,60 +166,80 @@ void PartitionFolder::Walk(OnMarkers on_markers, OnRows on_rows) {
   }
 
   // A merge of the versions' rows and markers in clustering order; among
-  // items that compare equal, the earlier version's first.
-  const bool single = versions_.size() == 1;
-  std::vector<FoldRow*> group;
-  while (true) {
-    size_t least = versions_.size();
-    for (size_t v = 0; v < versions_.size(); ++v) {
+  // items that compare equal, the earlier version's first. The versions with
+  // items left are a heap by their next item, least on top.
+  auto after = [this](size_t x, size_t y) {
+    int c = order_.Compare(ItemClustering(x), ItemKind(x), ItemClustering(y), ItemKind(y));
+    return c > 0 || (c == 0 && x > y);
+  };
+  std::vector<size_t>& heap = walk_heap_;
+  heap.clear();
+  for (size_t v = 0; v < versions_.size(); ++v) {
+    if (HasItem(v)) heap.push_back(v);
+  }
+  std::make_heap(heap.begin(), heap.end(), after);
+  auto pop = [&] {
+    std::pop_heap(heap.begin(), heap.end(), after);
+    size_t v = heap.back();
+    heap.pop_back();
+    return v;
+  };
+  // The versions taken at one position go back once it is done, so that each
+  // gives at most its next row to a group.
+  std::vector<size_t>& taken = walk_taken_;
+  auto put_back = [&] {
+    for (size_t v : taken) {
       if (!HasItem(v)) continue;
-      if (least == versions_.size() ||
-          order_.Compare(ItemClustering(v), ItemKind(v), ItemClustering(least), ItemKind(least)) < 0) {
-        least = v;
-      }
+      heap.push_back(v);
+      std::push_heap(heap.begin(), heap.end(), after);
     }
-    if (least == versions_.size()) return;
+  };
+  std::vector<FoldRow*> group;
+  while (!heap.empty()) {
+    const size_t least = heap.front();
     if (bounded && order_.Compare(ItemClustering(least), ItemKind(least), frontier_, frontier_kind) > 0) return;
-
+    taken.clear();
     FoldPartition& partition = *versions_[least];
     const Position& at = next_[least];
     if (partition.item_is_marker[at.item]) {
       // Every marker at this position, of any version: an end and a start
       // that meet leave the version's range open.
       const FoldMarker& first = partition.markers[at.marker];
-      for (size_t v = least; v < versions_.size(); ++v) {
-        while (HasItem(v) && ItemKind(v) != ClusteringKind::kClustering &&
-               order_.Compare(ItemClustering(v), ItemKind(v), first.bound, first.kind) == 0) {
+      auto at_first = [&](size_t v) {
+        return HasItem(v) && ItemKind(v) != ClusteringKind::kClustering &&
+               order_.Compare(ItemClustering(v), ItemKind(v), first.bound, first.kind) == 0;
+      };
+      do {
+        const size_t v = pop();
+        while (at_first(v)) {
           open_[v] = OpenAfter(versions_[v]->markers[next_[v].marker]);
           Step(v);
         }
-      }
+        taken.push_back(v);
+      } while (!heap.empty() && at_first(heap.front()));
+      put_back();
       on_markers(first);
       continue;
     }
     group.clear();
-    group.push_back(&partition.rows[at.row]);
-    Step(least);
-    // Within one version every row has its own clustering.
-    for (size_t v = least + 1; !single && v < versions_.size(); ++v) {
-      if (!HasItem(v) || ItemKind(v) != ClusteringKind::kClustering) continue;
-      FoldRow& row = versions_[v]->rows[next_[v].row];
-      if (order_.CompareRows(group.front()->clustering, row.clustering) != 0) continue;
-      group.push_back(&row);
+    do {
+      const size_t v = pop();
+      group.push_back(&versions_[v]->rows[next_[v].row]);
       Step(v);
-    }
+      taken.push_back(v);
+    } while (!heap.empty() && ItemKind(heap.front()) == ClusteringKind::kClustering &&
+             order_.CompareRows(group.front()->clustering, ItemClustering(heap.front())) == 0);
+    put_back();
     on_rows(group);
   }
 }
 
 void PartitionFolder::FoldReady(FoldedPartition* out) {
-  FoldRow merged;
   Walk([](const FoldMarker&) {},
        [&](const std::vector<FoldRow*>& rows) {
          DeletionTime active = partition_deletion_;
          for (const DeletionTime& range : open_) active = LaterDeletion(active, range);
-         if (MergeRows(rows, active, &merged)) out->rows.push_back(std::move(merged));
-         merged = FoldRow{};
+         if (!MergeRows(rows, active, &AddRow(&out->rows))) RecycleRows(&out->rows, out->rows.size() - 1);
        });
 }
 
@@ -276,7 +307,7 @@ void PartitionFolder::ReconcileRows(const std::vector<FoldRow*>& rows, FoldRow* 
       out->deletion_is_shadowable = row->deletion_is_shadowable;
     }
   }
-  std::vector<FoldCell*> cells;
+  std::vector<FoldCell*>& cells = cells_;
   ForEachColumn(rows, [&](int column, const std::vector<FoldColumn*>& versions) {
     FoldColumn& merged = out->columns.emplace_back();
     merged.column = column;
@@ -327,54 +358,62 @@ bool PartitionFolder::MergeRows(const std::vector<FoldRow*>& rows, DeletionTime 
   active = LaterDeletion(active, row_deletion);
   if (Deletes(active, liveness.timestamp)) liveness = LivenessInfo{};
 
-  out->clustering = std::move(rows.front()->clustering);
+  // `out` may be a row handed on before: every field is assigned, and its
+  // columns reused where they exist, keeping their buffers.
+  std::swap(out->clustering, rows.front()->clustering);
   out->liveness = liveness;
   out->deletion = DeletionTime{};
-  out->columns.clear();
-  out->columns.reserve(rows.front()->columns.size());
-
+  out->deletion_is_shadowable = false;
+  size_t columns = 0;
   ForEachColumn(rows, [&](int column, const std::vector<FoldColumn*>& versions) {
-    MergeColumn(column, versions, active, out);
+    if (columns == out->columns.size()) out->columns.emplace_back();
+    if (MergeColumn(column, versions, active, &out->columns[columns])) ++columns;
   });
-  return IsLive(liveness, now_) || !out->columns.empty();
+  out->columns.resize(columns);
+  return IsLive(liveness, now_) || columns > 0;
 }
 
-void PartitionFolder::MergeColumn(int column, const std::vector<FoldColumn*>& versions,
-                                  const DeletionTime& active, FoldRow* out) {
-  bool is_counter = is_counter_[column];
+bool PartitionFolder::MergeColumn(int column, const std::vector<FoldColumn*>& versions,
+                                  const DeletionTime& active, FoldColumn* out) {
+  const bool is_counter = is_counter_[column];
+  out->column = column;
+  out->complex_deletion = DeletionTime{};
   if (versions.size() == 1) {
     // One version: nothing to reconcile, only deletions and expiry to apply.
     FoldColumn& only = *versions.front();
     DeletionTime effective = only.is_complex ? LaterDeletion(active, only.complex_deletion) : active;
     std::erase_if(only.cells, [&](const FoldCell& cell) { return Deletes(effective, cell.timestamp) || !cell.IsLive(now_); });
-    if (only.cells.empty()) return;
-    FoldColumn& data = out->columns.emplace_back();
-    data.column = column;
-    data.is_complex = only.is_complex;
-    data.cells = std::move(only.cells);
-    return;
+    if (only.cells.empty()) return false;
+    out->is_complex = only.is_complex;
+    out->cells.swap(only.cells);
+    return true;
   }
-  if (!versions.front()->is_complex) {
-    FoldCell winner;
-    bool first = true;
+  // The winner of each cell path; a merged counter cell lives in `counter`.
+  const FoldCell* winner = nullptr;
+  FoldCell counter;
+  auto reconcile = [&](const FoldCell& cell) {
+    if (is_counter) {
+      counter = ReconcileCounterCells(*winner, cell);
+      winner = &counter;
+    } else {
+      winner = &ReconcileRegularCells(*winner, cell);
+    }
+  };
+  out->is_complex = versions.front()->is_complex;
+  if (!out->is_complex) {
     for (const FoldColumn* version : versions) {
       if (version->cells.empty()) continue;
       const FoldCell& cell = version->cells.front();
-      if (first) {
-        winner = cell;
-        first = false;
-      } else if (is_counter) {
-        winner = ReconcileCounterCells(winner, cell);
+      if (winner == nullptr) {
+        winner = &cell;
       } else {
-        const FoldCell& kept = ReconcileRegularCells(winner, cell);
-        if (&kept != &winner) winner = kept;
+        reconcile(cell);
       }
     }
-    if (first || Deletes(active, winner.timestamp) || !winner.IsLive(now_)) return;
-    FoldColumn& data = out->columns.emplace_back();
-    data.column = column;
-    data.cells.push_back(std::move(winner));
-    return;
+    if (winner == nullptr || Deletes(active, winner->timestamp) || !winner->IsLive(now_)) return false;
+    out->cells.resize(1);
+    out->cells.front() = *winner;
+    return true;
   }
 
   DeletionTime complex_deletion;
@@ -382,34 +421,30 @@ void PartitionFolder::MergeColumn(int column, const std::vector<FoldColumn*>& ve
     complex_deletion = LaterDeletion(complex_deletion, version->complex_deletion);
   }
   DeletionTime effective = LaterDeletion(active, complex_deletion);
-  std::vector<FoldCell*> cells;
+  std::vector<FoldCell*>& cells = cells_;
+  cells.clear();
   for (FoldColumn* version : versions) {
     for (FoldCell& cell : version->cells) cells.push_back(&cell);
   }
   const CqlType& type = *schema_.columns[column].type;
-  if (versions.size() > 1) {
-    std::stable_sort(cells.begin(), cells.end(), [&type](const FoldCell* a, const FoldCell* b) {
-      return CompareCellPaths(type, a->path, b->path) < 0;
-    });
-  }
-  FoldColumn merged;
-  merged.column = column;
-  merged.is_complex = true;
+  std::stable_sort(cells.begin(), cells.end(), [&type](const FoldCell* a, const FoldCell* b) {
+    return CompareCellPaths(type, a->path, b->path) < 0;
+  });
+  size_t kept = 0;
   for (size_t i = 0; i < cells.size();) {
-    FoldCell winner = std::move(*cells[i]);
+    winner = cells[i];
     size_t j = i + 1;
-    for (; j < cells.size() && CompareCellPaths(type, winner.path, cells[j]->path) == 0; ++j) {
-      if (is_counter) {
-        winner = ReconcileCounterCells(winner, *cells[j]);
-      } else {
-        const FoldCell& kept = ReconcileRegularCells(winner, *cells[j]);
-        if (&kept != &winner) winner = kept;
-      }
+    for (; j < cells.size() && CompareCellPaths(type, winner->path, cells[j]->path) == 0; ++j) {
+      reconcile(*cells[j]);
     }
-    if (!Deletes(effective, winner.timestamp) && winner.IsLive(now_)) merged.cells.push_back(std::move(winner));
+    if (!Deletes(effective, winner->timestamp) && winner->IsLive(now_)) {
+      if (kept == out->cells.size()) out->cells.emplace_back();
+      out->cells[kept++] = *winner;
+    }
     i = j;
   }
-  if (!merged.cells.empty()) out->columns.push_back(std::move(merged));
+  out->cells.resize(kept);
+  return kept > 0;
 }
 
 Result<std::unique_ptr<TableFold>> TableFold::Make(const TableSchema& schema, std::optional<Partitioner> partitioner,
@@ -534,7 +569,7 @@ Result<bool> TableFold::Next(FoldedPartition* out) {
       out->key = head_.key;
       out->has_static_row = head_.has_static_row;
       out->static_row = head_.static_row;
-      out->rows.clear();
+      folder_.RecycleRows(&out->rows);
     }
     // Fold until a piece's worth of rows, or the end of the partition.
     do {

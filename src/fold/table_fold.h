@@ -69,6 +69,9 @@ class PartitionFolder {
   bool NeedsMore(size_t version) const;
   void Refilled(size_t version);
   bool Done() const;
+  // Empties `rows` (a FoldedPartition's, handed on) from `from` on, keeping
+  // the rows' buffers for those FoldReady makes next.
+  void RecycleRows(std::vector<FoldRow>* rows, size_t from = 0);
 
   // Merging instead of folding, as a Cassandra compaction merges SSTables but
   // purging nothing: the versions become one, each row's cells reconciled
@@ -91,6 +94,12 @@ class PartitionFolder {
   const FoldClustering& ItemClustering(size_t version) const;
   ClusteringKind ItemKind(size_t version) const;
   void Step(size_t version);
+  // Appends a row to `rows`, one recycled if there is any.
+  FoldRow& AddRow(std::vector<FoldRow>* rows);
+  // Walks the rows' columns (each row's in increasing column order) together:
+  // `visit(column, versions)` with each column's data in the rows that have it.
+  template <typename Visit>
+  void ForEachColumn(const std::vector<FoldRow*>& rows, Visit visit);
   // Walks the versions' items in clustering order, up to the frontier (see
   // FoldReady). Markers at one position update each version's open range
   // deletion, then `on_markers(first of them)`; rows of one clustering go to
@@ -102,8 +111,9 @@ class PartitionFolder {
   // Merges rows with equal clustering under `active` (the partition and range
   // deletions covering them); true and fills `out` if the result is live.
   bool MergeRows(const std::vector<FoldRow*>& rows, DeletionTime active, FoldRow* out);
-  void MergeColumn(int column, const std::vector<FoldColumn*>& versions, const DeletionTime& active,
-                   FoldRow* out);
+  // Merges one column's versions into `out`; true if anything of it is live.
+  bool MergeColumn(int column, const std::vector<FoldColumn*>& versions, const DeletionTime& active,
+                   FoldColumn* out);
 
   const TableSchema& schema_;
   int64_t now_;
@@ -117,11 +127,21 @@ class PartitionFolder {
   DeletionTime partition_deletion_;
   FoldClustering frontier_;
   DeletionTime merged_open_;  // merging: the range deletion the output has open
+
+  // Reused from row to row, so that folding allocates little once warm.
+  std::vector<FoldRow> spare_rows_;  // rows handed on before, kept for their buffers
+  std::vector<size_t> column_walk_next_;
+  std::vector<FoldColumn*> column_walk_versions_;
+  std::vector<FoldCell*> cells_;
+  std::vector<size_t> walk_heap_;
+  std::vector<size_t> walk_taken_;
 };
 
 class TableFold {
  public:
-  static constexpr size_t kRowsPerPiece = 4096;
+  // Small enough that a piece's rows, and the buffers they reuse, stay in
+  // the cache between the fold and the caller.
+  static constexpr size_t kRowsPerPiece = 256;
 
   // All sources must be of the same table, written by the same partitioner.
   // Without a partitioner (one CQLite cannot order keys by) there must be a

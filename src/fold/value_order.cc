@@ -124,12 +124,13 @@ int CompareFloats(Float x, Float y) {
   return x_negative == y_negative ? 0 : x_negative ? -1 : 1;
 }
 
-int CompareFloatValues(std::string_view a, std::string_view b, bool is_double) {
+template <bool kIsDouble>
+int CompareFloatValues(const CqlType&, std::string_view a, std::string_view b) {
   int result;
   if (EitherEmpty(a, b, &result)) return result;
-  size_t width = is_double ? 8 : 4;
+  size_t width = kIsDouble ? 8 : 4;
   if (a.size() != width || b.size() != width) return CompareBytes(a, b);
-  if (is_double) {
+  if constexpr (kIsDouble) {
     uint64_t x = LoadU64(a, 0), y = LoadU64(b, 0);
     double dx, dy;
     std::memcpy(&dx, &x, 8);
@@ -339,43 +340,51 @@ int ComparedToClustering(ClusteringKind kind) {
 
 }  // namespace
 
-int CompareValues(const CqlType& type, std::string_view a, std::string_view b) {
+ValueComparison ComparisonFor(const CqlType& type) {
+  // Adapters to the one signature, for the comparisons that need no type.
+  using View = std::string_view;
   switch (type.kind) {
     case CqlKind::kBoolean:
-      return CompareBooleans(a, b);
+      return [](const CqlType&, View a, View b) { return CompareBooleans(a, b); };
     case CqlKind::kInt:
     case CqlKind::kBigint:
     case CqlKind::kSmallint:
     case CqlKind::kTinyint:
     case CqlKind::kTimestamp:
-      return CompareSignedFixed(a, b);
+      return [](const CqlType&, View a, View b) { return CompareSignedFixed(a, b); };
     case CqlKind::kVarint:
-      return CompareVarints(a, b);
+      return [](const CqlType&, View a, View b) { return CompareVarints(a, b); };
     case CqlKind::kDecimal:
-      return CompareDecimals(a, b);
+      return [](const CqlType&, View a, View b) { return CompareDecimals(a, b); };
     case CqlKind::kFloat:
-      return CompareFloatValues(a, b, /*is_double=*/false);
+      return CompareFloatValues</*kIsDouble=*/false>;
     case CqlKind::kDouble:
-      return CompareFloatValues(a, b, /*is_double=*/true);
+      return CompareFloatValues</*kIsDouble=*/true>;
     case CqlKind::kUuid:
-      return CompareUuids(a, b);
+      return [](const CqlType&, View a, View b) { return CompareUuids(a, b); };
     case CqlKind::kTimeuuid:
-      return CompareTimeUuids(a, b);
+      return [](const CqlType&, View a, View b) { return CompareTimeUuids(a, b); };
     case CqlKind::kList:
     case CqlKind::kSet:
     case CqlKind::kMap:
-      if (type.params.size() < (type.kind == CqlKind::kMap ? 2u : 1u)) return CompareBytes(a, b);
-      return CompareCollections(type, a, b);
+      if (type.params.size() < (type.kind == CqlKind::kMap ? 2u : 1u)) break;
+      return CompareCollections;
     case CqlKind::kTuple:
     case CqlKind::kUdt:
-      return CompareTuples(type, a, b);
+      return CompareTuples;
     case CqlKind::kVector:
-      return CompareVectors(type, a, b);
+      return CompareVectors;
     default:
-      // ascii, text, blob, inet, date, time, duration, counters and custom
-      // types compare as unsigned bytes (ComparisonType.BYTE_ORDER).
-      return CompareBytes(a, b);
+      break;
   }
+  // ascii, text, blob, inet, date, time, duration, counters, custom types and
+  // collections without element types compare as unsigned bytes
+  // (ComparisonType.BYTE_ORDER).
+  return [](const CqlType&, View a, View b) { return CompareBytes(a, b); };
+}
+
+int CompareValues(const CqlType& type, std::string_view a, std::string_view b) {
+  return ComparisonFor(type)(type, a, b);
 }
 
 int CompareCellPaths(const CqlType& column_type, std::string_view a, std::string_view b) {
@@ -393,6 +402,12 @@ int CompareCellPaths(const CqlType& column_type, std::string_view a, std::string
   }
 }
 
+ClusteringOrder::ClusteringOrder(std::vector<CqlTypePtr> types) : types_(std::move(types)) {
+  for (const CqlTypePtr& type : types_) {
+    columns_.push_back({type.get(), ComparisonFor(*type), type->reversed});
+  }
+}
+
 int ClusteringOrder::Compare(const FoldClustering& a, ClusteringKind a_kind, const FoldClustering& b,
                              ClusteringKind b_kind) const {
   size_t size_a = a.values.size(), size_b = b.values.size();
@@ -403,9 +418,10 @@ int ClusteringOrder::Compare(const FoldClustering& a, ClusteringKind a_kind, con
     int c;
     if (!present_a || !present_b) {
       c = present_a == present_b ? 0 : present_a ? 1 : -1;
-    } else if (i < types_.size()) {
-      c = CompareValues(*types_[i], a.values[i], b.values[i]);
-      if (types_[i]->reversed) c = -c;
+    } else if (i < columns_.size()) {
+      const Column& column = columns_[i];
+      c = column.compare(*column.type, a.values[i], b.values[i]);
+      if (column.reversed) c = -c;
     } else {
       c = CompareBytes(a.values[i], b.values[i]);
     }

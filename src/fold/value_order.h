@@ -18,6 +18,11 @@ namespace cqlite {
 // too short for their type compare by their bytes instead of failing.
 int CompareValues(const CqlType& type, std::string_view a, std::string_view b);
 
+// CompareValues for values of `type` without deciding the comparison again
+// for each pair: `ComparisonFor(type)(type, a, b)` is `CompareValues(type, a, b)`.
+using ValueComparison = int (*)(const CqlType& type, std::string_view a, std::string_view b);
+ValueComparison ComparisonFor(const CqlType& type);
+
 // The cell path order of a multi-cell column (ColumnMetadata.cellPathComparator):
 // list cell ids as timeuuids, set elements and map keys by their type, user
 // type fields by position.
@@ -26,10 +31,11 @@ int CompareCellPaths(const CqlType& column_type, std::string_view a, std::string
 // ClusteringComparator.compare over clusterings and bounds of a table whose
 // clustering columns have `types` (with `reversed` set for DESC columns): the
 // common prefix value by value (null first), then by kind, a shorter bound
-// sorting before or after the clusterings it is a prefix of.
+// sorting before or after the clusterings it is a prefix of. Each column's
+// comparison is decided once, when the order is made.
 class ClusteringOrder {
  public:
-  explicit ClusteringOrder(std::vector<CqlTypePtr> types) : types_(std::move(types)) {}
+  explicit ClusteringOrder(std::vector<CqlTypePtr> types);
 
   int Compare(const FoldClustering& a, ClusteringKind a_kind, const FoldClustering& b,
               ClusteringKind b_kind) const;
@@ -38,7 +44,13 @@ class ClusteringOrder {
   }
 
  private:
+  struct Column {
+    const CqlType* type;  // owned by types_
+    ValueComparison compare;
+    bool reversed;
+  };
   std::vector<CqlTypePtr> types_;
+  std::vector<Column> columns_;  // one per type
 };
 
 }  // namespace cqlite
