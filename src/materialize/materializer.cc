@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
-#include <csignal>
-#include <cstdlib>
-#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -122,15 +119,6 @@ struct Run {
   std::string table_name;
   std::string table_dir;
 };
-
-// Test hook: with CQLITE_TEST_CRASH_AT=<phase> in the environment the process
-// kills itself with SIGKILL when a run reaches that phase ("facts", "fold",
-// "data", "manifests", "metadata": the last is just before the commit), so
-// that tests can show a crash leaves the table at its previous snapshot.
-void TestCrashPoint(const char* phase) {
-  static const char* const wanted = std::getenv("CQLITE_TEST_CRASH_AT");
-  if (wanted != nullptr && std::strcmp(wanted, phase) == 0) std::raise(SIGKILL);
-}
 
 void Progress(const MaterializeOptions& options, const std::string& line) {
   if (options.progress) options.progress(line);
@@ -484,7 +472,6 @@ Result<std::string> WriteSnapshot(const Run& run, const Baseline& base, const Fo
                                              parent ? std::optional<int64_t>(parent->snapshot_id) : std::nullopt,
                                              sequence_number, manifests));
   RETURN_IF_ERROR(fs.SyncFile(list_path));
-  TestCrashPoint("manifests");
 
   iceberg::Snapshot snapshot;
   snapshot.snapshot_id = snapshot_id;
@@ -570,16 +557,13 @@ Status RunOnce(const Run& run, TableReport* report) {
   std::vector<FactsSet> facts = base.state.facts;
   for (FactsSet& set : new_facts.facts) facts.push_back(std::move(set));
   ASSIGN_OR_RETURN(facts, MergeFactsSets(run, std::move(facts), paths, files));
-  TestCrashPoint("facts");
   ASSIGN_OR_RETURN(MergedFold merged, FoldAndMerge(run, base, facts, now, paths, files, report));
-  TestCrashPoint("fold");
   std::vector<iceberg::DataFile> added = std::move(merged.data_files);
   for (iceberg::DataFile& f : merged.delete_files) added.push_back(std::move(f));
   for (const iceberg::DataFile& f : added) {
     report->bytes_written += f.file_size_in_bytes;
     (f.content == iceberg::FileContent::kData ? report->data_files : report->delete_files)++;
   }
-  TestCrashPoint("data");
   if (base.metadata && fresh.empty() && added.empty()) {
     report->message = "nothing new: no generation to consume, and no row changed since the last snapshot";
     report->metadata_location = *base.metadata_location;
@@ -595,7 +579,6 @@ Status RunOnce(const Run& run, TableReport* report) {
   next.folded_at = now;
   ASSIGN_OR_RETURN(std::string metadata_path,
                    WriteSnapshot(run, base, next, added, new_generations, now, paths, files, report));
-  TestCrashPoint("metadata");
 
   // Step 5: the one change that makes it all visible.
   Progress(run.options, "committing");
