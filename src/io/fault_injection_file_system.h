@@ -36,7 +36,7 @@
 // Thread-safe: the counting and the bookkeeping are under one mutex, held
 // through each counted call to the wrapped file system so that operations
 // are numbered in the order they happen. The wrapped file system must
-// outlive this one and every file opened through it.
+// outlive this one, and this one every file opened through it.
 #pragma once
 
 #include <cstdint>
