@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
-#include <csignal>
-#include <cstdlib>
-#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -96,15 +93,6 @@ struct Run {
   std::string table_dir;
   std::string envelope_prefix;  // of merged facts files: one no table column starts with
 };
-
-// Test hook: with CQLITE_TEST_CRASH_AT=<phase> in the environment the process
-// kills itself with SIGKILL when a run reaches that phase ("facts", "fold",
-// "data", "manifests", "metadata": the last is just before the commit), so
-// that tests can show a crash leaves the table at its previous snapshot.
-void TestCrashPoint(const char* phase) {
-  static const char* const wanted = std::getenv("CQLITE_TEST_CRASH_AT");
-  if (wanted != nullptr && std::strcmp(wanted, phase) == 0) std::raise(SIGKILL);
-}
 
 void Progress(const MaterializeOptions& options, const std::string& line) {
   if (options.progress) options.progress(line);
@@ -211,7 +199,6 @@ Result<std::string> WriteSnapshot(const Run& run, const Baseline& base, const Fo
                                              parent ? std::optional<int64_t>(parent->snapshot_id) : std::nullopt,
                                              sequence_number, manifests));
   RETURN_IF_ERROR(fs.SyncFile(list_path));
-  TestCrashPoint("manifests");
 
   iceberg::Snapshot snapshot;
   snapshot.snapshot_id = snapshot_id;
@@ -302,7 +289,6 @@ Status RunOnce(const Run& run, TableReport* report) {
   merge.envelope_prefix = run.envelope_prefix;
   merge.progress = run.options.progress;
   ASSIGN_OR_RETURN(facts, MergeFactsSets(run.fs, std::move(facts), run.table, merge, files));
-  TestCrashPoint("facts");
   RowChangesOptions row_options;
   row_options.now_seconds = now;
   row_options.mapping = run.options.mapping;
@@ -315,14 +301,12 @@ Status RunOnce(const Run& run, TableReport* report) {
   report->rows_deleted = changes.rows_deleted;
   report->rows_total = changes.rows_total;
   report->static_only_partitions = changes.static_only_partitions;
-  TestCrashPoint("fold");
   std::vector<iceberg::DataFile> added = std::move(changes.data_files);
   for (iceberg::DataFile& f : changes.delete_files) added.push_back(std::move(f));
   for (const iceberg::DataFile& f : added) {
     report->bytes_written += f.file_size_in_bytes;
     (f.content == iceberg::FileContent::kData ? report->data_files : report->delete_files)++;
   }
-  TestCrashPoint("data");
   if (base.metadata && fresh.empty() && added.empty()) {
     report->message = "nothing new: no generation to consume, and no row changed since the last snapshot";
     report->metadata_location = *base.metadata_location;
@@ -338,7 +322,6 @@ Status RunOnce(const Run& run, TableReport* report) {
   next.folded_at = now;
   ASSIGN_OR_RETURN(std::string metadata_path,
                    WriteSnapshot(run, base, next, added, new_generations, now, files, report));
-  TestCrashPoint("metadata");
 
   // Step 5: the one change that makes it all visible.
   Progress(run.options, "committing");
