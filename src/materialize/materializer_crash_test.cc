@@ -376,11 +376,8 @@ TEST_F(MaterializerCrashTest, ALaterRunWithAnyOneFailedOperationIsAnErrorAndLeav
   SweepFailedOperations(/*later_run=*/true);
 }
 
-// Fails today: when the SyncFile of a facts file that ExportFacts has just
-// written fails, that file is left behind, because it joins the attempt's
-// files (removed when the attempt fails) only once it is synced. The file is
-// unreferenced, so the table is not harmed; MergeFactsSets adds merged files
-// in the same order.
+// Every file a run writes is named by its RunFiles before it is created, so
+// that a run failing at any operation, a sync included, leaves none behind.
 TEST_F(MaterializerCrashTest, ARunWithAnyOneFailedOperationRemovesTheFilesItWrote) {
   SweepFailedOperations(/*later_run=*/true, /*check_cleanup=*/true);
 }
