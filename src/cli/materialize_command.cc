@@ -3,10 +3,12 @@
 // src/materialize/materializer.h for what one run does).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <thread>
 
 #include "catalog/sql_catalog.h"
 #include "cli/commands.h"
@@ -17,6 +19,9 @@
 namespace cqlite {
 
 namespace {
+
+// The machine's cores (at least 1).
+int DefaultThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 struct MaterializeCommandOptions {
   std::string path;
@@ -32,6 +37,7 @@ struct MaterializeCommandOptions {
   std::string compression = "zstd";
   int compression_level = 0;  // 0: not given (3)
   int fold_fan_in = 16;
+  int threads = DefaultThreads();
   bool json = false;
   bool quiet = false;
 };
@@ -159,6 +165,7 @@ int Materialize(const MaterializeCommandOptions& options) {
     run.compression_level = options.compression_level;
   }
   run.fold_fan_in = options.fold_fan_in;
+  run.threads = options.threads;
 
   // Tables that would be refused are refused before the warehouse or the
   // catalog is created.
@@ -257,6 +264,11 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
                   "Most facts sets (each the kept facts of a generation, or a merge of several) a run folds at "
                   "once; beyond it the smallest are merged first. Memory grows with it, not with the table")
       ->check(CLI::Range(2, 1024))
+      ->capture_default_str();
+  cmd->add_option("--threads", options->threads,
+                  "Threads folding and writing a table at once, each over its own range of the token ring "
+                  "(Murmur3 tables; others are folded by one); default: the machine's cores")
+      ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->add_flag("--json", options->json, "Print the final report as JSON");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress and no report unless something failed");

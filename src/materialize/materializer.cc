@@ -291,6 +291,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   ASSIGN_OR_RETURN(facts, MergeFactsSets(run.fs, std::move(facts), run.table, merge, files));
   RowChangesOptions row_options;
   row_options.now_seconds = now;
+  row_options.threads = run.options.threads;
   row_options.mapping = run.options.mapping;
   row_options.compression = run.options.compression;
   row_options.compression_level = run.options.compression_level;

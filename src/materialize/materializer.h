@@ -52,6 +52,9 @@ struct MaterializeOptions {
   // Facts files end at the first partition boundary past this many records,
   // so that no footer grows with the size of a generation.
   int64_t facts_file_records = 1 << 20;
+  // Threads folding and writing the table at once, each over its own range
+  // of the token ring (row_changes.h).
+  int threads = 1;
   // Called with a line of progress now and then (may be empty).
   std::function<void(const std::string&)> progress;
 };

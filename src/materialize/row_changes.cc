@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 #include "cassandra/value_format.h"
+#include "fold/range_source.h"
 #include "fold/table_fold.h"
 #include "fold/value_order.h"
 #include "iceberg/schema.h"
@@ -84,13 +87,42 @@ class BatchedDataFile {
   int64_t written_ = 0;
 };
 
-}  // namespace
+// The old row index's entries of one range: those before it are passed
+// over, and it ends at the first entry after it.
+class RangeRowIndex {
+ public:
+  RangeRowIndex(std::unique_ptr<RowIndexReader> reader, std::optional<Murmur3Range> range)
+      : reader_(std::move(reader)), range_(range) {}
 
-Result<RowChanges> FoldRowChanges(FileSystem& fs, const TableSSTables& table, const TableMapping& mapping,
-                                  const std::string& table_dir, const std::vector<FactsSet>& facts,
-                                  const std::vector<std::string>& row_index, const RowChangesOptions& options,
-                                  RunFiles& files) {
+  Result<bool> Next(RowIndexEntry* entry) {
+    while (!ended_) {
+      ASSIGN_OR_RETURN(bool more, reader_->Next(entry));
+      if (!more) break;
+      if (!range_) return true;
+      int64_t token = Murmur3Token(entry->partition_key);
+      if (token > range_->last) break;
+      if (token >= range_->first) return true;
+    }
+    ended_ = true;
+    return false;
+  }
+
+ private:
+  std::unique_ptr<RowIndexReader> reader_;
+  std::optional<Murmur3Range> range_;
+  bool ended_ = false;
+};
+
+// The changes of the partitions in `range` (all of them without one),
+// written to the files of range number `k`.
+Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const TableMapping& mapping,
+                             const std::string& table_dir, const std::vector<FactsSet>& facts,
+                             const std::vector<std::string>& row_index, const RowChangesOptions& options,
+                             std::optional<Murmur3Range> range, int k, RunFiles& files) {
   ASSIGN_OR_RETURN(OpenedFacts opened, OpenFacts(fs, facts, table));
+  if (range) {
+    for (auto& source : opened.sources) source = RestrictToRange(std::move(source), *range);
+  }
   const TableSchema& fold_schema = *opened.schema;
   const std::optional<Partitioner> partitioner = opened.partitioner;
   // Envelope facts carry the schema they were written with; its columns may
@@ -124,20 +156,21 @@ Result<RowChanges> FoldRowChanges(FileSystem& fs, const TableSSTables& table, co
   const std::vector<FoldRow> static_row_as_row(1);
 
   RowChanges changes;
-  ASSIGN_OR_RETURN(auto old_index, RowIndexReader::Open(fs, row_index));
-  RowIndexWriter new_index(fs, [&](int i) { return files.RowIndexFile(i); });
+  ASSIGN_OR_RETURN(auto old_reader, RowIndexReader::Open(fs, row_index));
+  RangeRowIndex old_index(std::move(old_reader), range);
+  RowIndexWriter new_index(fs, [&](int i) { return files.RowIndexFile(k, i); });
   parquet::WriterOptions writer_options;
   writer_options.compression = options.compression;
   if (options.compression == parquet::CompressionCodec::kZstd) writer_options.compression_level = options.compression_level;
-  BatchedDataFile data(fs, files.DataFile(0), mapping.schema, writer_options);
-  PositionDeleteWriter deletes(fs, [&](int i) { return files.DeleteFile(i); }, options.compression);
+  BatchedDataFile data(fs, files.DataFile(k), mapping.schema, writer_options);
+  PositionDeleteWriter deletes(fs, [&](int i) { return files.DeleteFile(k, i); }, options.compression);
 
   RowIndexEntry old;
-  ASSIGN_OR_RETURN(bool has_old, old_index->Next(&old));
+  ASSIGN_OR_RETURN(bool has_old, old_index.Next(&old));
   auto drop_old = [&]() -> Status {
     RETURN_IF_ERROR(deletes.Add(old.data_file, old.position));
     ++changes.rows_deleted;
-    ASSIGN_OR_RETURN(has_old, old_index->Next(&old));
+    ASSIGN_OR_RETURN(has_old, old_index.Next(&old));
     return Status::OK();
   };
   FoldedPartition partition;
@@ -176,7 +209,7 @@ Result<RowChanges> FoldRowChanges(FileSystem& fs, const TableSSTables& table, co
         if (!hash.ok()) return in_partition(hash.status());
         if (*hash == old.hash) {  // unchanged: it keeps its place
           RETURN_IF_ERROR(new_index.Add(old));
-          ASSIGN_OR_RETURN(has_old, old_index->Next(&old));
+          ASSIGN_OR_RETURN(has_old, old_index.Next(&old));
           continue;
         }
         RETURN_IF_ERROR(drop_old());
@@ -197,6 +230,52 @@ Result<RowChanges> FoldRowChanges(FileSystem& fs, const TableSSTables& table, co
   if (data_file) changes.data_files.push_back(std::move(*data_file));
   ASSIGN_OR_RETURN(changes.delete_files, deletes.Finish());
   return changes;
+}
+
+}  // namespace
+
+Result<RowChanges> FoldRowChanges(FileSystem& fs, const TableSSTables& table, const TableMapping& mapping,
+                                  const std::string& table_dir, const std::vector<FactsSet>& facts,
+                                  const std::vector<std::string>& row_index, const RowChangesOptions& options,
+                                  RunFiles& files) {
+  // Ranges of the ring only where tokens spread evenly over it.
+  int threads = table.partitioner == Partitioner::kMurmur3 ? std::max(1, options.threads) : 1;
+  if (threads == 1) return FoldRange(fs, table, mapping, table_dir, facts, row_index, options, std::nullopt, 0, files);
+
+  std::vector<Murmur3Range> ranges = SplitMurmur3Ring(threads);
+  std::mutex progress_mu;
+  std::vector<std::optional<Result<RowChanges>>> results(ranges.size());
+  std::vector<std::thread> workers;
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    workers.emplace_back([&, k] {
+      RowChangesOptions own = options;
+      if (options.progress) {
+        own.progress = [&, k](const std::string& line) {
+          std::lock_guard<std::mutex> lock(progress_mu);
+          options.progress(StrCat("range ", k + 1, " of ", ranges.size(), ": ", line));
+        };
+      }
+      results[k] = FoldRange(fs, table, mapping, table_dir, facts, row_index, own, ranges[k], static_cast<int>(k),
+                             files);
+    });
+  }
+  for (std::thread& worker : workers) worker.join();
+
+  // The ranges' files in range order: the row index stays in fold order.
+  RowChanges all;
+  for (std::optional<Result<RowChanges>>& result : results) {
+    if (!result->ok()) return result->status();
+    RowChanges& part = **result;
+    for (std::string& file : part.row_index) all.row_index.push_back(std::move(file));
+    for (iceberg::DataFile& file : part.data_files) all.data_files.push_back(std::move(file));
+    for (iceberg::DataFile& file : part.delete_files) all.delete_files.push_back(std::move(file));
+    all.next_expiry = std::min(all.next_expiry, part.next_expiry);
+    all.rows_appended += part.rows_appended;
+    all.rows_deleted += part.rows_deleted;
+    all.rows_total += part.rows_total;
+    all.static_only_partitions += part.static_only_partitions;
+  }
+  return all;
 }
 
 }  // namespace cqlite::materialize

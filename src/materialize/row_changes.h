@@ -13,7 +13,12 @@
 // Rows go to the data file in columns (RowBatchConverter into RowBatches),
 // positions to file-scoped position delete files, a bounded buffer at a time
 // (position_deletes.h), and every row the table shows to the new row index.
-// Each file is synced before the step returns; none is referenced yet.
+// With several threads, the Murmur3 ring is split into as many ranges of
+// equal width, and each thread folds the partitions of its range and merges
+// them with the entries of the row index in it, writing a data file, delete
+// files and row index files of its own; the ranges' row index files, one
+// after another, are the new row index in fold order. Each file is synced
+// before the step returns; none is referenced yet.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +39,9 @@ namespace cqlite::materialize {
 
 struct RowChangesOptions {
   int64_t now_seconds = 0;  // when TTLs are evaluated
+  // Threads, each folding and writing a range of the ring on its own (of a
+  // Murmur3 table; others fold in one).
+  int threads = 1;
   MappingOptions mapping;
   parquet::CompressionCodec compression = parquet::CompressionCodec::kZstd;
   int compression_level = 3;  // ZSTD only

@@ -26,18 +26,19 @@ RunFiles::~RunFiles() {
 }
 
 std::string RunFiles::Remember(std::string path) {
+  std::lock_guard<std::mutex> lock(mu_);
   written_.push_back(path);
   return path;
 }
 
 std::vector<std::string> RunFiles::Directories() const { return {data_dir_, metadata_dir_, state_dir_, facts_dir_}; }
 
-std::string RunFiles::DataFile(int file) {
-  return Remember(JoinPath(data_dir_, StrCat(run_id_, "-", file, ".parquet")));
+std::string RunFiles::DataFile(int range) {
+  return Remember(JoinPath(data_dir_, StrCat(run_id_, "-", range, ".parquet")));
 }
 
-std::string RunFiles::DeleteFile(int file) {
-  return Remember(JoinPath(data_dir_, StrCat(run_id_, "-deletes-", file, ".parquet")));
+std::string RunFiles::DeleteFile(int range, int file) {
+  return Remember(JoinPath(data_dir_, StrCat(run_id_, "-deletes-", range, "-", file, ".parquet")));
 }
 
 std::string RunFiles::DataManifest() { return Remember(JoinPath(metadata_dir_, StrCat(run_id_, "-m0.avro"))); }
@@ -52,8 +53,8 @@ std::string RunFiles::MetadataFile(int version) { return Remember(iceberg::Metad
 
 std::string RunFiles::FoldState() { return Remember(JoinPath(state_dir_, StrCat("state-", run_id_, ".json"))); }
 
-std::string RunFiles::RowIndexFile(int file) {
-  return Remember(JoinPath(state_dir_, StrCat("rows-", run_id_, "-", file, ".parquet")));
+std::string RunFiles::RowIndexFile(int range, int file) {
+  return Remember(JoinPath(state_dir_, StrCat("rows-", run_id_, "-", range, "-", file, ".parquet")));
 }
 
 std::string RunFiles::KeptGenerationDirectory(size_t generation) {

@@ -2,24 +2,27 @@
 // (as leveldb's db/filename.h names a database's files). A table lives in
 // `<warehouse>/<namespace>/<table>/` (its Iceberg location):
 //
-//   data/<run>-<i>.parquet            data files (Iceberg)
-//   data/<run>-deletes-<i>.parquet    file-scoped position delete files (Iceberg)
+//   data/<run>-<k>.parquet            data files, one per token range k (Iceberg)
+//   data/<run>-deletes-<k>-<i>.parquet  file-scoped position delete files (Iceberg)
 //   metadata/NNNNN-<uuid>.metadata.json, metadata/<run>-m0.avro (data
 //       manifest), <run>-m1.avro (delete manifest), snap-<id>-1-<run>.avro
 //       (manifest list)                                         (Iceberg)
 //   cqlite/state-<run>.json           the fold state (fold_state.h)
-//   cqlite/rows-<run>-<i>.parquet     the row index's files
+//   cqlite/rows-<run>-<k>-<i>.parquet the row index's files
 //   cqlite/facts/<run>-<k>/           a consumed generation's SSTable, kept
 //                                     (its own component file names)
 //   cqlite/facts/<run>-merge<m>-<i>.parquet  merged facts files
 //
-// Every name carries the id of the run that wrote it, so that runs racing
+// A run folds the table's token ranges k = 0, 1, ... each on its own
+// (materializer.h), so the files of a range carry its number. Every name
+// carries the id of the run that wrote it, so that runs racing
 // for one table never write the same file, and nothing is ever overwritten.
 // A run's files are removed again when it does not commit (a crash leaves
 // them unreferenced, and harmless).
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -34,6 +37,7 @@ std::string TableLocation(const std::string& warehouse, const std::string& names
 // The files one run (one attempt at a commit) writes for a table. Every
 // name it gives is remembered, and removed when the RunFiles is destroyed,
 // unless Keep() was called (once the commit made the files part of the table).
+// Thread-safe: the ranges of a run name their files at once.
 class RunFiles {
  public:
   // A run with a new random id, of the table at `location`.
@@ -48,14 +52,14 @@ class RunFiles {
   // The directories the names below are in.
   std::vector<std::string> Directories() const;
 
-  std::string DataFile(int file);
-  std::string DeleteFile(int file);
+  std::string DataFile(int range);
+  std::string DeleteFile(int range, int file);
   std::string DataManifest();
   std::string DeleteManifest();
   std::string ManifestList(int64_t snapshot_id);
   std::string MetadataFile(int version);
   std::string FoldState();
-  std::string RowIndexFile(int file);
+  std::string RowIndexFile(int range, int file);
   // The directory the run's `generation`th new generation's SSTable is kept
   // in, and a component file in it (named as in the table directory).
   std::string KeptGenerationDirectory(size_t generation);
@@ -66,7 +70,8 @@ class RunFiles {
   std::string Remember(std::string path);
 
   FileSystem& fs_;
-  std::vector<std::string> written_;  // in the order named
+  std::mutex mu_;
+  std::vector<std::string> written_;  // in the order named; guarded by mu_
   bool kept_ = false;
   std::string location_;
   std::string run_id_;
