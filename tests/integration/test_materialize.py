@@ -6,13 +6,17 @@ generations are offered to `cqlite materialize` one more at a time, as a node
 flushes them, each run committing into one shared SQLite catalog:
 
   - after every run the table PyIceberg reads equals `cqlite select` over the
-    same generations (value for value, through DESIGN's type mapping);
+    same generations (value for value, through DESIGN's type mapping); the
+    runs fold with 2, 1 and 3 threads in turn (--threads);
   - after the last generation it equals the node's own answer, as does the
     table made from "incremental backups" (each run offered only the newest
     generation, with --fold-fan-in 2, so that from the third run on each run
     first merges the kept facts, merged facts included), and so does
     the table after a further run at the node's later query time (TTLs that
     ran out in between: the run commits their removal and nothing else);
+  - the generations offered in runs of random lengths (seeded), each run with
+    a random number of threads from 1 to 4, give the table one run over all
+    generations with one thread gives;
   - NaN and infinite floats compare equal to null, since SELECT JSON prints
     them as null (cql_json.mask_non_finite);
   - finally DuckDB's iceberg extension and the Iceberg Java library read every
@@ -25,6 +29,7 @@ Environment: CQLITE_MATERIALIZE_SEED (default 7), CQLITE_MATERIALIZE_WORKLOADS
 import json
 import os
 import pathlib
+import random
 import shutil
 import sqlite3
 import tempfile
@@ -42,6 +47,8 @@ CATALOG_NAME = "cqlite"
 # The workloads write decimals such as 1.5E-7 and 123456789012345678901234567890.12345, and times with
 # nanoseconds: decimal(38, 8) holds both decimals exactly; times are truncated to microseconds.
 MAPPING_FLAGS = ["--decimal-scale", "8", "--truncate-time"]
+# The thread counts of the runs that offer one generation more each time, in turn.
+THREAD_CYCLE = [2, 1, 3]
 
 
 def _generations(table_dir):
@@ -56,6 +63,8 @@ class Materialized:
         self.warehouse = root / "warehouse"
         self.catalog = self.warehouse / "catalog.db"
         self.backup_warehouse = root / "warehouse-backups"
+        self.random_warehouse = root / "warehouse-random-runs"
+        self.single_warehouse = root / "warehouse-one-run"
         self.problems = {}      # workload index -> [messages]
         self.final = {}         # workload index -> (namespace, table, expected rows, now)
         self.runs = 0
@@ -102,10 +111,12 @@ def _materialize_workload(index, node, cqlite, m):
     for step, prefix in enumerate(generations, 1):
         for component in table_dir.glob(prefix + "*"):
             shutil.copy(component, source / component.name)
-        proc, report = _materialize(cqlite, source, m.warehouse, now)
+        threads = THREAD_CYCLE[(index + step) % len(THREAD_CYCLE)]
+        proc, report = _materialize(cqlite, source, m.warehouse, now, "--threads", threads)
         m.runs += 1
         if proc.returncode != 0:
-            m.problem(index, f"generation {step}/{len(generations)}: cqlite materialize failed: {proc.stderr.strip()}")
+            m.problem(index, f"generation {step}/{len(generations)} (--threads {threads}): cqlite materialize "
+                             f"failed: {proc.stderr.strip()}")
             return
         consumed = report["tables"][0]["generations_consumed"]
         if consumed != 1:
@@ -128,7 +139,7 @@ def _materialize_workload(index, node, cqlite, m):
             old.unlink()
         for component in table_dir.glob(prefix + "*"):
             shutil.copy(component, backup / component.name)
-        proc, _report = _materialize(cqlite, backup, m.backup_warehouse, now, "--fold-fan-in", "2")
+        proc, _report = _materialize(cqlite, backup, m.backup_warehouse, now, "--fold-fan-in", "2", "--threads", "2")
         m.runs += 1
         if proc.returncode != 0:
             m.problem(index, f"backup {step}/{len(generations)}: cqlite materialize failed: {proc.stderr.strip()}")
@@ -148,6 +159,8 @@ def _materialize_workload(index, node, cqlite, m):
     problem = table_compare.differs(table_compare.pyiceberg_view(expected_node, schema), from_backups, schema)
     if problem:
         m.problem(index, f"from incremental backups, PyIceberg vs the node's SELECT JSON at {now}: {problem}")
+    _materialize_in_random_runs(index, cqlite, m, table_dir, generations, node.keyspace_dir(index), namespace,
+                                table, now, schema)
     final = (namespace, table, expected_node, now, schema)
     # Later query times: nothing new to consume, only TTLs running out.
     for later_now, lines in selects[1:]:
@@ -168,6 +181,40 @@ def _materialize_workload(index, node, cqlite, m):
             m.problem(index, f"PyIceberg vs the node's SELECT JSON at {later_now}: {problem}")
         final = (namespace, table, expected_later, later_now, schema)
     m.final[index] = final
+
+
+def _materialize_in_random_runs(index, cqlite, m, table_dir, generations, keyspace_dir, namespace, table, now,
+                                schema):
+    """The generations offered in runs of random lengths with random thread counts, against one run over all."""
+    rng = random.Random(SEED * 1000 + index)
+    cuts = sorted(rng.sample(range(1, len(generations)), rng.randint(0, len(generations) - 1)))
+    source = m.root / "random-runs" / namespace / table_dir.name
+    source.mkdir(parents=True)
+    shutil.copy(keyspace_dir / "schema.cql", source.parent / "schema.cql")
+    plan = []
+    for start, end in zip([0] + cuts, cuts + [len(generations)]):
+        for prefix in generations[start:end]:
+            for component in table_dir.glob(prefix + "*"):
+                shutil.copy(component, source / component.name)
+        threads = rng.randint(1, 4)
+        plan.append(f"{end - start} generation(s) with --threads {threads}")
+        proc, _report = _materialize(cqlite, source, m.random_warehouse, now, "--threads", threads)
+        m.runs += 1
+        if proc.returncode != 0:
+            m.problem(index, f"random runs ({', '.join(plan)}): cqlite materialize failed: {proc.stderr.strip()}")
+            return
+    proc, _report = _materialize(cqlite, source, m.single_warehouse, now, "--threads", "1")
+    m.runs += 1
+    if proc.returncode != 0:
+        m.problem(index, f"one run over all generations: cqlite materialize failed: {proc.stderr.strip()}")
+        return
+    one_run = iceberg_readers.read_pyiceberg(m.single_warehouse / "catalog.db", m.single_warehouse, CATALOG_NAME,
+                                             namespace, table)
+    in_runs = iceberg_readers.read_pyiceberg(m.random_warehouse / "catalog.db", m.random_warehouse, CATALOG_NAME,
+                                             namespace, table)
+    problem = table_compare.differs(one_run, in_runs, schema)
+    if problem:
+        m.problem(index, f"runs of {', '.join(plan)} vs one run over all generations: {problem}")
 
 
 @pytest.fixture(scope="module")
