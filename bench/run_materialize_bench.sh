@@ -29,8 +29,11 @@
 # links into --work, so that the changes can be added to it without touching
 # the cache. Then, each under /usr/bin/time -v (wall, CPU, peak RSS), with the
 # same --now so that no TTL expires between runs:
-#   run 1  cqlite materialize of the 8 SSTables into a fresh warehouse;
-#   run 2  the 2 SSTables of changes added; materialize again;
+#   scan   scan_bench BM_Scan over the 8 SSTables (read and decode, nothing
+#          folded), the bound the runs are measured against;
+#   run 1  cqlite materialize of the 8 SSTables into a fresh warehouse, with
+#          --threads 1, and again into another with --threads $(nproc);
+#   run 2  the 2 SSTables of changes added; materialize each warehouse again;
 #   run 3  materialize again, nothing new.
 # Publish: publish_bench folds the first N rows once, keeps them in memory as
 # Iceberg rows (RowBatch) and writes them to input.parquet (untimed), then
@@ -88,11 +91,13 @@ echo "run_materialize_bench.sh: building cqlite and publish_bench (Release) in $
 mkdir -p "$BUILD"
 nice cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$BUILD/materialize_bench.cmake.log" 2>&1 ||
     { cat "$BUILD/materialize_bench.cmake.log" >&2; die "cmake failed"; }
-nice cmake --build "$BUILD" --target cqlite publish_bench -j2 >"$BUILD/materialize_bench.build.log" 2>&1 ||
+nice cmake --build "$BUILD" --target cqlite publish_bench scan_bench -j2 >"$BUILD/materialize_bench.build.log" 2>&1 ||
     { tail -50 "$BUILD/materialize_bench.build.log" >&2; die "build failed"; }
 CQLITE="$(find "$BUILD" -name cqlite -type f -perm -u+x | head -1)"
 [[ -x $CQLITE ]] || die "no cqlite binary in $BUILD"
 PUBLISH_BENCH="$BUILD/bench/publish_bench"
+SCAN_BENCH="$BUILD/bench/scan_bench"
+THREADS="$(nproc)"
 OUT="$BUILD/materialize_bench_out"
 rm -rf "$OUT"
 mkdir -p "$OUT"
@@ -149,16 +154,47 @@ if [[ $DO_MATERIALIZE == 1 ]]; then
     du -sb --apparent-size "$TABLE" | cut -f1 >"$OUT/run1.input_bytes"
     find "$TABLE" -name '*-Data.db' -printf '%s\n' | awk '{s+=$1} END {print s}' >"$OUT/run1.data_bytes"
     find "$TABLE" -name '*-Data.db' | wc -l >"$OUT/run1.sstables"
-    if run run1 "$TABLE" --warehouse "$WAREHOUSE" --now "$NOW"; then
+    # The scan the runs are measured against: SSTable::Open + Scan of every
+    # SSTable of the table, nothing folded (scan_bench BM_Scan), in this run.
+    echo "run_materialize_bench.sh: scan: scan_bench BM_Scan over $TABLE" >&2
+    loadavg >"$OUT/scan.load_before"
+    "$SCAN_BENCH" --data="$TABLE" --benchmark_filter='^BM_Scan$' --benchmark_repetitions=3 \
+        --benchmark_out="$OUT/scan.json" --benchmark_out_format=json >/dev/null 2>"$OUT/scan.stderr"
+    loadavg >"$OUT/scan.load_after"
+    WAREHOUSE_T="$WORK/warehouse-threads"
+    cp "$OUT/run1.input_bytes" "$OUT/run1t.input_bytes"
+    cp "$OUT/run1.data_bytes" "$OUT/run1t.data_bytes"
+    cp "$OUT/run1.sstables" "$OUT/run1t.sstables"
+    echo "$THREADS" >"$OUT/threads"
+    if run run1 "$TABLE" --warehouse "$WAREHOUSE" --now "$NOW" --threads 1 &&
+        run run1t "$TABLE" --warehouse "$WAREHOUSE_T" --now "$NOW" --threads "$THREADS"; then
     du -sb --apparent-size "$WAREHOUSE" | cut -f1 >"$OUT/run1.warehouse_bytes"
+    du -sb --apparent-size "$WAREHOUSE_T" | cut -f1 >"$OUT/run1t.warehouse_bytes"
     for f in "$UPDATE_TABLE"/*; do
         ln "$f" "$TABLE/" 2>/dev/null || cp "$f" "$TABLE/"
     done
     du -sb --apparent-size "$UPDATE_TABLE" | cut -f1 >"$OUT/run2.input_bytes"
     find "$UPDATE_TABLE" -name '*-Data.db' -printf '%s\n' | awk '{s+=$1} END {print s}' >"$OUT/run2.data_bytes"
     find "$UPDATE_TABLE" -name '*-Data.db' | wc -l >"$OUT/run2.sstables"
-    if run run2 "$TABLE" --warehouse "$WAREHOUSE" --now "$NOW"; then
+    du -sb --apparent-size "$TABLE" | cut -f1 >"$OUT/table_bytes_after"
+    for f in input_bytes data_bytes sstables; do cp "$OUT/run2.$f" "$OUT/run2t.$f"; done
+    if run run2 "$TABLE" --warehouse "$WAREHOUSE" --now "$NOW" --threads 1 &&
+        run run2t "$TABLE" --warehouse "$WAREHOUSE_T" --now "$NOW" --threads "$THREADS"; then
         du -sb --apparent-size "$WAREHOUSE" | cut -f1 >"$OUT/run2.warehouse_bytes"
+        du -sb --apparent-size "$WAREHOUSE_T" | cut -f1 >"$OUT/run2t.warehouse_bytes"
+        # The fold state the table's current snapshot names: its facts and row index files.
+        "$PY" - "$WAREHOUSE" >"$OUT/fold_state_bytes" <<'STATE'
+import json, os, sqlite3, sys
+warehouse = sys.argv[1]
+location = sqlite3.connect(os.path.join(warehouse, "catalog.db")).execute(
+    "SELECT metadata_location FROM iceberg_tables").fetchone()[0]
+metadata = json.load(open(location))
+current = [s for s in metadata["snapshots"] if s["snapshot-id"] == metadata["current-snapshot-id"]][0]
+state_path = current["summary"]["cqlite.fold-state"]
+state = json.load(open(state_path))
+files = [f for s in state["facts"] for f in s["files"]] + state["row-index"] + [state_path]
+print(sum(os.path.getsize(f) for f in files))
+STATE
         run run3 "$TABLE" --warehouse "$WAREHOUSE" --now "$NOW" || true
     fi
     fi
@@ -294,9 +330,12 @@ if do_materialize:
               "| rows/s | input MB/s | peak RSS | warehouse after | load avg before -> after |",
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     sstables = lambda n: read(f"{n}.sstables") if os.path.exists(p(f"{n}.sstables")) else "?"
-    labels = {"run1": f"1: {sstables('run1')} SSTables, fresh warehouse",
-              "run2": f"2: +{sstables('run2')} SSTables (~1% changed)", "run3": "3: nothing new"}
-    ran = [n for n in ("run1", "run2", "run3") if os.path.exists(p(f"{n}.rc"))]
+    threads = read("threads") if os.path.exists(p("threads")) else "?"
+    labels = {"run1": f"1: {sstables('run1')} SSTables, fresh warehouse, --threads 1",
+              "run1t": f"1: the same, --threads {threads}",
+              "run2": f"2: +{sstables('run2')} SSTables (~1% changed), --threads 1",
+              "run2t": f"2: the same, --threads {threads}", "run3": "3: nothing new"}
+    ran = [n for n in ("run1", "run1t", "run2", "run2t", "run3") if os.path.exists(p(f"{n}.rc"))]
     failed = [n for n in ran if read(f"{n}.rc") != "0"]
     for name in ran:
         if name in failed:
@@ -321,25 +360,47 @@ if do_materialize:
             f"| {in_bytes / MB / t['wall']:,.1f} "
             f"| {t['rss_kib'] / 1024:,.1f} MiB | {'' if wh is None else f'{wh / MB:,.1f} MB'} "
             f"| {read(name + '.load_before')} -> {read(name + '.load_after')} |")
-    if failed or len(ran) < 3:
+    if failed or len(ran) < 5:
         lines += ["", f"Runs failed: {', '.join(failed)}; see {out}/*.stderr and *.time.", ""]
-    if not failed and len(ran) == 3:
+    if not failed and len(ran) == 5:
       r1, r2, r3 = report_of("run1"), report_of("run2"), report_of("run3")
       t1, t2 = time_v("run1"), time_v("run2")
+      t1t, t2t = time_v("run1t"), time_v("run2t")
+      scan = json.loads(read("scan.json"))
+      scan_runs = [b for b in scan["benchmarks"] if b.get("run_type") == "iteration"]
+      unit = {"ms": 1e-3, "us": 1e-6, "ns": 1e-9, "s": 1}
+      scan_wall = statistics.median(b["real_time"] * unit[b["time_unit"]] for b in scan_runs)
+      state_bytes = int(read("fold_state_bytes"))
+      table_bytes = int(read("table_bytes_after"))
+      peak = max(time_v(n)["rss_kib"] for n in ("run1", "run1t", "run2", "run2t", "run3"))
+      met = lambda ok: "met" if ok else "NOT met"
+      lines += ["", "Against the targets (issue 12, line a):", "",
+                f"- run 1, one thread: {t1['wall']:.2f} s (target <= 60 s: {met(t1['wall'] <= 60)}); "
+                f"the scan alone (scan_bench BM_Scan, median of {len(scan_runs)}, in this run, load "
+                f"{read('scan.load_before')} -> {read('scan.load_after')}): {scan_wall:.2f} s; run 1 / scan: "
+                f"{t1['wall'] / scan_wall:.1f}x (target <= 15x: {met(t1['wall'] / scan_wall <= 15)})",
+                f"- run 1 with --threads {threads}: {t1t['wall']:.2f} s, {t1['wall'] / t1t['wall']:.2f}x faster than "
+                f"with 1 (target >= 1.7x with 2: {met(t1['wall'] / t1t['wall'] >= 1.7)})",
+                f"- run 2 / run 1: {t2['wall'] / t1['wall']:.3f} with one thread, {t2t['wall'] / t1t['wall']:.3f} "
+                f"with {threads} (target <= 0.05: {met(t2['wall'] / t1['wall'] <= 0.05)})",
+                f"- peak RSS of every run: {peak / 1024:,.1f} MiB (target <= 512 MiB: {met(peak <= 512 * 1024)})",
+                f"- the fold state the last snapshot names (kept SSTables, row index, state file): "
+                f"{state_bytes / MB:,.1f} MB, {state_bytes / table_bytes:.3f}x the table directory's "
+                f"{table_bytes / MB:,.1f} MB of SSTables (target <= 1.2x: {met(state_bytes <= 1.2 * table_bytes)})"]
       counts = dict(kv.split("=") for kv in read("update.generation.txt").split() if "=" in kv)
       updated, deleted = int(counts.get("updated", 0)), int(counts.get("deleted", 0))
       lines += ["",
                 "rows/s = rows in the table after the run / wall seconds (run 2: the whole table's rows, though "
                 "it writes only the changed ones); input MB/s = bytes of the SSTables the run was given (every "
                 "component, the whole table directory) / wall seconds.", "",
-                f"- run 2 / run 1 wall: {t2['wall'] / t1['wall']:.3f}; peak RSS run 1 {t1['rss_kib'] / 1024:,.1f} MiB, "
-                f"run 2 {t2['rss_kib'] / 1024:,.1f} MiB (target <= 1024 MiB: "
-                f"{'met' if max(t1['rss_kib'], t2['rss_kib']) <= 1024 * 1024 else 'NOT met'})",
+
                 f"- run 2 wrote {r2.get('rows_written', 0):,} rows and deleted {r2.get('rows_deleted', 0):,} "
                 f"positions; the changes hold {updated:,} updated and {deleted:,} deleted rows: expected "
                 f"{updated:,} written and {updated + deleted:,} deleted; rows {r1.get('rows_total', 0):,} -> "
                 f"{r2.get('rows_total', 0):,} (expected {r1.get('rows_total', 0) - deleted:,}): "
-                f"{'as expected' if (r2.get('rows_written'), r2.get('rows_deleted'), r2.get('rows_total')) == (updated, updated + deleted, r1.get('rows_total', 0) - deleted) else 'DIFFERENT'}",
+                f"{'as expected' if (r2.get('rows_written'), r2.get('rows_deleted'), r2.get('rows_total')) == (updated, updated + deleted, r1.get('rows_total', 0) - deleted) else 'DIFFERENT'}; "
+                f"with --threads {threads} the same: "
+                f"{'yes' if all(report_of('run2t').get(k) == r2.get(k) for k in ('rows_written', 'rows_deleted', 'rows_total')) else 'NO'}",
                 f"- run 3: \"{r3.get('message', '')}\"", ""]
 if do_publish:
     ours = json.loads(read("publish_cqlite.json"))

@@ -38,8 +38,9 @@ void AppendUint32(uint32_t v, std::string* out) {
 }
 
 // Each component: a presence byte, then (if present) a 4-byte length and the value.
-std::string EncodeClustering(const FoldClustering& clustering) {
-  std::string out;
+void EncodeClustering(const FoldClustering& clustering, std::string* out_bytes) {
+  std::string& out = *out_bytes;
+  out.clear();
   for (size_t i = 0; i < clustering.values.size(); ++i) {
     bool present = clustering.present.empty() || clustering.present[i];
     out.push_back(present ? 1 : 0);
@@ -47,7 +48,6 @@ std::string EncodeClustering(const FoldClustering& clustering) {
     AppendUint32(static_cast<uint32_t>(clustering.values[i].size()), &out);
     out += clustering.values[i];
   }
-  return out;
 }
 
 bool DecodeClustering(std::string_view bytes, FoldClustering* out) {
@@ -184,10 +184,23 @@ std::vector<std::vector<size_t>> PlanFactsMerges(const std::vector<int64_t>& siz
 }
 
 RowIndexWriter::RowIndexWriter(FileSystem& fs, std::function<std::string(int)> file_path, int64_t rows_per_file)
-    : fs_(fs), file_path_(std::move(file_path)), rows_per_file_(std::max<int64_t>(rows_per_file, 1)) {}
+    : fs_(fs),
+      file_path_(std::move(file_path)),
+      rows_per_file_(std::max<int64_t>(rows_per_file, 1)),
+      batch_(RowIndexSchema()) {}
+
+RowIndexWriter::~RowIndexWriter() = default;
+
+Status RowIndexWriter::Flush() {
+  if (batch_.num_rows() == 0) return Status::OK();
+  RETURN_IF_ERROR(writer_->WriteBatch(batch_));
+  batch_.Clear();
+  return Status::OK();
+}
 
 Status RowIndexWriter::Add(const RowIndexEntry& entry) {
-  if (writer_ && writer_->num_rows() >= rows_per_file_) {
+  if (writer_ && rows_in_file_ >= rows_per_file_) {
+    RETURN_IF_ERROR(Flush());
     RETURN_IF_ERROR(writer_->Close().status());
     writer_.reset();
   }
@@ -198,16 +211,23 @@ Status RowIndexWriter::Add(const RowIndexEntry& entry) {
     options.max_statistics_size = 0;
     files_.push_back(file_path_(static_cast<int>(files_.size())));
     ASSIGN_OR_RETURN(writer_, parquet::ParquetWriter::Open(fs_, files_.back(), RowIndexSchema(), options));
+    rows_in_file_ = 0;
   }
+  EncodeClustering(entry.clustering, &clustering_);
+  batch_.column(0).AppendBytes(entry.partition_key);
+  batch_.column(1).AppendBytes(clustering_);
+  batch_.column(2).AppendBytes(entry.data_file);
+  batch_.column(3).AppendInt64(entry.position);
+  batch_.column(4).AppendInt64(static_cast<int64_t>(entry.hash));
+  batch_.EndRows(1);
+  ++rows_in_file_;
   ++count_;
-  return writer_->WriteRow(Value::Struct({Value::Bytes(entry.partition_key),
-                                          Value::Bytes(EncodeClustering(entry.clustering)),
-                                          Value::String(entry.data_file), Value::Int64(entry.position),
-                                          Value::Int64(static_cast<int64_t>(entry.hash))}));
+  return batch_.num_rows() >= kIndexRowGroupRows ? Flush() : Status::OK();
 }
 
 Result<std::vector<std::string>> RowIndexWriter::Close() {
   if (writer_) {
+    RETURN_IF_ERROR(Flush());
     RETURN_IF_ERROR(writer_->Close().status());
     writer_.reset();
   }

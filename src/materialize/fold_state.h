@@ -34,6 +34,7 @@
 #include "fold/fold_types.h"
 #include "io/file_system.h"
 #include "parquet/reader.h"
+#include "parquet/row_batch.h"
 #include "parquet/value.h"
 #include "parquet/writer.h"
 #include "util/status.h"
@@ -99,6 +100,7 @@ class RowIndexWriter {
   // `rows_per_file` entries each (the first when the first entry comes).
   RowIndexWriter(FileSystem& fs, std::function<std::string(int)> file_path,
                  int64_t rows_per_file = kRowIndexFileRows);
+  ~RowIndexWriter();
   // REQUIRES: entries are added in fold order.
   Status Add(const RowIndexEntry& entry);
   // Ends the last file; the files written, in order.
@@ -109,8 +111,14 @@ class RowIndexWriter {
   FileSystem& fs_;
   std::function<std::string(int)> file_path_;
   int64_t rows_per_file_;
+  // Entries are gathered in columns, a row group's worth at a time.
+  Status Flush();
+
   std::unique_ptr<parquet::ParquetWriter> writer_;  // of files_.back()
+  parquet::RowBatch batch_;                         // entries not yet handed to writer_
+  std::string clustering_;                          // an entry's encoded clustering
   std::vector<std::string> files_;
+  int64_t rows_in_file_ = 0;
   int64_t count_ = 0;
 };
 
