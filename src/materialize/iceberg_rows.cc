@@ -181,6 +181,43 @@ const FoldColumn* FindColumn(const FoldRow* row, int column) {
   return it != row->columns.end() && it->column == column ? &*it : nullptr;
 }
 
+// Appends `scalar` to `leaf` (when not null) with `rep_level`, or a null at
+// `null_def_level`, and hashes it.
+void AppendScalar(const IcebergScalar& scalar, parquet::ColumnBatch* leaf, int null_def_level, int rep_level,
+                  RowHasher* hasher) {
+  using Kind = IcebergScalar::Kind;
+  switch (scalar.kind) {
+    case Kind::kNull:
+      hasher->Null();
+      if (leaf) leaf->AppendNull(null_def_level, rep_level);
+      break;
+    case Kind::kBool:
+      hasher->Bool(scalar.int_value != 0);
+      if (leaf) leaf->AppendBool(scalar.int_value != 0, rep_level);
+      break;
+    case Kind::kInt32:
+      hasher->Int32(static_cast<int32_t>(scalar.int_value));
+      if (leaf) leaf->AppendInt32(static_cast<int32_t>(scalar.int_value), rep_level);
+      break;
+    case Kind::kInt64:
+      hasher->Int64(scalar.int_value);
+      if (leaf) leaf->AppendInt64(scalar.int_value, rep_level);
+      break;
+    case Kind::kFloat:
+      hasher->Float(scalar.float_value);
+      if (leaf) leaf->AppendFloat(scalar.float_value, rep_level);
+      break;
+    case Kind::kDouble:
+      hasher->Double(scalar.double_value);
+      if (leaf) leaf->AppendDouble(scalar.double_value, rep_level);
+      break;
+    case Kind::kBytes:
+      hasher->Bytes(scalar.bytes());
+      if (leaf) leaf->AppendBytes(scalar.bytes(), rep_level);
+      break;
+  }
+}
+
 // The serialized value schema column `index` shows in `row` of a partition
 // (nullopt: null): `key_value` for a partition key column, the clustering
 // value, or the cell of `static_row` or `row`. Multi-cell collections and
@@ -627,37 +664,7 @@ Result<uint64_t> RowBatchConverter::Append(std::string_view key, const FoldRow* 
     if (scalar.kind == Kind::kNull && field.required) {
       return Status::InvalidArgument(StrCat("column ", column.name, ": is null, but the Iceberg field is required"));
     }
-    parquet::ColumnBatch* leaf = batch ? &batch->column(field.leaf) : nullptr;
-    switch (scalar.kind) {
-      case Kind::kNull:
-        hasher.Null();
-        if (leaf) leaf->AppendNull(field.null_def_level);
-        break;
-      case Kind::kBool:
-        hasher.Bool(scalar.int_value != 0);
-        if (leaf) leaf->AppendBool(scalar.int_value != 0);
-        break;
-      case Kind::kInt32:
-        hasher.Int32(static_cast<int32_t>(scalar.int_value));
-        if (leaf) leaf->AppendInt32(static_cast<int32_t>(scalar.int_value));
-        break;
-      case Kind::kInt64:
-        hasher.Int64(scalar.int_value);
-        if (leaf) leaf->AppendInt64(scalar.int_value);
-        break;
-      case Kind::kFloat:
-        hasher.Float(scalar.float_value);
-        if (leaf) leaf->AppendFloat(scalar.float_value);
-        break;
-      case Kind::kDouble:
-        hasher.Double(scalar.double_value);
-        if (leaf) leaf->AppendDouble(scalar.double_value);
-        break;
-      case Kind::kBytes:
-        hasher.Bytes(scalar.bytes());
-        if (leaf) leaf->AppendBytes(scalar.bytes());
-        break;
-    }
+    AppendScalar(scalar, batch ? &batch->column(field.leaf) : nullptr, field.null_def_level, 0, &hasher);
   }
   if (batch) batch->EndRows(1);
   return hasher.hash();
@@ -671,39 +678,6 @@ Status RowBatchConverter::AppendCells(const FieldPlan& field, const FoldColumn& 
   is_map ? hasher->Map(data.cells.size()) : hasher->List(data.cells.size());
   parquet::ColumnBatch* elements = batch ? &batch->column(field.element_leaf) : nullptr;
   parquet::ColumnBatch* values = batch && is_map ? &batch->column(field.value_leaf) : nullptr;
-  auto append = [&](const IcebergScalar& scalar, parquet::ColumnBatch* leaf, int def_level, int rep_level) {
-    using Kind = IcebergScalar::Kind;
-    switch (scalar.kind) {
-      case Kind::kNull:
-        hasher->Null();
-        if (leaf) leaf->AppendNull(def_level - 1, rep_level);
-        break;
-      case Kind::kBool:
-        hasher->Bool(scalar.int_value != 0);
-        if (leaf) leaf->AppendBool(scalar.int_value != 0, rep_level);
-        break;
-      case Kind::kInt32:
-        hasher->Int32(static_cast<int32_t>(scalar.int_value));
-        if (leaf) leaf->AppendInt32(static_cast<int32_t>(scalar.int_value), rep_level);
-        break;
-      case Kind::kInt64:
-        hasher->Int64(scalar.int_value);
-        if (leaf) leaf->AppendInt64(scalar.int_value, rep_level);
-        break;
-      case Kind::kFloat:
-        hasher->Float(scalar.float_value);
-        if (leaf) leaf->AppendFloat(scalar.float_value, rep_level);
-        break;
-      case Kind::kDouble:
-        hasher->Double(scalar.double_value);
-        if (leaf) leaf->AppendDouble(scalar.double_value, rep_level);
-        break;
-      case Kind::kBytes:
-        hasher->Bytes(scalar.bytes());
-        if (leaf) leaf->AppendBytes(scalar.bytes(), rep_level);
-        break;
-    }
-  };
   for (size_t i = 0; i < data.cells.size(); ++i) {
     const FoldCell& cell = data.cells[i];
     int rep_level = i == 0 ? 0 : field.element_rep_level;
@@ -712,10 +686,10 @@ Status RowBatchConverter::AppendCells(const FieldPlan& field, const FoldColumn& 
                                      is_map || is_set ? std::string_view(cell.path) : std::string_view(cell.value),
                                      options_));
     if (is_map && element.kind == IcebergScalar::Kind::kNull) return Status::InvalidArgument("is a map with a null key");
-    append(element, elements, field.element_def_level, rep_level);
+    AppendScalar(element, elements, field.element_def_level - 1, rep_level, hasher);
     if (is_map) {
       ASSIGN_OR_RETURN(IcebergScalar value, ToIcebergScalar(*field.value_cql, *field.value_type, cell.value, options_));
-      append(value, values, field.value_def_level, rep_level);
+      AppendScalar(value, values, field.value_def_level - 1, rep_level, hasher);
     }
   }
   return Status::OK();
