@@ -158,7 +158,7 @@ if [[ $DO_MATERIALIZE == 1 ]]; then
     # SSTable of the table, nothing folded (scan_bench BM_Scan), in this run.
     echo "run_materialize_bench.sh: scan: scan_bench BM_Scan over $TABLE" >&2
     loadavg >"$OUT/scan.load_before"
-    "$SCAN_BENCH" --data="$TABLE" --benchmark_filter='^BM_Scan$' --benchmark_repetitions=3 \
+    "$SCAN_BENCH" --data="$TABLE" --benchmark_filter='^BM_Scan(/|$)' --benchmark_repetitions=3 \
         --benchmark_out="$OUT/scan.json" --benchmark_out_format=json >/dev/null 2>"$OUT/scan.stderr"
     loadavg >"$OUT/scan.load_after"
     WAREHOUSE_T="$WORK/warehouse-threads"

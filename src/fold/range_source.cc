@@ -16,13 +16,14 @@ class RangeFoldSource final : public FoldSource {
       int64_t token = Murmur3Token(partition->key);
       if (token > range_.last) break;
       if (token >= range_.first) return true;
-      while (!partition->complete) RETURN_IF_ERROR(source_->More(partition));
+      RETURN_IF_ERROR(source_->SkipRest(partition));
     }
     ended_ = true;
     return false;
   }
 
   Status More(FoldPartition* partition) override { return source_->More(partition); }
+  Status SkipRest(FoldPartition* partition) override { return source_->SkipRest(partition); }
   const std::string& name() const override { return source_->name(); }
   bool repeats_partitions() const override { return source_->repeats_partitions(); }
 

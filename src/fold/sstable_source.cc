@@ -70,9 +70,27 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
     return Status::OK();
   }
 
+  // Reads the rest of the partition without copying a row or marker.
+  Status SkipRest(FoldPartition* partition) override {
+    while (!partition->complete) {
+      ASSIGN_OR_RETURN(partition->complete, scanner_->ReadItems(discard_, std::numeric_limits<size_t>::max()));
+    }
+    return Status::OK();
+  }
+
   const std::string& name() const override { return name_; }
 
  private:
+  // Takes the records of a partition passed over, and drops them.
+  class Discard final : public EnvelopeConsumer {
+   public:
+    Status OnPartitionStart(const PartitionHeader&) override { return Status::OK(); }
+    Status OnRow(const Row&) override { return Status::OK(); }
+    Status OnRangeTombstoneMarker(const RangeTombstoneMarker&) override { return Status::OK(); }
+    Status OnPartitionEnd() override { return Status::OK(); }
+  };
+  Discard discard_;
+
   Status OnPartitionStart(const PartitionHeader& header) override {
     partition_->key.assign(header.key.data(), header.key.size());
     partition_->deletion = header.deletion;

@@ -29,6 +29,11 @@ Status FoldSource::More(FoldPartition*) {
   return Status::NotSupported(StrCat(name(), ": asked for a piece of a partition it handed on whole"));
 }
 
+Status FoldSource::SkipRest(FoldPartition* partition) {
+  while (!partition->complete) RETURN_IF_ERROR(More(partition));
+  return Status::OK();
+}
+
 PartitionFolder::PartitionFolder(const TableSchema& schema, int64_t now_seconds)
     : schema_(schema), now_(now_seconds), order_(ClusteringTypes(schema)) {
   for (const ColumnSchema& column : schema.columns) is_counter_.push_back(column.type->kind == CqlKind::kCounter);

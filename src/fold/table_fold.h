@@ -41,6 +41,10 @@ class FoldSource {
   // `partition->complete` whether it is the last. Sources that hand on whole
   // partitions are never asked.
   virtual Status More(FoldPartition* partition);
+  // Passes over the rest of the partition the last Next or More left
+  // incomplete (its pieces are not wanted), leaving `partition` complete.
+  // By default by asking for the pieces one after another.
+  virtual Status SkipRest(FoldPartition* partition);
   // Names the generation in messages (usually its Data.db path).
   virtual const std::string& name() const = 0;
   // Whether a partition key may come several times in a row, once per

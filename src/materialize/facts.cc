@@ -26,6 +26,7 @@ class KeptSSTableSource final : public FoldSource {
       : schema_(std::move(schema)), sstable_(std::move(sstable)), source_(std::move(source)) {}
   Result<bool> Next(FoldPartition* partition) override { return source_->Next(partition); }
   Status More(FoldPartition* partition) override { return source_->More(partition); }
+  Status SkipRest(FoldPartition* partition) override { return source_->SkipRest(partition); }
   const std::string& name() const override { return source_->name(); }
 
  private:
