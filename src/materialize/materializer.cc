@@ -11,12 +11,12 @@
 #include "cassandra/table_sstables.h"
 #include "envelope/envelope_schema.h"
 #include "iceberg/data_files.h"
-#include "iceberg/manifest.h"
 #include "iceberg/table_metadata.h"
 #include "io/checksum.h"
 #include "materialize/facts.h"
 #include "materialize/fold_state.h"
 #include "materialize/row_changes.h"
+#include "materialize/snapshot.h"
 #include "materialize/warehouse_files.h"
 #include "util/strings.h"
 
@@ -24,13 +24,6 @@ namespace cqlite::materialize {
 
 namespace {
 
-// Snapshot summary properties (DESIGN D8).
-constexpr char kFoldStateKey[] = "cqlite.fold-state";
-constexpr char kGenerationsKey[] = "cqlite.generations";
-constexpr char kDeltaHorizonKey[] = "cqlite.delta-horizon-micros";
-constexpr char kLineageKey[] = "cqlite.lineage";
-constexpr char kNowKey[] = "cqlite.ttl-evaluated-at";
-constexpr char kEngineVersion[] = "0.1.0";
 // The envelope prefix used when a table column starts with the default one.
 constexpr char kAlternatePrefix[] = "_cqlite_envelope_";
 // Smaller row groups than delta-export's: the fold holds one row group's
@@ -46,11 +39,6 @@ const std::set<std::string>& SystemKeyspaces() {
 
 int64_t WallClockSeconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-int64_t WallClockMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
@@ -98,43 +86,6 @@ void Progress(const MaterializeOptions& options, const std::string& line) {
   if (options.progress) options.progress(line);
 }
 
-// The table as the catalog has it when an attempt starts.
-struct Baseline {
-  std::optional<std::string> metadata_location;  // none: the table does not exist yet
-  std::optional<iceberg::TableMetadata> metadata;
-  std::optional<iceberg::Snapshot> parent;  // the current snapshot
-  FoldState state;                          // the parent's fold state
-  std::string location;                     // the table's directory
-};
-
-Result<Baseline> LoadBaseline(const Run& run) {
-  Baseline base;
-  ASSIGN_OR_RETURN(base.metadata_location, run.catalog.LoadTable({run.namespace_name}, run.table_name));
-  if (!base.metadata_location) {
-    base.location = TableLocation(run.options.warehouse, run.namespace_name, run.table_name);
-    return base;
-  }
-  const std::string& current = *base.metadata_location;
-  ASSIGN_OR_RETURN(std::string text, run.fs.ReadFileToString(current));
-  ASSIGN_OR_RETURN(base.metadata, iceberg::TableMetadataFromJson(text, current));
-  base.location = base.metadata->location;
-  if (!iceberg::SameStructure(*base.metadata->CurrentSchema(), run.mapping.schema)) {
-    return Status::NotSupported(StrCat(current, ": the Iceberg table's schema differs from the one ",
-                                       run.table.schema.table.keyspace, ".", run.table.schema.table.table,
-                                       " maps to now; schema changes are not supported yet"));
-  }
-  const iceberg::Snapshot* parent = base.metadata->CurrentSnapshot();
-  if (parent == nullptr) return base;
-  base.parent = *parent;
-  auto it = parent->summary.find(kFoldStateKey);
-  if (it == parent->summary.end()) {
-    return Status::InvalidArgument(StrCat(current, ": snapshot ", parent->snapshot_id, " was not written by cqlite (no ",
-                                          kFoldStateKey, "); cqlite materializes only into tables it created"));
-  }
-  ASSIGN_OR_RETURN(std::string state_text, run.fs.ReadFileToString(it->second));
-  ASSIGN_OR_RETURN(base.state, FoldStateFromJson(state_text, it->second));
-  return base;
-}
 
 // Step 2 (materializer.h): the SSTables of the generations not consumed
 // before, kept in the warehouse as facts sets of their own.
@@ -153,111 +104,20 @@ Result<std::vector<FactsSet>> KeepNewGenerations(const Run& run, const std::vect
   return sets;
 }
 
-// Step 4: the fold state, manifests for the added files, a manifest list
-// that keeps the parent's manifests, and the next table metadata file.
-// Returns the new metadata file's path; the snapshot's id goes to `report`.
-Result<std::string> WriteSnapshot(const Run& run, const Baseline& base, const FoldState& next,
-                                  const std::vector<iceberg::DataFile>& added,
-                                  const std::vector<ConsumedGeneration>& new_generations, int64_t now,
-                                  RunFiles& files, TableReport* report) {
-  FileSystem& fs = run.fs;
-  std::string state_path = files.FoldState();
-  RETURN_IF_ERROR(fs.WriteStringToFile(state_path, FoldStateToJson(next)));
-
-  const iceberg::Snapshot* parent = base.parent ? &*base.parent : nullptr;
-  int64_t snapshot_id = iceberg::RandomSnapshotId();
-  int64_t sequence_number = (base.metadata ? base.metadata->last_sequence_number : 0) + 1;
-  std::vector<iceberg::ManifestFile> manifests;
-  if (parent) {
-    ASSIGN_OR_RETURN(manifests, iceberg::ReadManifestList(fs, parent->manifest_list));
-  }
-  std::string schema_json = iceberg::SchemaToJson(run.mapping.schema).dump();
-  for (iceberg::ManifestContent content : {iceberg::ManifestContent::kData, iceberg::ManifestContent::kDeletes}) {
-    std::vector<iceberg::ManifestEntry> entries;
-    for (const iceberg::DataFile& f : added) {
-      bool is_data = f.content == iceberg::FileContent::kData;
-      if (is_data == (content == iceberg::ManifestContent::kData)) {
-        iceberg::ManifestEntry entry;
-        entry.status = iceberg::ManifestEntryStatus::kAdded;
-        entry.data_file = f;
-        entries.push_back(std::move(entry));
-      }
-    }
-    if (entries.empty()) continue;
-    iceberg::ManifestWriteOptions manifest_options;
-    manifest_options.table_schema_json = schema_json;
-    manifest_options.content = content;
-    std::string path =
-        content == iceberg::ManifestContent::kData ? files.DataManifest() : files.DeleteManifest();
-    ASSIGN_OR_RETURN(iceberg::ManifestFile manifest,
-                     iceberg::WriteManifest(fs, path, manifest_options, entries, snapshot_id, sequence_number));
-    manifests.push_back(std::move(manifest));
-  }
-  std::string list_path =
-      files.ManifestList(snapshot_id);
-  RETURN_IF_ERROR(iceberg::WriteManifestList(fs, list_path, snapshot_id,
-                                             parent ? std::optional<int64_t>(parent->snapshot_id) : std::nullopt,
-                                             sequence_number, manifests));
-  RETURN_IF_ERROR(fs.SyncFile(list_path));
-
-  iceberg::Snapshot snapshot;
-  snapshot.snapshot_id = snapshot_id;
-  if (parent) snapshot.parent_snapshot_id = parent->snapshot_id;
-  snapshot.sequence_number = sequence_number;
-  snapshot.timestamp_ms = WallClockMillis();
-  if (base.metadata && snapshot.timestamp_ms <= base.metadata->last_updated_ms) {
-    snapshot.timestamp_ms = base.metadata->last_updated_ms + 1;
-  }
-  snapshot.manifest_list = list_path;
-  snapshot.schema_id = 0;
-  snapshot.summary = iceberg::SummaryMetrics(added, parent ? parent->summary : std::map<std::string, std::string>());
-  bool adds_data = report->data_files > 0, adds_deletes = report->delete_files > 0;
-  snapshot.summary["operation"] = adds_data && adds_deletes ? "overwrite" : adds_deletes ? "delete" : "append";
-  snapshot.summary["engine-name"] = "cqlite";
-  snapshot.summary["engine-version"] = kEngineVersion;
-  std::vector<std::string> consumed_now;
-  for (const ConsumedGeneration& g : new_generations) consumed_now.push_back(g.identity);
-  snapshot.summary[kGenerationsKey] = Join(consumed_now, ",");
-  snapshot.summary[kDeltaHorizonKey] = std::to_string(next.DeltaHorizonMicros());
-  snapshot.summary[kLineageKey] = run.table_dir;
-  snapshot.summary[kNowKey] = std::to_string(now);
-  snapshot.summary[kFoldStateKey] = state_path;
-
-  iceberg::TableMetadata next_metadata;
-  if (base.metadata) {
-    next_metadata = *base.metadata;
-  } else {
-    const TableSchema& t = run.table.schema.table;
-    std::map<std::string, std::string> properties = {
-        {"cqlite.source.keyspace", t.keyspace},
-        {"cqlite.source.table", t.table},
-        {"cqlite.source.path", run.table_dir},
-        {"write.parquet.compression-codec", run.options.compression == parquet::CompressionCodec::kZstd ? "zstd"
-                                            : run.options.compression == parquet::CompressionCodec::kSnappy
-                                                ? "snappy"
-                                                : "uncompressed"},
-    };
-    if (run.options.compression == parquet::CompressionCodec::kZstd) {
-      properties["write.parquet.compression-level"] = std::to_string(run.options.compression_level);
-    }
-    next_metadata = iceberg::NewTableMetadata(base.location, run.mapping.schema, std::move(properties),
-                                              WallClockMillis());
-  }
-  iceberg::AddSnapshot(&next_metadata, snapshot, base.metadata_location.value_or(""));
-  int version = 0;
-  if (base.metadata_location) {
-    int previous = iceberg::MetadataFileVersion(*base.metadata_location);
-    version = previous >= 0 ? previous + 1 : static_cast<int>(next_metadata.metadata_log.size());
-  }
-  std::string metadata_path = files.MetadataFile(version);
-  RETURN_IF_ERROR(fs.WriteStringToFile(metadata_path, iceberg::TableMetadataToJson(next_metadata)));
-  report->snapshot_id = snapshot_id;
-  return metadata_path;
-}
-
 // One attempt: the steps of materializer.h, then the compare-and-swap.
 Status RunOnce(const Run& run, TableReport* report) {
-  ASSIGN_OR_RETURN(Baseline base, LoadBaseline(run));
+  const TableSchema& source = run.table.schema.table;
+  ASSIGN_OR_RETURN(Baseline base, LoadBaseline(run.fs, run.catalog, run.options.warehouse, run.namespace_name,
+                                               run.table_name, run.mapping.schema,
+                                               StrCat(source.keyspace, ".", source.table)));
+  int64_t exported = std::count_if(base.state.facts.begin(), base.state.facts.end(), [](const FactsSet& set) {
+    return set.form == FactsForm::kEnvelope && set.generations == 1;
+  });
+  if (exported > 0) {
+    Progress(run.options, StrCat(exported, " generation(s) of the fold state are envelope files an earlier CQLite "
+                                           "exported; they are read as they are (more slowly than kept SSTables) "
+                                           "until a merge rewrites them, and new generations are kept as SSTables"));
+  }
   std::set<std::string> consumed;
   for (const ConsumedGeneration& g : base.state.generations) consumed.insert(g.identity);
   std::vector<size_t> fresh;
@@ -314,15 +174,33 @@ Status RunOnce(const Run& run, TableReport* report) {
     return Status::OK();
   }
 
-  FoldState next = base.state;
-  next.generations.insert(next.generations.end(), new_generations.begin(), new_generations.end());
-  next.facts = std::move(facts);
-  next.row_index = changes.row_index;
-  next.row_count = report->rows_total;
-  next.next_expiry = changes.next_expiry;
-  next.folded_at = now;
-  ASSIGN_OR_RETURN(std::string metadata_path,
-                   WriteSnapshot(run, base, next, added, new_generations, now, files, report));
+  NextSnapshot next;
+  next.schema = &run.mapping.schema;
+  next.state = base.state;
+  next.state.generations.insert(next.state.generations.end(), new_generations.begin(), new_generations.end());
+  next.state.facts = std::move(facts);
+  next.state.row_index = changes.row_index;
+  next.state.row_count = report->rows_total;
+  next.state.next_expiry = changes.next_expiry;
+  next.state.folded_at = now;
+  next.added = std::move(added);
+  next.generations = new_generations;
+  next.now_seconds = now;
+  next.lineage = run.table_dir;
+  next.new_table_properties = {
+      {"cqlite.source.keyspace", source.keyspace},
+      {"cqlite.source.table", source.table},
+      {"cqlite.source.path", run.table_dir},
+      {"write.parquet.compression-codec", run.options.compression == parquet::CompressionCodec::kZstd     ? "zstd"
+                                          : run.options.compression == parquet::CompressionCodec::kSnappy ? "snappy"
+                                                                                                         : "uncompressed"},
+  };
+  if (run.options.compression == parquet::CompressionCodec::kZstd) {
+    next.new_table_properties["write.parquet.compression-level"] = std::to_string(run.options.compression_level);
+  }
+  ASSIGN_OR_RETURN(WrittenSnapshot written, WriteSnapshot(run.fs, base, next, files));
+  const std::string& metadata_path = written.metadata_file;
+  report->snapshot_id = written.snapshot_id;
 
   // Step 5: the one change that makes it all visible.
   Progress(run.options, "committing");

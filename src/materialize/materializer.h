@@ -3,17 +3,19 @@
 // before, and commits one snapshot that makes the Iceberg table equal to the
 // new state (DESIGN D5, D6, D8):
 //
-//   1. the table's schema is mapped to Iceberg before anything is written;
+//   1. the table's schema is mapped to Iceberg before anything is written,
+//      and the table loaded from the catalog (snapshot.h);
 //   2. the SSTables of new generations are kept in the warehouse (linked or
 //      copied: the facts the fold state keeps, facts.h), and facts sets are
 //      merged until at most fold_fan_in are left;
 //   3. all facts are folded as of `now`, and the fold output is merged with
 //      the row index of the last run: new rows are appended to a new data
 //      file, changed rows are written anew and their old position deleted,
-//      vanished rows (deleted, expired) are position-deleted;
+//      vanished rows (deleted, expired) are position-deleted; with
+//      `threads` ranges of the token ring at once (row_changes.h);
 //   4. data files, file-scoped position delete files, the new row index and
 //      fold state, manifests, manifest list and table metadata are written
-//      and synced;
+//      and synced (snapshot.h);
 //   5. one compare-and-swap in the catalog makes them visible. On a conflict
 //      (another writer committed first) the run's files are removed and the
 //      run starts again from the new current snapshot.

@@ -1,0 +1,147 @@
+#include "materialize/snapshot.h"
+
+#include <chrono>
+
+#include "iceberg/manifest.h"
+#include "util/strings.h"
+
+namespace cqlite::materialize {
+
+namespace {
+
+// Snapshot summary properties (DESIGN D8).
+constexpr char kFoldStateKey[] = "cqlite.fold-state";
+constexpr char kGenerationsKey[] = "cqlite.generations";
+constexpr char kDeltaHorizonKey[] = "cqlite.delta-horizon-micros";
+constexpr char kLineageKey[] = "cqlite.lineage";
+constexpr char kNowKey[] = "cqlite.ttl-evaluated-at";
+constexpr char kEngineVersion[] = "0.1.0";
+
+int64_t WallClockMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Result<Baseline> LoadBaseline(FileSystem& fs, catalog::SqlCatalog& catalog, const std::string& warehouse,
+                              const std::string& namespace_name, const std::string& table_name,
+                              const iceberg::Schema& schema, const std::string& source_name) {
+  Baseline base;
+  ASSIGN_OR_RETURN(base.metadata_location, catalog.LoadTable({namespace_name}, table_name));
+  if (!base.metadata_location) {
+    base.location = TableLocation(warehouse, namespace_name, table_name);
+    return base;
+  }
+  const std::string& current = *base.metadata_location;
+  ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(current));
+  ASSIGN_OR_RETURN(base.metadata, iceberg::TableMetadataFromJson(text, current));
+  base.location = base.metadata->location;
+  if (!iceberg::SameStructure(*base.metadata->CurrentSchema(), schema)) {
+    return Status::NotSupported(StrCat(current, ": the Iceberg table's schema differs from the one ", source_name,
+                                       " maps to now; schema changes are not supported yet"));
+  }
+  const iceberg::Snapshot* parent = base.metadata->CurrentSnapshot();
+  if (parent == nullptr) return base;
+  base.parent = *parent;
+  auto it = parent->summary.find(kFoldStateKey);
+  if (it == parent->summary.end()) {
+    return Status::InvalidArgument(StrCat(current, ": snapshot ", parent->snapshot_id, " was not written by cqlite (no ",
+                                          kFoldStateKey, "); cqlite materializes only into tables it created"));
+  }
+  ASSIGN_OR_RETURN(std::string state_text, fs.ReadFileToString(it->second));
+  ASSIGN_OR_RETURN(base.state, FoldStateFromJson(state_text, it->second));
+  return base;
+}
+
+Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, const NextSnapshot& next,
+                                      RunFiles& files) {
+  const std::vector<iceberg::DataFile>& added = next.added;
+  std::string state_path = files.FoldState();
+  RETURN_IF_ERROR(fs.WriteStringToFile(state_path, FoldStateToJson(next.state)));
+
+  const iceberg::Snapshot* parent = base.parent ? &*base.parent : nullptr;
+  int64_t snapshot_id = iceberg::RandomSnapshotId();
+  int64_t sequence_number = (base.metadata ? base.metadata->last_sequence_number : 0) + 1;
+  std::vector<iceberg::ManifestFile> manifests;
+  if (parent) {
+    ASSIGN_OR_RETURN(manifests, iceberg::ReadManifestList(fs, parent->manifest_list));
+  }
+  std::string schema_json = iceberg::SchemaToJson(*next.schema).dump();
+  for (iceberg::ManifestContent content : {iceberg::ManifestContent::kData, iceberg::ManifestContent::kDeletes}) {
+    std::vector<iceberg::ManifestEntry> entries;
+    for (const iceberg::DataFile& f : added) {
+      bool is_data = f.content == iceberg::FileContent::kData;
+      if (is_data == (content == iceberg::ManifestContent::kData)) {
+        iceberg::ManifestEntry entry;
+        entry.status = iceberg::ManifestEntryStatus::kAdded;
+        entry.data_file = f;
+        entries.push_back(std::move(entry));
+      }
+    }
+    if (entries.empty()) continue;
+    iceberg::ManifestWriteOptions manifest_options;
+    manifest_options.table_schema_json = schema_json;
+    manifest_options.content = content;
+    std::string path =
+        content == iceberg::ManifestContent::kData ? files.DataManifest() : files.DeleteManifest();
+    ASSIGN_OR_RETURN(iceberg::ManifestFile manifest,
+                     iceberg::WriteManifest(fs, path, manifest_options, entries, snapshot_id, sequence_number));
+    manifests.push_back(std::move(manifest));
+  }
+  std::string list_path = files.ManifestList(snapshot_id);
+  RETURN_IF_ERROR(iceberg::WriteManifestList(fs, list_path, snapshot_id,
+                                             parent ? std::optional<int64_t>(parent->snapshot_id) : std::nullopt,
+                                             sequence_number, manifests));
+  RETURN_IF_ERROR(fs.SyncFile(list_path));
+
+  iceberg::Snapshot snapshot;
+  snapshot.snapshot_id = snapshot_id;
+  if (parent) snapshot.parent_snapshot_id = parent->snapshot_id;
+  snapshot.sequence_number = sequence_number;
+  snapshot.timestamp_ms = WallClockMillis();
+  if (base.metadata && snapshot.timestamp_ms <= base.metadata->last_updated_ms) {
+    snapshot.timestamp_ms = base.metadata->last_updated_ms + 1;
+  }
+  snapshot.manifest_list = list_path;
+  snapshot.schema_id = 0;
+  snapshot.summary = iceberg::SummaryMetrics(added, parent ? parent->summary : std::map<std::string, std::string>());
+  bool adds_data = false, adds_deletes = false;
+  for (const iceberg::DataFile& f : added) {
+    if (f.content == iceberg::FileContent::kData) {
+      adds_data = true;
+    } else {
+      adds_deletes = true;
+    }
+  }
+  snapshot.summary["operation"] = adds_data && adds_deletes ? "overwrite" : adds_deletes ? "delete" : "append";
+  snapshot.summary["engine-name"] = "cqlite";
+  snapshot.summary["engine-version"] = kEngineVersion;
+  std::vector<std::string> consumed_now;
+  for (const ConsumedGeneration& g : next.generations) consumed_now.push_back(g.identity);
+  snapshot.summary[kGenerationsKey] = Join(consumed_now, ",");
+  snapshot.summary[kDeltaHorizonKey] = std::to_string(next.state.DeltaHorizonMicros());
+  snapshot.summary[kLineageKey] = next.lineage;
+  snapshot.summary[kNowKey] = std::to_string(next.now_seconds);
+  snapshot.summary[kFoldStateKey] = state_path;
+
+  iceberg::TableMetadata next_metadata;
+  if (base.metadata) {
+    next_metadata = *base.metadata;
+  } else {
+    next_metadata = iceberg::NewTableMetadata(base.location, *next.schema, next.new_table_properties,
+                                              WallClockMillis());
+  }
+  iceberg::AddSnapshot(&next_metadata, snapshot, base.metadata_location.value_or(""));
+  int version = 0;
+  if (base.metadata_location) {
+    int previous = iceberg::MetadataFileVersion(*base.metadata_location);
+    version = previous >= 0 ? previous + 1 : static_cast<int>(next_metadata.metadata_log.size());
+  }
+  std::string metadata_path = files.MetadataFile(version);
+  RETURN_IF_ERROR(fs.WriteStringToFile(metadata_path, iceberg::TableMetadataToJson(next_metadata)));
+  return WrittenSnapshot{metadata_path, snapshot_id};
+}
+
+
+}  // namespace cqlite::materialize
