@@ -4,6 +4,7 @@
 #   oracle.sh sstabledump <Data.db>
 #   oracle.sh sstabledump-batch <outdir> <Data.db>...
 #   oracle.sh generate <scenario.cql> <outdir> --format nb|oa|da
+#   oracle.sh node <workdir>  # a node clients reach on 127.0.0.1, driven on stdin (Node.java)
 #   oracle.sh version        # prints the key of the oracle's code (hash of pom.xml and src/)
 #   oracle.sh classpath      # prints the full runtime classpath
 #
@@ -105,7 +106,7 @@ run_java() {
 }
 
 cmd="${1:-}"
-[[ -n "$cmd" ]] || die "usage: oracle.sh sstabledump|sstabledump-batch|generate|version|classpath ..."
+[[ -n "$cmd" ]] || die "usage: oracle.sh sstabledump|sstabledump-batch|generate|node|version|classpath ..."
 shift
 
 case "$cmd" in
@@ -160,6 +161,15 @@ case "$cmd" in
         rc=$?
         set -e
         exit $rc
+        ;;
+    node)
+        [[ $# -eq 1 ]] || die "usage: oracle.sh node <workdir>"
+        ensure_built
+        # A long-lived node: the full JIT. Heap: ORACLE_NODE_HEAP (default 4g).
+        exec "$JAVA" "-Xms${ORACLE_NODE_HEAP:-4g}" "-Xmx${ORACLE_NODE_HEAP:-4g}" ${ORACLE_JAVA_OPTS:-} "${JVM_OPENS[@]}" \
+            -Dlogback.configurationFile="$(logback_xml)" \
+            -Doracle.log.level="${ORACLE_LOG_LEVEL:-ERROR}" \
+            -cp "$MAVEN_TOOL_CLASSPATH" cqlite.oracle.Node "$1"
         ;;
     *)
         die "unknown subcommand '$cmd'"
