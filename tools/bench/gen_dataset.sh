@@ -12,19 +12,21 @@
 # wide partitions.
 #
 # The dataset is cached in ${CQLITE_CACHE:-$HOME/.cache/cqlite}/bench/<key>/,
-# where <key> hashes the generator's sources, this script and the arguments:
+# where <key> hashes the generator's code (pom.xml and src/, the sources key of
+# tools/maven_tool.sh) and the arguments:
 #   <key>/data/bench/sensor_readings-<id>/   the SSTables
 #   <key>/data/bench/schema.cql              the CREATE TABLE
 #   <key>/generation.txt                     rows, seconds, ... as the generator reported
 # Datasets are never committed; delete the directory to regenerate.
-# Needs Java 17 and Maven 3.8 (JAVA= / MVN= override them); the Maven build is
-# cached in <cache>/bench/build-<key>/ like tools/oracle's.
+# Needs Java 17 and Maven 3.8 (JAVA= / MVN= override them); the generator is
+# built and cached by tools/maven_tool.sh in <cache>/bench/build-<key>/.
 set -euo pipefail
 
 BENCH_TOOL_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-CACHE_ROOT="${CQLITE_CACHE:-$HOME/.cache/cqlite}/bench"
+# shellcheck source=../maven_tool.sh
+source "$BENCH_TOOL_DIR/../maven_tool.sh"
+CACHE_ROOT="$(maven_tool_cache)/bench"
 JAVA="${JAVA:-java}"
-MVN="${MVN:-mvn}"
 
 # Defaults: ~1.2 GiB of LZ4-compressed Data.db in ~160 MiB SSTables.
 PARTITIONS=12000
@@ -48,20 +50,11 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 
-source_key() {
-    (
-        cd "$BENCH_TOOL_DIR"
-        { echo pom.xml; echo gen_dataset.sh; find src -type f -name '*.java' | LC_ALL=C sort; } |
-            while read -r f; do printf '%s\0' "$f"; cat "$f"; done | sha256sum | cut -c1-16
-    )
-}
-
-BUILD_KEY="$(source_key)"
-BUILD="$CACHE_ROOT/build-$BUILD_KEY"
+SOURCES_KEY="$(maven_tool_sources_key "$BENCH_TOOL_DIR")"
 GENERATION_KEY=""
 [[ "$GENERATIONS" == 1 ]] || GENERATION_KEY="|$GENERATIONS"
 [[ "$READINGS" == 0 ]] || GENERATION_KEY="$GENERATION_KEY|readings=$READINGS"
-DATA_KEY="$(printf '%s|%s|%s|%s|%s%s' "$BUILD_KEY" "$PARTITIONS" "$SEED" "$MAX_SSTABLE_MIB" "$FORMAT" "$GENERATION_KEY" | sha256sum | cut -c1-16)"
+DATA_KEY="$(printf '%s|%s|%s|%s|%s%s' "$SOURCES_KEY" "$PARTITIONS" "$SEED" "$MAX_SSTABLE_MIB" "$FORMAT" "$GENERATION_KEY" | sha256sum | cut -c1-16)"
 OUT="$CACHE_ROOT/$DATA_KEY"
 
 if [[ -f "$OUT/ready" ]]; then
@@ -69,19 +62,9 @@ if [[ -f "$OUT/ready" ]]; then
     exit 0
 fi
 
-mkdir -p "$CACHE_ROOT"
-if [[ ! -f "$BUILD/ready" ]]; then
-    echo "gen_dataset.sh: building the generator into $BUILD" >&2
-    rm -rf "$BUILD.tmp"
-    mkdir -p "$BUILD.tmp"
-    args=(-q -B -Dstyle.color=never -f "$BENCH_TOOL_DIR/pom.xml" "-Dbench.buildDir=$BUILD.tmp/target"
-          compile dependency:build-classpath "-Dmdep.outputFile=$BUILD.tmp/cp.txt")
-    if ! "$MVN" -o "${args[@]}" >"$BUILD.tmp/offline-build.log" 2>&1; then
-        echo "gen_dataset.sh: offline build failed (missing artifacts?), retrying online" >&2
-        "$MVN" "${args[@]}" >&2 || { rm -rf "$BUILD.tmp"; die "maven build failed"; }
-    fi
-    # Logs to stderr at WARN: CQLSSTableWriter would otherwise log to stdout.
-    cat >"$BUILD.tmp/logback.xml" <<'XML'
+maven_tool_build bench "$BENCH_TOOL_DIR" bench.buildDir || die "maven build failed"
+# Logs to stderr at WARN: CQLSSTableWriter would otherwise log to stdout.
+LOGBACK="$(maven_tool_file bench logback.xml <<'XML'
 <configuration>
   <appender name="STDERR" class="ch.qos.logback.core.ConsoleAppender">
     <target>System.err</target>
@@ -90,10 +73,7 @@ if [[ ! -f "$BUILD/ready" ]]; then
   <root level="WARN"><appender-ref ref="STDERR"/></root>
 </configuration>
 XML
-    rm -rf "$BUILD"
-    mv "$BUILD.tmp" "$BUILD"
-    touch "$BUILD/ready"
-fi
+)"
 
 # The same module exports/opens tools/oracle/oracle.sh passes to Cassandra.
 JVM_OPENS=(
@@ -129,8 +109,8 @@ echo "gen_dataset.sh: writing $PARTITIONS partitions into $OUT" >&2
 start=$(date +%s.%N)
 "$JAVA" -Xms1g -Xmx2g ${BENCH_JAVA_OPTS:-} "${JVM_OPENS[@]}" \
     -Djava.security.manager=allow \
-    -Dlogback.configurationFile="$BUILD/logback.xml" \
-    -cp "$BUILD/target/classes:$(cat "$BUILD/cp.txt")" cqlite.bench.GenerateDataset \
+    -Dlogback.configurationFile="$LOGBACK" \
+    -cp "$MAVEN_TOOL_CLASSPATH" cqlite.bench.GenerateDataset \
     "$TABLE_DIR" "$PARTITIONS" "$SEED" "$MAX_SSTABLE_MIB" "$FORMAT" "$GENERATIONS" "$READINGS" >"$OUT.tmp/generation.txt"
 end=$(date +%s.%N)
 printf 'wall_seconds=%.1f\n' "$(echo "$end - $start" | bc)" >>"$OUT.tmp/generation.txt"

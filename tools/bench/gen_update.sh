@@ -12,16 +12,20 @@
 # ${CQLITE_CACHE:-$HOME/.cache/cqlite}/bench/update-<key>/:
 #   <key>/data/bench/sensor_readings-<id>/   the two SSTables
 #   <key>/generation.txt                     rows, updated, deleted, seconds
-# Needs Java 17 and Maven 3.8 (JAVA= / MVN= override them). Its sources live in
+# where <key> hashes the generator's code (update/pom.xml and update/src/, the
+# sources key of tools/maven_tool.sh) and the arguments. Needs Java 17 and
+# Maven 3.8 (JAVA= / MVN= override them); the generator is built and cached by
+# tools/maven_tool.sh in <cache>/bench-update/build-<key>/. Its sources live in
 # tools/bench/update/, apart from GenerateDataset's, so that adding it leaves
 # the dataset cache keys of gen_dataset.sh unchanged.
 set -euo pipefail
 
 BENCH_TOOL_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 UPDATE_DIR="$BENCH_TOOL_DIR/update"
-CACHE_ROOT="${CQLITE_CACHE:-$HOME/.cache/cqlite}/bench"
+# shellcheck source=../maven_tool.sh
+source "$BENCH_TOOL_DIR/../maven_tool.sh"
+CACHE_ROOT="$(maven_tool_cache)/bench"
 JAVA="${JAVA:-java}"
-MVN="${MVN:-mvn}"
 
 PARTITIONS=12000
 SEED=20260101
@@ -41,17 +45,8 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 
-source_key() {
-    (
-        cd "$BENCH_TOOL_DIR"
-        { echo update/pom.xml; echo gen_update.sh; find update/src -type f -name '*.java' | LC_ALL=C sort; } |
-            while read -r f; do printf '%s\0' "$f"; cat "$f"; done | sha256sum | cut -c1-16
-    )
-}
-
-BUILD_KEY="$(source_key)"
-BUILD="$CACHE_ROOT/build-update-$BUILD_KEY"
-DATA_KEY="$(printf '%s|%s|%s|%s|%s|%s' "$BUILD_KEY" "$PARTITIONS" "$SEED" "$FORMAT" "$EVERY" "$FIRST_GENERATION" |
+SOURCES_KEY="$(maven_tool_sources_key "$UPDATE_DIR")"
+DATA_KEY="$(printf '%s|%s|%s|%s|%s|%s' "$SOURCES_KEY" "$PARTITIONS" "$SEED" "$FORMAT" "$EVERY" "$FIRST_GENERATION" |
             sha256sum | cut -c1-16)"
 OUT="$CACHE_ROOT/update-$DATA_KEY"
 
@@ -60,18 +55,8 @@ if [[ -f "$OUT/ready" ]]; then
     exit 0
 fi
 
-mkdir -p "$CACHE_ROOT"
-if [[ ! -f "$BUILD/ready" ]]; then
-    echo "gen_update.sh: building the generator into $BUILD" >&2
-    rm -rf "$BUILD.tmp"
-    mkdir -p "$BUILD.tmp"
-    args=(-q -B -Dstyle.color=never -f "$UPDATE_DIR/pom.xml" "-Dbench.buildDir=$BUILD.tmp/target"
-          compile dependency:build-classpath "-Dmdep.outputFile=$BUILD.tmp/cp.txt")
-    if ! "$MVN" -o "${args[@]}" >"$BUILD.tmp/offline-build.log" 2>&1; then
-        echo "gen_update.sh: offline build failed (missing artifacts?), retrying online" >&2
-        "$MVN" "${args[@]}" >&2 || { rm -rf "$BUILD.tmp"; die "maven build failed"; }
-    fi
-    cat >"$BUILD.tmp/logback.xml" <<'XML'
+maven_tool_build bench-update "$UPDATE_DIR" bench.buildDir || die "maven build failed"
+LOGBACK="$(maven_tool_file bench-update logback.xml <<'XML'
 <configuration>
   <appender name="STDERR" class="ch.qos.logback.core.ConsoleAppender">
     <target>System.err</target>
@@ -80,10 +65,7 @@ if [[ ! -f "$BUILD/ready" ]]; then
   <root level="WARN"><appender-ref ref="STDERR"/></root>
 </configuration>
 XML
-    rm -rf "$BUILD"
-    mv "$BUILD.tmp" "$BUILD"
-    touch "$BUILD/ready"
-fi
+)"
 
 # The module exports/opens gen_dataset.sh passes to Cassandra.
 JVM_OPENS=()
@@ -107,8 +89,8 @@ echo "gen_update.sh: writing the changes of $PARTITIONS partitions into $OUT" >&
 start=$(date +%s.%N)
 "$JAVA" -Xms1g -Xmx2g ${BENCH_JAVA_OPTS:-} "${JVM_OPENS[@]}" \
     -Djava.security.manager=allow \
-    -Dlogback.configurationFile="$BUILD/logback.xml" \
-    -cp "$BUILD/target/classes:$(cat "$BUILD/cp.txt")" cqlite.bench.UpdateDataset \
+    -Dlogback.configurationFile="$LOGBACK" \
+    -cp "$MAVEN_TOOL_CLASSPATH" cqlite.bench.UpdateDataset \
     "$TABLE_DIR" "$PARTITIONS" "$SEED" "$FORMAT" "$EVERY" "$FIRST_GENERATION" >"$OUT.tmp/generation.txt"
 end=$(date +%s.%N)
 printf 'wall_seconds=%.1f\n' "$(echo "$end - $start" | bc)" >>"$OUT.tmp/generation.txt"

@@ -4,30 +4,21 @@
 #   oracle.sh sstabledump <Data.db>
 #   oracle.sh sstabledump-batch <outdir> <Data.db>...
 #   oracle.sh generate <scenario.cql> <outdir> --format nb|oa|da
-#   oracle.sh version        # prints the build key (hash of pom, sources, this script)
+#   oracle.sh node <workdir>  # a node clients reach on 127.0.0.1, driven on stdin (Node.java)
+#   oracle.sh version        # prints the key of the oracle's code (hash of pom.xml and src/)
 #   oracle.sh classpath      # prints the full runtime classpath
 #
-# Build output, classpath and the yaml/logback files live in
-# ${CQLITE_CACHE:-$HOME/.cache/cqlite}/oracle/build-<key>/.
+# Built and cached by tools/maven_tool.sh in
+# ${CQLITE_CACHE:-$HOME/.cache/cqlite}/oracle/build-<key>/; the yaml/logback
+# files in .../oracle/files-<hash>/.
 set -euo pipefail
 
 ORACLE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-CACHE_ROOT="${CQLITE_CACHE:-$HOME/.cache/cqlite}/oracle"
 JAVA="${JAVA:-java}"
-MVN="${MVN:-mvn}"
+# shellcheck source=../maven_tool.sh
+source "$ORACLE_DIR/../maven_tool.sh"
 
 die() { echo "oracle.sh: $*" >&2; exit 2; }
-
-oracle_key() {
-    (
-        cd "$ORACLE_DIR"
-        { echo pom.xml; echo oracle.sh; find src -type f -name '*.java' | LC_ALL=C sort; } |
-            while read -r f; do printf '%s\0' "$f"; cat "$f"; done | sha256sum | cut -c1-16
-    )
-}
-
-KEY="$(oracle_key)"
-BUILD="$CACHE_ROOT/build-$KEY"
 
 # C1 only: these JVMs are short-lived and the machine may have few cores;
 # measured 30-40% faster for both generate and sstabledump.
@@ -58,30 +49,33 @@ JVM_OPENS=(
     --add-opens java.base/java.util.concurrent.atomic=ALL-UNNAMED
 )
 
-write_support_files() {
-    local dir="$1"
-    mkdir -p "$dir/tooldata"
-    # Minimal configuration for the offline tools (sstabledump). NONE lets
-    # them open oa/da files; nb files are read as well.
-    cat >"$dir/tool.yaml" <<EOF
+# Minimal configuration for the offline tools (sstabledump). NONE lets them
+# open oa/da files; nb files are read as well.
+tool_yaml() {
+    local dir
+    dir="$(maven_tool_cache)/oracle/tooldata"
+    maven_tool_file oracle tool.yaml <<EOF
 cluster_name: cqlite-oracle-tools
 partitioner: org.apache.cassandra.dht.Murmur3Partitioner
 endpoint_snitch: SimpleSnitch
 commitlog_sync: periodic
 commitlog_sync_period: 10000ms
-data_file_directories: [$dir/tooldata/data]
-commitlog_directory: $dir/tooldata/commitlog
-saved_caches_directory: $dir/tooldata/saved_caches
-hints_directory: $dir/tooldata/hints
+data_file_directories: [$dir/data]
+commitlog_directory: $dir/commitlog
+saved_caches_directory: $dir/saved_caches
+hints_directory: $dir/hints
 seed_provider:
   - class_name: org.apache.cassandra.locator.SimpleSeedProvider
     parameters:
       - seeds: "127.0.0.1"
 storage_compatibility_mode: NONE
 EOF
-    # Logs go to stderr only (Cassandra's default would print to stdout).
-    # Level: -Doracle.log.level=..., default ERROR (ORACLE_LOG_LEVEL in this script).
-    cat >"$dir/logback.xml" <<'EOF'
+}
+
+# Logs go to stderr only (Cassandra's default would print to stdout).
+# Level: -Doracle.log.level=..., default ERROR (ORACLE_LOG_LEVEL in this script).
+logback_xml() {
+    maven_tool_file oracle logback.xml <<'EOF'
 <configuration>
   <appender name="STDERR" class="ch.qos.logback.core.ConsoleAppender">
     <target>System.err</target>
@@ -94,35 +88,7 @@ EOF
 }
 
 ensure_built() {
-    [[ -f "$BUILD/ready" ]] && return 0
-    mkdir -p "$CACHE_ROOT"
-    local have_flock=0
-    command -v flock >/dev/null 2>&1 && have_flock=1
-    exec 9>"$CACHE_ROOT/build.lock"
-    [[ $have_flock == 1 ]] && flock 9
-    if [[ ! -f "$BUILD/ready" ]]; then
-        echo "oracle.sh: building oracle ($KEY) into $BUILD" >&2
-        rm -rf "$BUILD.tmp"
-        mkdir -p "$BUILD.tmp"
-        local args=(-q -B -Dstyle.color=never -f "$ORACLE_DIR/pom.xml" "-Doracle.buildDir=$BUILD.tmp/target"
-                    compile dependency:build-classpath "-Dmdep.outputFile=$BUILD.tmp/cp.txt")
-        if ! "$MVN" -o "${args[@]}" >"$BUILD.tmp/offline-build.log" 2>&1; then
-            echo "oracle.sh: offline build failed (missing artifacts?), retrying online" >&2
-            "$MVN" "${args[@]}" >&2 || { rm -rf "$BUILD.tmp"; exec 9>&-; die "maven build failed"; }
-        fi
-        # Point at the final location before publishing.
-        write_support_files "$BUILD.tmp"
-        rm -rf "$BUILD"
-        mv "$BUILD.tmp" "$BUILD"
-        sed -i "s#$BUILD.tmp#$BUILD#g" "$BUILD/tool.yaml"
-        touch "$BUILD/ready"
-    fi
-    [[ $have_flock == 1 ]] && flock -u 9
-    exec 9>&-
-}
-
-classpath() {
-    echo "$BUILD/target/classes:$(cat "$BUILD/cp.txt")"
+    maven_tool_build oracle "$ORACLE_DIR" oracle.buildDir || die "maven build failed"
 }
 
 run_java() {
@@ -133,23 +99,23 @@ run_java() {
     [[ -n "$yaml" ]] && extra+=("-Dcassandra.config=file://$yaml")
     exec "$JAVA" "${JVM_TUNING[@]}" ${ORACLE_JAVA_OPTS:-} "${JVM_OPENS[@]}" \
         -Djava.security.manager=allow \
-        -Dlogback.configurationFile="$BUILD/logback.xml" \
+        -Dlogback.configurationFile="$(logback_xml)" \
         -Doracle.log.level="${ORACLE_LOG_LEVEL:-ERROR}" \
         "${extra[@]}" \
-        -cp "$(classpath)" "$main" "$@"
+        -cp "$MAVEN_TOOL_CLASSPATH" "$main" "$@"
 }
 
 cmd="${1:-}"
-[[ -n "$cmd" ]] || die "usage: oracle.sh sstabledump|sstabledump-batch|generate|version|classpath ..."
+[[ -n "$cmd" ]] || die "usage: oracle.sh sstabledump|sstabledump-batch|generate|node|version|classpath ..."
 shift
 
 case "$cmd" in
     version)
-        echo "$KEY"
+        maven_tool_sources_key "$ORACLE_DIR"
         ;;
     classpath)
         ensure_built
-        classpath
+        echo "$MAVEN_TOOL_CLASSPATH"
         ;;
     build)
         ensure_built
@@ -157,12 +123,12 @@ case "$cmd" in
     sstabledump)
         [[ $# -ge 1 ]] || die "usage: oracle.sh sstabledump <Data.db> [sstabledump options]"
         ensure_built
-        run_java "$BUILD/tool.yaml" org.apache.cassandra.tools.SSTableExport "$@"
+        run_java "$(tool_yaml)" org.apache.cassandra.tools.SSTableExport "$@"
         ;;
     sstabledump-batch)
         [[ $# -ge 1 ]] || die "usage: oracle.sh sstabledump-batch <outdir> <Data.db>..."
         ensure_built
-        run_java "$BUILD/tool.yaml" cqlite.oracle.BatchDump "$@"
+        run_java "$(tool_yaml)" cqlite.oracle.BatchDump "$@"
         ;;
     generate)
         scenario="" outdir="" format=""
@@ -189,12 +155,21 @@ case "$cmd" in
         # JVM is the node; it is killed if it overruns ORACLE_GEN_TIMEOUT.
         timeout --kill-after=10 "${ORACLE_GEN_TIMEOUT:-300}" \
             "$JAVA" "${JVM_TUNING[@]}" -Xms512m -Xmx1g ${ORACLE_JAVA_OPTS:-} "${JVM_OPENS[@]}" \
-            -Dlogback.configurationFile="$BUILD/logback.xml" \
+            -Dlogback.configurationFile="$(logback_xml)" \
             -Doracle.log.level="${ORACLE_LOG_LEVEL:-ERROR}" \
-            -cp "$(classpath)" cqlite.oracle.Generate "$scenario" "$outdir" "$format" "$work"
+            -cp "$MAVEN_TOOL_CLASSPATH" cqlite.oracle.Generate "$scenario" "$outdir" "$format" "$work"
         rc=$?
         set -e
         exit $rc
+        ;;
+    node)
+        [[ $# -eq 1 ]] || die "usage: oracle.sh node <workdir>"
+        ensure_built
+        # A long-lived node: the full JIT. Heap: ORACLE_NODE_HEAP (default 4g).
+        exec "$JAVA" "-Xms${ORACLE_NODE_HEAP:-4g}" "-Xmx${ORACLE_NODE_HEAP:-4g}" ${ORACLE_JAVA_OPTS:-} "${JVM_OPENS[@]}" \
+            -Dlogback.configurationFile="$(logback_xml)" \
+            -Doracle.log.level="${ORACLE_LOG_LEVEL:-ERROR}" \
+            -cp "$MAVEN_TOOL_CLASSPATH" cqlite.oracle.Node "$1"
         ;;
     *)
         die "unknown subcommand '$cmd'"

@@ -4,12 +4,13 @@
 #
 #   spark_reader.sh read-many <catalog.db> <warehouse> <catalog-name> (<namespace> <table>)...
 #   spark_reader.sh build     # builds (if needed) and prints nothing
-#   spark_reader.sh version   # prints the build key (hash of pom, sources, this script)
+#   spark_reader.sh version   # prints the key of its code (hash of pom.xml and src/)
 #   spark_reader.sh classpath # prints the full runtime classpath
 #
 # The first use builds this directory with Maven (pinned versions in pom.xml)
-# into ${CQLITE_CACHE:-$HOME/.cache/cqlite}/iceberg-spark/<key>/; later uses run
-# the cached jar and classpath. Output is JSON lines on stdout, Spark's log
+# through tools/maven_tool.sh into
+# ${CQLITE_CACHE:-$HOME/.cache/cqlite}/iceberg-spark/build-<key>/; later uses
+# run the cached classes and classpath. Output is JSON lines on stdout, Spark's log
 # (warnings and errors only) on stderr. Exit status 3: some table could not be
 # read (its {"table": ..., "error": ...} line says why).
 #
@@ -18,49 +19,14 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-CACHE_ROOT="${CQLITE_CACHE:-$HOME/.cache/cqlite}/iceberg-spark"
 JAVA="${JAVA:-java}"
-MVN="${MVN:-mvn}"
+# shellcheck source=../maven_tool.sh
+source "$HERE/../../maven_tool.sh"
 
 die() { echo "spark_reader.sh: $*" >&2; exit 2; }
 
-build_key() {
-    (
-        cd "$HERE"
-        { echo pom.xml; echo spark_reader.sh; find src -type f | LC_ALL=C sort; } |
-            while read -r f; do printf '%s\0' "$f"; cat "$f"; done | sha256sum | cut -c1-16
-    )
-}
-
-KEY="$(build_key)"
-BUILD="$CACHE_ROOT/$KEY"
-
 ensure_built() {
-    [[ -f "$BUILD/ready" ]] && return 0
-    mkdir -p "$CACHE_ROOT"
-    exec 9>"$CACHE_ROOT/build.lock"
-    command -v flock >/dev/null 2>&1 && flock 9
-    if [[ ! -f "$BUILD/ready" ]]; then
-        echo "spark_reader.sh: building the Spark reader ($KEY) into $BUILD" >&2
-        rm -rf "$BUILD.tmp"
-        mkdir -p "$BUILD.tmp"
-        local args=(-q -B -Dstyle.color=never -f "$HERE/pom.xml" "-Dreaders.buildDir=$BUILD.tmp/target"
-                    -Dmaven.test.skip=true package dependency:build-classpath "-Dmdep.outputFile=$BUILD.tmp/cp.txt")
-        if ! "$MVN" -o "${args[@]}" >"$BUILD.tmp/offline-build.log" 2>&1; then
-            echo "spark_reader.sh: offline build failed (missing artifacts?), retrying online" >&2
-            "$MVN" "${args[@]}" >&2 || { rm -rf "$BUILD.tmp"; die "maven build failed"; }
-        fi
-        cp "$BUILD.tmp/target/iceberg-spark-reader-1.jar" "$BUILD.tmp/iceberg-spark-reader.jar"
-        rm -rf "$BUILD.tmp/target"
-        rm -rf "$BUILD"
-        mv "$BUILD.tmp" "$BUILD"
-        touch "$BUILD/ready"
-    fi
-    exec 9>&-
-}
-
-classpath() {
-    echo "$BUILD/iceberg-spark-reader.jar:$(cat "$BUILD/cp.txt")"
+    maven_tool_build iceberg-spark "$HERE" readers.buildDir || die "maven build failed"
 }
 
 # Spark 3.5 on Java 17: the module openings Spark's own launcher adds
@@ -91,14 +57,14 @@ cmd="${1:-}"
 
 case "$cmd" in
     version)
-        echo "$KEY"
+        maven_tool_sources_key "$HERE"
         ;;
     build)
         ensure_built
         ;;
     classpath)
         ensure_built
-        classpath
+        echo "$MAVEN_TOOL_CLASSPATH"
         ;;
     read-many)
         ensure_built
@@ -106,7 +72,7 @@ case "$cmd" in
         # its heap is Spark's memory. Spark binds to loopback only.
         export SPARK_LOCAL_IP=127.0.0.1
         exec "$JAVA" "-Xmx${SPARK_READER_HEAP:-1g}" "${JAVA_MODULE_OPTS[@]}" ${SPARK_READER_OPTS:-} \
-            -cp "$(classpath)" cqlite.icebergreaders.spark.IcebergSparkReader "$@"
+            -cp "$MAVEN_TOOL_CLASSPATH" cqlite.icebergreaders.spark.IcebergSparkReader "$@"
         ;;
     *)
         die "unknown subcommand '$cmd'"

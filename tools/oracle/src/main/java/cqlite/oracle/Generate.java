@@ -79,6 +79,12 @@ public final class Generate
 
     static String yaml(Path work, String format) throws IOException
     {
+        return yaml(work, format, false);
+    }
+
+    /** The node's cassandra.yaml; with nativeTransport, clients connect on 127.0.0.1 (the port is in the yaml). */
+    static String yaml(Path work, String format, boolean nativeTransport) throws IOException
+    {
         String compat;
         String sstableFormat;
         switch (format)
@@ -99,7 +105,7 @@ public final class Generate
          .append("rpc_address: 127.0.0.1\n")
          .append("storage_port: ").append(storagePort).append('\n')
          .append("native_transport_port: ").append(nativePort).append('\n')
-         .append("start_native_transport: false\n")
+         .append("start_native_transport: ").append(nativeTransport).append('\n')
          .append("seed_provider:\n")
          .append("  - class_name: org.apache.cassandra.locator.SimpleSeedProvider\n")
          .append("    parameters:\n")
@@ -345,21 +351,7 @@ public final class Generate
             Path outDir = Paths.get(args[1]).toAbsolutePath();
             String format = args[2];
             Path work = Paths.get(args[3]).toAbsolutePath();
-            for (String d : new String[]{ "data", "commitlog", "saved_caches", "hints", "cdc_raw" })
-                Files.createDirectories(work.resolve(d));
-            Path yamlFile = work.resolve("cassandra.yaml");
-            Files.write(yamlFile, yaml(work, format).getBytes(StandardCharsets.UTF_8));
-            System.setProperty("cassandra.config", yamlFile.toUri().toString());
-            System.setProperty("cassandra-foreground", "yes");
-            System.setProperty("cassandra.storagedir", work.toString());
-            System.setProperty("cassandra.skip_wait_for_gossip_to_settle", "0");
-            System.setProperty("cassandra.superuser_setup_delay_ms", "0");
-            // Throw-away node: no need to make schema and system tables durable.
-            System.setProperty("cassandra.test.flush_local_schema_changes", "false");
-            System.setProperty("cassandra.unsafesystem", "true");
-            System.setProperty("cassandra.ring_delay_ms", "1000");
-            System.setProperty("cassandra.memtable_row_overhead_computation_step", "100");
-            System.setProperty("cassandra.shutdown_announce_in_ms", "0");
+            configure(work, yaml(work, format));
             run(scenario, outDir);
         }
         catch (Throwable t)
@@ -370,24 +362,50 @@ public final class Generate
         }
         finally
         {
-            System.out.flush();
-            System.err.flush();
-            // Whatever happened, bring the node down: exit runs Cassandra's own
-            // shutdown hooks; a watchdog halts the JVM if they get stuck.
-            final int code = rc;
-            Thread watchdog = new Thread(() -> {
-                try
-                {
-                    Thread.sleep(20_000);
-                }
-                catch (InterruptedException ignored)
-                {
-                }
-                Runtime.getRuntime().halt(code == 0 ? 0 : code);
-            }, "exit-watchdog");
-            watchdog.setDaemon(true);
-            watchdog.start();
-            System.exit(code);
+            exit(rc);
         }
+    }
+
+    /** Writes the yaml and the node's directories under work, and the system properties of a throw-away node. */
+    static void configure(Path work, String yamlText) throws IOException
+    {
+        for (String d : new String[]{ "data", "commitlog", "saved_caches", "hints", "cdc_raw" })
+            Files.createDirectories(work.resolve(d));
+        Path yamlFile = work.resolve("cassandra.yaml");
+        Files.write(yamlFile, yamlText.getBytes(StandardCharsets.UTF_8));
+        System.setProperty("cassandra.config", yamlFile.toUri().toString());
+        System.setProperty("cassandra-foreground", "yes");
+        System.setProperty("cassandra.storagedir", work.toString());
+        System.setProperty("cassandra.skip_wait_for_gossip_to_settle", "0");
+        System.setProperty("cassandra.superuser_setup_delay_ms", "0");
+        // Throw-away node: no need to make schema and system tables durable.
+        System.setProperty("cassandra.test.flush_local_schema_changes", "false");
+        System.setProperty("cassandra.unsafesystem", "true");
+        System.setProperty("cassandra.ring_delay_ms", "1000");
+        System.setProperty("cassandra.memtable_row_overhead_computation_step", "100");
+        System.setProperty("cassandra.shutdown_announce_in_ms", "0");
+    }
+
+    /** Ends the JVM with rc, which shuts the node down. */
+    static void exit(int rc)
+    {
+        System.out.flush();
+        System.err.flush();
+        // Whatever happened, bring the node down: exit runs Cassandra's own
+        // shutdown hooks; a watchdog halts the JVM if they get stuck.
+        final int code = rc;
+        Thread watchdog = new Thread(() -> {
+            try
+            {
+                Thread.sleep(20_000);
+            }
+            catch (InterruptedException ignored)
+            {
+            }
+            Runtime.getRuntime().halt(code == 0 ? 0 : code);
+        }, "exit-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        System.exit(code);
     }
 }
