@@ -162,6 +162,7 @@ Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const T
   parquet::WriterOptions writer_options;
   writer_options.compression = options.compression;
   if (options.compression == parquet::CompressionCodec::kZstd) writer_options.compression_level = options.compression_level;
+  writer_options.row_group_size = options.row_group_bytes;
   BatchedDataFile data(fs, files.DataFile(k), mapping.schema, writer_options);
   PositionDeleteWriter deletes(fs, [&](int i) { return files.DeleteFile(k, i); }, options.compression);
 
@@ -249,6 +250,7 @@ Result<RowChanges> FoldRowChanges(FileSystem& fs, const TableSSTables& table, co
   for (size_t k = 0; k < ranges.size(); ++k) {
     workers.emplace_back([&, k] {
       RowChangesOptions own = options;
+      own.row_group_bytes = options.row_group_bytes / ranges.size();
       if (options.progress) {
         own.progress = [&, k](const std::string& line) {
           std::lock_guard<std::mutex> lock(progress_mu);

@@ -42,6 +42,9 @@ struct RowChangesOptions {
   // Threads, each folding and writing a range of the ring on its own (of a
   // Murmur3 table; others fold in one).
   int threads = 1;
+  // What the data file buffers of a row group, shared among the threads
+  // (each buffers its own row groups), so that memory does not grow with them.
+  size_t row_group_bytes = size_t{128} << 20;
   MappingOptions mapping;
   parquet::CompressionCodec compression = parquet::CompressionCodec::kZstd;
   int compression_level = 3;  // ZSTD only
