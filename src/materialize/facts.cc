@@ -180,7 +180,11 @@ Result<std::vector<FactsSet>> MergeFactsSets(FileSystem& fs, std::vector<FactsSe
       inputs.push_back(set);
       identity.generations += set.generations;
       input_bytes += set.bytes;
-      names.push_back(BaseName(set.form == FactsForm::kSSTable ? *KeptDataFile(set) : set.files.front()));
+      std::string name = set.files.front();
+      if (set.form == FactsForm::kSSTable) {
+        ASSIGN_OR_RETURN(name, KeptDataFile(set));
+      }
+      names.push_back(BaseName(name));
       merged_away[index] = true;
     }
     identity.sources = Join(names, ",");

@@ -154,6 +154,13 @@ TEST(FactsTest, AKeptSSTableThatIsGoneIsAnErrorNamingIt) {
   auto refused = OpenFacts(fs, {no_data}, *table);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().kind(), StatusKind::kCorruption) << refused.status().ToString();
+  // Merging it is refused alike.
+  MergeSettings settings;
+  settings.fan_in = 2;
+  settings.envelope_prefix = "__";
+  auto merged = MergeFactsSets(fs, {no_data, no_data, no_data}, *table, settings, files);
+  ASSERT_FALSE(merged.ok());
+  EXPECT_EQ(merged.status().kind(), StatusKind::kCorruption) << merged.status().ToString();
 }
 
 }  // namespace
