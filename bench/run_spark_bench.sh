@@ -148,25 +148,8 @@ check_count() {
     log "node: SELECT COUNT(*) = $got"
 }
 
-SPARK_OPTS=(
-    -XX:+IgnoreUnrecognizedVMOptions
-    --add-opens=java.base/java.lang=ALL-UNNAMED
-    --add-opens=java.base/java.lang.invoke=ALL-UNNAMED
-    --add-opens=java.base/java.lang.reflect=ALL-UNNAMED
-    --add-opens=java.base/java.io=ALL-UNNAMED
-    --add-opens=java.base/java.net=ALL-UNNAMED
-    --add-opens=java.base/java.nio=ALL-UNNAMED
-    --add-opens=java.base/java.util=ALL-UNNAMED
-    --add-opens=java.base/java.util.concurrent=ALL-UNNAMED
-    --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED
-    --add-opens=java.base/jdk.internal.ref=ALL-UNNAMED
-    --add-opens=java.base/sun.nio.ch=ALL-UNNAMED
-    --add-opens=java.base/sun.nio.cs=ALL-UNNAMED
-    --add-opens=java.base/sun.security.action=ALL-UNNAMED
-    --add-opens=java.base/sun.util.calendar=ALL-UNNAMED
-    --add-opens=java.security.jgss/sun.security.krb5=ALL-UNNAMED
-    -Djdk.reflect.useDirectMethodHandle=false
-)
+# shellcheck source=../tools/spark_jvm_options.sh
+source "$ROOT/tools/spark_jvm_options.sh"
 
 # spark_load <name> create|overwrite
 spark_load() {
@@ -174,7 +157,7 @@ spark_load() {
     log "$name: Spark $mode"
     loadavg >"$OUT/$name.load_before"
     SPARK_LOCAL_IP=127.0.0.1 /usr/bin/time -v -o "$OUT/$name.time" nice "$JAVA" "-Xmx${SPARK_BENCH_HEAP:-6g}" \
-        "${SPARK_OPTS[@]}" -cp "$SPARK_CP" cqlite.bench.spark.SparkLoad "$mode" 127.0.0.1 "$NATIVE_PORT" \
+        "${SPARK_JAVA_MODULE_OPTS[@]}" -cp "$SPARK_CP" cqlite.bench.spark.SparkLoad "$mode" 127.0.0.1 "$NATIVE_PORT" \
         bench sensor_readings "$WORK/spark-warehouse/catalog.db" "$WORK/spark-warehouse" spark \
         >"$OUT/$name.out" 2>"$OUT/$name.stderr" || { tail -30 "$OUT/$name.stderr" >&2; die "$name: Spark failed"; }
     loadavg >"$OUT/$name.load_after"

@@ -29,28 +29,8 @@ ensure_built() {
     maven_tool_build iceberg-spark "$HERE" readers.buildDir || die "maven build failed"
 }
 
-# Spark 3.5 on Java 17: the module openings Spark's own launcher adds
-# (org.apache.spark.launcher.JavaModuleOptions), since this JVM is started
-# directly rather than through spark-submit.
-JAVA_MODULE_OPTS=(
-    -XX:+IgnoreUnrecognizedVMOptions
-    --add-opens=java.base/java.lang=ALL-UNNAMED
-    --add-opens=java.base/java.lang.invoke=ALL-UNNAMED
-    --add-opens=java.base/java.lang.reflect=ALL-UNNAMED
-    --add-opens=java.base/java.io=ALL-UNNAMED
-    --add-opens=java.base/java.net=ALL-UNNAMED
-    --add-opens=java.base/java.nio=ALL-UNNAMED
-    --add-opens=java.base/java.util=ALL-UNNAMED
-    --add-opens=java.base/java.util.concurrent=ALL-UNNAMED
-    --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED
-    --add-opens=java.base/jdk.internal.ref=ALL-UNNAMED
-    --add-opens=java.base/sun.nio.ch=ALL-UNNAMED
-    --add-opens=java.base/sun.nio.cs=ALL-UNNAMED
-    --add-opens=java.base/sun.security.action=ALL-UNNAMED
-    --add-opens=java.base/sun.util.calendar=ALL-UNNAMED
-    --add-opens=java.security.jgss/sun.security.krb5=ALL-UNNAMED
-    -Djdk.reflect.useDirectMethodHandle=false
-)
+# shellcheck source=../../spark_jvm_options.sh
+source "$HERE/../../spark_jvm_options.sh"
 
 cmd="${1:-}"
 [[ -n "$cmd" ]] || die "usage: spark_reader.sh read-many|build|version|classpath ..."
@@ -71,7 +51,7 @@ case "$cmd" in
         # Local mode: the driver and its one executor thread are this JVM, so
         # its heap is Spark's memory. Spark binds to loopback only.
         export SPARK_LOCAL_IP=127.0.0.1
-        exec "$JAVA" "-Xmx${SPARK_READER_HEAP:-1g}" "${JAVA_MODULE_OPTS[@]}" ${SPARK_READER_OPTS:-} \
+        exec "$JAVA" "-Xmx${SPARK_READER_HEAP:-1g}" "${SPARK_JAVA_MODULE_OPTS[@]}" ${SPARK_READER_OPTS:-} \
             -cp "$MAVEN_TOOL_CLASSPATH" cqlite.icebergreaders.spark.IcebergSparkReader "$@"
         ;;
     *)
