@@ -227,6 +227,11 @@ std::string TokenString(Partitioner partitioner, std::string_view key) {
   return hex;
 }
 
+Murmur3Range::Place Murmur3Range::Locate(std::string_view key) const {
+  int64_t token = Murmur3Token(key);
+  return token < first ? Place::kBefore : token > last ? Place::kAfter : Place::kInside;
+}
+
 std::vector<Murmur3Range> SplitMurmur3Ring(int count) {
   count = count < 1 ? 1 : count;
   // Offsets from INT64_MIN, in unsigned arithmetic: the ring spans 2^64 tokens.

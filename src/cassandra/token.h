@@ -66,6 +66,12 @@ struct Murmur3Range {
   int64_t first = INT64_MIN;
   int64_t last = INT64_MAX;
   bool Contains(int64_t token) const { return first <= token && token <= last; }
+
+  // Where the partition whose key is `key` lies: before the range, in it,
+  // or after it (partitions come in token order, so after it a reader of
+  // the range can stop).
+  enum class Place { kBefore, kInside, kAfter };
+  Place Locate(std::string_view key) const;
 };
 
 // `count` (at least 1) ranges of equal width that together cover the ring,

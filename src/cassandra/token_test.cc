@@ -138,6 +138,10 @@ TEST(TokenTest, SplitMurmur3RingCoversTheRingInOrder) {
   EXPECT_EQ(halves[1].first, 0);
   EXPECT_TRUE(halves[0].Contains(Murmur3Token("")));  // the empty key: the minimum token
   EXPECT_FALSE(halves[1].Contains(INT64_MIN));
+  EXPECT_EQ(halves[0].Locate(""), Murmur3Range::Place::kInside);
+  EXPECT_EQ(halves[1].Locate(""), Murmur3Range::Place::kBefore);
+  const Murmur3Range lowest{INT64_MIN, INT64_MIN};
+  EXPECT_EQ(lowest.Locate("a"), Murmur3Range::Place::kAfter);
 }
 
 }  // namespace

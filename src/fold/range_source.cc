@@ -13,9 +13,9 @@ class RangeFoldSource final : public FoldSource {
     while (!ended_) {
       ASSIGN_OR_RETURN(bool more, source_->Next(partition));
       if (!more) break;
-      int64_t token = Murmur3Token(partition->key);
-      if (token > range_.last) break;
-      if (token >= range_.first) return true;
+      Murmur3Range::Place place = range_.Locate(partition->key);
+      if (place == Murmur3Range::Place::kAfter) break;
+      if (place == Murmur3Range::Place::kInside) return true;
       RETURN_IF_ERROR(source_->SkipRest(partition));
     }
     ended_ = true;

@@ -99,9 +99,9 @@ class RangeRowIndex {
       ASSIGN_OR_RETURN(bool more, reader_->Next(entry));
       if (!more) break;
       if (!range_) return true;
-      int64_t token = Murmur3Token(entry->partition_key);
-      if (token > range_->last) break;
-      if (token >= range_->first) return true;
+      Murmur3Range::Place place = range_->Locate(entry->partition_key);
+      if (place == Murmur3Range::Place::kAfter) break;
+      if (place == Murmur3Range::Place::kInside) return true;
     }
     ended_ = true;
     return false;
