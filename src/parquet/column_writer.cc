@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <set>
 #include <type_traits>
 
 #include "parquet/encoding.h"
@@ -138,7 +140,11 @@ LeafColumnWriter::LeafColumnWriter(const ColumnDescriptor& column, const WriterO
       is_float_(field_.physical_type == PhysicalType::kFloat ||
                 field_.physical_type == PhysicalType::kDouble),
       level_bits_(static_cast<size_t>(BitWidth(column.max_rep_level) + BitWidth(column.max_def_level))),
-      use_dictionary_(options.enable_dictionary && field_.physical_type != PhysicalType::kBoolean) {
+      use_dictionary_(false) {
+  if (auto it = options.column_encodings.find(DottedPath(column.path)); it != options.column_encodings.end()) {
+    value_encoding_ = it->second;  // ParquetWriter::Open checked that it fits the column
+  }
+  use_dictionary_ = UsesDictionary();
   metrics_.field_id = field_.field_id;
   metrics_.path = column.path;
   is_fixed_ = field_.physical_type == PhysicalType::kInt32 || field_.physical_type == PhysicalType::kInt64 ||
@@ -569,6 +575,9 @@ Status LeafColumnWriter::FinishPage() {
     dictionary_pages_written_ = true;
   } else if (field_.physical_type == PhysicalType::kBoolean) {
     AppendPlainBooleans(bool_values_, &body);
+  } else if (value_encoding_ != Encoding::kPlain) {
+    encoding = value_encoding_;
+    AppendDeltaValues(&body);
   } else {
     body.append(plain_values_);
   }
@@ -582,6 +591,35 @@ Status LeafColumnWriter::FinishPage() {
   indices_.clear();
   page_values_ = 0;
   return AddPage(PageType::kDataPage, body, num_values, encoding, false);
+}
+
+void LeafColumnWriter::AppendDeltaValues(std::string* body) {
+  const char* p = plain_values_.data();
+  const size_t size = plain_values_.size();
+  if (value_encoding_ == Encoding::kDeltaBinaryPacked) {
+    if (field_.physical_type == PhysicalType::kInt32) {
+      delta_int32s_.resize(size / 4);
+      if (size > 0) std::memcpy(delta_int32s_.data(), p, size);
+      EncodeDeltaBinaryPacked<int32_t>(delta_int32s_, body);
+    } else {
+      delta_int64s_.resize(size / 8);
+      if (size > 0) std::memcpy(delta_int64s_.data(), p, size);
+      EncodeDeltaBinaryPacked<int64_t>(delta_int64s_, body);
+    }
+    return;
+  }
+  delta_bytes_.clear();
+  for (size_t at = 0; at < size;) {  // PLAIN byte arrays: a 4-byte length, then the bytes
+    uint32_t length;
+    std::memcpy(&length, p + at, 4);
+    delta_bytes_.emplace_back(p + at + 4, length);
+    at += 4 + length;
+  }
+  if (value_encoding_ == Encoding::kDeltaByteArray) {
+    EncodeDeltaByteArray(delta_bytes_, body);
+  } else {
+    EncodeDeltaLengthByteArray(delta_bytes_, body);
+  }
 }
 
 Status LeafColumnWriter::AddPage(PageType type, std::string_view body, int32_t num_values, Encoding encoding,
@@ -635,8 +673,7 @@ Status LeafColumnWriter::FlushChunk(WritableFile& file, int64_t* offset, ColumnC
   m.codec = options_.compression;
   m.num_values = chunk_num_values_;
   int64_t start = *offset;
-  bool has_plain_data = false;
-  int dictionary_data_pages = 0, plain_data_pages = 0;
+  std::map<Encoding, int> data_pages;  // by value encoding
   for (size_t i = 0; i < pages_.size(); ++i) {
     const Page& page = pages_[i];
     bool is_dictionary = has_dictionary && i == 0;
@@ -644,28 +681,30 @@ Status LeafColumnWriter::FlushChunk(WritableFile& file, int64_t* offset, ColumnC
       m.dictionary_page_offset = *offset;
     } else {
       if (m.data_page_offset == 0) m.data_page_offset = *offset;
-      if (page.encoding == Encoding::kPlain) {
-        has_plain_data = true;
-        ++plain_data_pages;
-      } else {
-        ++dictionary_data_pages;
-      }
+      ++data_pages[page.encoding];
     }
     RETURN_IF_ERROR(file.Append(page.bytes));
     *offset += static_cast<int64_t>(page.bytes.size());
     m.total_compressed_size += static_cast<int64_t>(page.bytes.size());
     m.total_uncompressed_size += page.uncompressed_size;
   }
+  // Every encoding in the chunk: the levels' RLE, the dictionary page's
+  // PLAIN, and each data page's.
+  std::set<Encoding> encodings = {Encoding::kRle};
   if (has_dictionary) {
-    m.encodings = {Encoding::kPlain, Encoding::kRle, Encoding::kRleDictionary};
+    encodings.insert(Encoding::kPlain);
     m.encoding_stats.push_back({PageType::kDictionaryPage, Encoding::kPlain, 1});
-  } else {
-    m.encodings = {Encoding::kPlain, Encoding::kRle};
   }
-  if (dictionary_data_pages > 0) {
-    m.encoding_stats.push_back({PageType::kDataPage, Encoding::kRleDictionary, dictionary_data_pages});
+  for (const auto& [encoding, pages] : data_pages) encodings.insert(encoding);
+  if (data_pages.empty()) encodings.insert(value_encoding_);
+  m.encodings.assign(encodings.begin(), encodings.end());
+  // Dictionary pages first, as before, then the others.
+  if (auto it = data_pages.find(Encoding::kRleDictionary); it != data_pages.end()) {
+    m.encoding_stats.push_back({PageType::kDataPage, Encoding::kRleDictionary, it->second});
   }
-  if (has_plain_data) m.encoding_stats.push_back({PageType::kDataPage, Encoding::kPlain, plain_data_pages});
+  for (const auto& [encoding, pages] : data_pages) {
+    if (encoding != Encoding::kRleDictionary) m.encoding_stats.push_back({PageType::kDataPage, encoding, pages});
+  }
   MergeChunkBounds(&metrics_);
   Statistics stats;
   stats.null_count = chunk_null_count_;
@@ -686,7 +725,7 @@ Status LeafColumnWriter::FlushChunk(WritableFile& file, int64_t* offset, ColumnC
   pages_bytes_ = 0;
   ClearDictionary();
   dictionary_pages_written_ = false;
-  use_dictionary_ = options_.enable_dictionary && field_.physical_type != PhysicalType::kBoolean;
+  use_dictionary_ = UsesDictionary();
   chunk_num_values_ = 0;
   chunk_null_count_ = 0;
   chunk_has_bounds_ = false;

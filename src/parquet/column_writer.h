@@ -6,7 +6,8 @@
 // boundaries, dictionary-encodes values until the dictionary outgrows its
 // limit or most values turn out distinct (then falls back to PLAIN: after
 // 8192 values of a chunk, when the dictionary holds more than half of the
-// values seen), compresses each page, and keeps the finished pages of the
+// values seen), or encodes them as WriterOptions::column_encodings asks (a
+// DELTA encoding, from the page's PLAIN bytes), compresses each page, and keeps the finished pages of the
 // current row group in memory until FlushChunk writes them out. It also keeps
 // the chunk's statistics (min/max move only when a value is new to the
 // dictionary, or per value once PLAIN) and the file's metrics.
@@ -97,6 +98,12 @@ class LeafColumnWriter {
   Status AddBatchRecords(const ColumnBatch& batch, BatchCursor* cursor, int64_t records, Append append);
 
   Status FinishPage();
+  // Appends the open page's PLAIN values (plain_values_) in value_encoding_.
+  void AppendDeltaValues(std::string* body);
+  bool UsesDictionary() const {
+    return options_.enable_dictionary && field_.physical_type != PhysicalType::kBoolean &&
+           value_encoding_ == Encoding::kPlain;
+  }
   Status AddPage(PageType type, std::string_view body, int32_t num_values, Encoding encoding, bool front);
   template <typename T>
   void UpdateFixedBounds(T v);
@@ -139,6 +146,12 @@ class LeafColumnWriter {
   size_t page_values_ = 0;        // non-null values in the open page
   std::string page_body_;         // scratch: the page being assembled
   std::string compressed_;        // scratch: its compressed body
+
+  // The value encoding the options ask for; kPlain: the dictionary, then PLAIN.
+  Encoding value_encoding_ = Encoding::kPlain;
+  std::vector<int32_t> delta_int32s_;          // scratch: a DELTA page's values
+  std::vector<int64_t> delta_int64s_;
+  std::vector<std::string_view> delta_bytes_;
 
   // The current chunk.
   bool use_dictionary_;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 #include "util/strings.h"
 
@@ -378,6 +380,266 @@ Status DecodePlain(const Field& column, std::span<const uint8_t> data, size_t* p
     }
   }
   return Status::OK();
+}
+
+
+namespace {
+
+uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
+int64_t UnZigZag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
+
+// Appends n values of `width` bits each, least significant bit first.
+// REQUIRES: n * width is a multiple of 8.
+void AppendBitPacked64(const uint64_t* values, size_t n, int width, std::string* out) {
+  if (width == 0) return;
+  const size_t start = out->size();
+  out->resize(start + n * static_cast<size_t>(width) / 8);
+  char* p = out->data() + start;
+  unsigned __int128 buffer = 0;
+  int bits = 0;
+  for (size_t i = 0; i < n; ++i) {
+    buffer |= static_cast<unsigned __int128>(values[i]) << bits;
+    bits += width;
+    while (bits >= 8) {
+      *p++ = static_cast<char>(static_cast<uint8_t>(buffer));
+      buffer >>= 8;
+      bits -= 8;
+    }
+  }
+}
+
+// Reads n values of `width` bits each from the n * width / 8 bytes at p.
+void UnpackBits64(const uint8_t* p, size_t n, int width, uint64_t* out) {
+  if (width == 0) {
+    std::fill(out, out + n, 0);
+    return;
+  }
+  const uint64_t mask = width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+  unsigned __int128 buffer = 0;
+  int bits = 0;
+  for (size_t i = 0; i < n; ++i) {
+    while (bits < width) {
+      buffer |= static_cast<unsigned __int128>(*p++) << bits;
+      bits += 8;
+    }
+    out[i] = static_cast<uint64_t>(buffer) & mask;
+    buffer >>= width;
+    bits -= width;
+  }
+}
+
+bool ReadVarint(std::span<const uint8_t> data, size_t* pos, uint64_t* out) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (*pos >= data.size()) return false;
+    const uint8_t b = data[(*pos)++];
+    v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) {
+      *out = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+// What one page's byte arrays may decode to: DELTA_BYTE_ARRAY prefixes let a
+// small page stand for far larger values, which must not exhaust memory.
+constexpr size_t kMaxDecodedPageBytes = size_t{256} << 20;
+
+}  // namespace
+
+template <typename T>
+void EncodeDeltaBinaryPacked(std::span<const T> values, std::string* out) {
+  static_assert(std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>);
+  using U = std::make_unsigned_t<T>;
+  constexpr size_t kMiniValues = kDeltaBlockValues / kDeltaMiniblocks;
+  static_assert(kMiniValues % 32 == 0);
+  AppendVarint(kDeltaBlockValues, out);
+  AppendVarint(kDeltaMiniblocks, out);
+  AppendVarint(values.size(), out);
+  AppendVarint(ZigZag(values.empty() ? 0 : values[0]), out);
+  T deltas[kDeltaBlockValues];
+  uint64_t packed[kMiniValues];
+  for (size_t begin = 1; begin < values.size(); begin += kDeltaBlockValues) {
+    const size_t n = std::min<size_t>(kDeltaBlockValues, values.size() - begin);
+    T min_delta = std::numeric_limits<T>::max();
+    for (size_t i = 0; i < n; ++i) {
+      deltas[i] = static_cast<T>(static_cast<U>(values[begin + i]) - static_cast<U>(values[begin + i - 1]));
+      min_delta = std::min(min_delta, deltas[i]);
+    }
+    AppendVarint(ZigZag(min_delta), out);
+    const size_t widths_at = out->size();
+    out->append(kDeltaMiniblocks, '\0');
+    for (size_t m = 0; m * kMiniValues < n; ++m) {
+      uint64_t all_bits = 0;
+      for (size_t j = 0; j < kMiniValues; ++j) {
+        const size_t i = m * kMiniValues + j;
+        packed[j] = i < n ? static_cast<U>(static_cast<U>(deltas[i]) - static_cast<U>(min_delta)) : 0;
+        all_bits |= packed[j];
+      }
+      const int width = all_bits == 0 ? 0 : 64 - std::countl_zero(all_bits);
+      (*out)[widths_at + m] = static_cast<char>(width);
+      AppendBitPacked64(packed, kMiniValues, width, out);
+    }
+  }
+}
+
+template void EncodeDeltaBinaryPacked<int32_t>(std::span<const int32_t>, std::string*);
+template void EncodeDeltaBinaryPacked<int64_t>(std::span<const int64_t>, std::string*);
+
+void EncodeDeltaLengthByteArray(std::span<const std::string_view> values, std::string* out) {
+  std::vector<int32_t> lengths;
+  lengths.reserve(values.size());
+  for (std::string_view v : values) lengths.push_back(static_cast<int32_t>(v.size()));
+  EncodeDeltaBinaryPacked<int32_t>(lengths, out);
+  for (std::string_view v : values) out->append(v);
+}
+
+void EncodeDeltaByteArray(std::span<const std::string_view> values, std::string* out) {
+  std::vector<int32_t> prefixes;
+  std::vector<std::string_view> suffixes;
+  prefixes.reserve(values.size());
+  suffixes.reserve(values.size());
+  std::string_view before;
+  for (std::string_view v : values) {
+    const size_t limit = std::min(before.size(), v.size());
+    size_t shared = 0;
+    while (shared < limit && before[shared] == v[shared]) ++shared;
+    prefixes.push_back(static_cast<int32_t>(shared));
+    suffixes.push_back(v.substr(shared));
+    before = v;
+  }
+  EncodeDeltaBinaryPacked<int32_t>(prefixes, out);
+  EncodeDeltaLengthByteArray(suffixes, out);
+}
+
+template <typename T>
+Status DecodeDeltaBinaryPacked(std::span<const uint8_t> data, size_t* pos, size_t count, std::vector<T>* out,
+                               const std::string& what) {
+  static_assert(std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>);
+  using U = std::make_unsigned_t<T>;
+  auto error = [&](std::string_view message) {
+    return Status::Corruption(StrCat(what, ": DELTA_BINARY_PACKED ", message, " at byte ", *pos));
+  };
+  uint64_t block_values = 0, miniblocks = 0, total = 0, first = 0;
+  if (!ReadVarint(data, pos, &block_values) || !ReadVarint(data, pos, &miniblocks) ||
+      !ReadVarint(data, pos, &total) || !ReadVarint(data, pos, &first)) {
+    return error("header truncated");
+  }
+  if (block_values == 0 || block_values % 128 != 0 || block_values > (uint64_t{1} << 20) || miniblocks == 0 ||
+      block_values % miniblocks != 0 || (block_values / miniblocks) % 32 != 0) {
+    return error(StrCat("block of ", block_values, " values in ", miniblocks, " miniblocks"));
+  }
+  if (total != count) return error(StrCat("stream of ", total, " values where ", count, " are due"));
+  if (count == 0) return Status::OK();
+  const size_t mini_values = static_cast<size_t>(block_values / miniblocks);
+  std::vector<uint64_t> unpacked(mini_values);
+  out->reserve(out->size() + count);
+  T value = static_cast<T>(static_cast<U>(UnZigZag(first)));
+  out->push_back(value);
+  size_t remaining = count - 1;
+  while (remaining > 0) {
+    uint64_t min_zigzag = 0;
+    if (!ReadVarint(data, pos, &min_zigzag)) return error("block header truncated");
+    const U min_delta = static_cast<U>(UnZigZag(min_zigzag));
+    if (miniblocks > data.size() - *pos) return error("miniblock widths truncated");
+    const uint8_t* widths = data.data() + *pos;
+    *pos += static_cast<size_t>(miniblocks);
+    for (uint64_t m = 0; m < miniblocks && remaining > 0; ++m) {
+      const int width = widths[m];
+      if (width > static_cast<int>(sizeof(T) * 8)) return error(StrCat("bit width ", width));
+      const size_t bytes = mini_values * static_cast<size_t>(width) / 8;
+      if (bytes > data.size() - *pos) return error("miniblock truncated");
+      UnpackBits64(data.data() + *pos, mini_values, width, unpacked.data());
+      *pos += bytes;
+      const size_t take = std::min(mini_values, remaining);
+      for (size_t j = 0; j < take; ++j) {
+        value = static_cast<T>(static_cast<U>(static_cast<U>(value) + min_delta + static_cast<U>(unpacked[j])));
+        out->push_back(value);
+      }
+      remaining -= take;
+    }
+  }
+  return Status::OK();
+}
+
+template Status DecodeDeltaBinaryPacked<int32_t>(std::span<const uint8_t>, size_t*, size_t, std::vector<int32_t>*,
+                                                 const std::string&);
+template Status DecodeDeltaBinaryPacked<int64_t>(std::span<const uint8_t>, size_t*, size_t, std::vector<int64_t>*,
+                                                 const std::string&);
+
+Status DecodeDeltaByteArrays(Encoding encoding, std::span<const uint8_t> data, size_t* pos, size_t count,
+                             std::vector<std::string>* out, const std::string& what) {
+  const bool prefixed = encoding == Encoding::kDeltaByteArray;
+  std::vector<int32_t> prefixes;
+  if (prefixed) RETURN_IF_ERROR(DecodeDeltaBinaryPacked<int32_t>(data, pos, count, &prefixes, what));
+  std::vector<int32_t> lengths;
+  RETURN_IF_ERROR(DecodeDeltaBinaryPacked<int32_t>(data, pos, count, &lengths, what));
+  const size_t base = out->size();
+  out->reserve(base + count);
+  size_t decoded_bytes = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (lengths[i] < 0 || static_cast<size_t>(lengths[i]) > data.size() - *pos) {
+      return Status::Corruption(
+          StrCat(what, ": a value of ", lengths[i], " bytes runs past the page at byte ", *pos));
+    }
+    std::string_view suffix(reinterpret_cast<const char*>(data.data() + *pos), static_cast<size_t>(lengths[i]));
+    *pos += suffix.size();
+    std::string value;
+    if (prefixed) {
+      const size_t before = i == 0 ? 0 : (*out)[base + i - 1].size();
+      if (prefixes[i] < 0 || static_cast<size_t>(prefixes[i]) > before) {
+        return Status::Corruption(StrCat(what, ": value ", i, " shares ", prefixes[i],
+                                         " bytes with a value of ", before));
+      }
+      const size_t shared = static_cast<size_t>(prefixes[i]);
+      value.reserve(shared + suffix.size());
+      if (shared > 0) value.assign((*out)[base + i - 1], 0, shared);
+    }
+    value.append(suffix);
+    decoded_bytes += value.size();
+    if (decoded_bytes > kMaxDecodedPageBytes) {
+      return Status::Corruption(StrCat(what, ": the page's values decode to more than ",
+                                       kMaxDecodedPageBytes >> 20, " MiB"));
+    }
+    out->push_back(std::move(value));
+  }
+  return Status::OK();
+}
+
+Status DecodeDelta(const Field& column, Encoding encoding, std::span<const uint8_t> data, size_t count,
+                   std::vector<Value>* out, const std::string& what) {
+  size_t pos = 0;
+  if (encoding == Encoding::kDeltaBinaryPacked) {
+    if (column.physical_type == PhysicalType::kInt32) {
+      std::vector<int32_t> values;
+      RETURN_IF_ERROR(DecodeDeltaBinaryPacked<int32_t>(data, &pos, count, &values, what));
+      for (int32_t v : values) out->push_back(Value::Int32(v));
+      return Status::OK();
+    }
+    if (column.physical_type == PhysicalType::kInt64) {
+      std::vector<int64_t> values;
+      RETURN_IF_ERROR(DecodeDeltaBinaryPacked<int64_t>(data, &pos, count, &values, what));
+      for (int64_t v : values) out->push_back(Value::Int64(v));
+      return Status::OK();
+    }
+  } else if ((encoding == Encoding::kDeltaLengthByteArray || encoding == Encoding::kDeltaByteArray) &&
+             (column.physical_type == PhysicalType::kByteArray ||
+              column.physical_type == PhysicalType::kFixedLenByteArray)) {
+    std::vector<std::string> values;
+    RETURN_IF_ERROR(DecodeDeltaByteArrays(encoding, data, &pos, count, &values, what));
+    for (std::string& v : values) {
+      if (column.physical_type == PhysicalType::kFixedLenByteArray &&
+          v.size() != static_cast<size_t>(column.type_length)) {
+        return Status::Corruption(
+            StrCat(what, ": a value of ", v.size(), " bytes in a column of ", column.type_length));
+      }
+      out->push_back(Value::Bytes(std::move(v)));
+    }
+    return Status::OK();
+  }
+  return Status::NotSupported(StrCat(what, ": value encoding ", static_cast<int>(encoding), " for ",
+                                     PhysicalTypeName(column.physical_type), " values"));
 }
 
 }  // namespace cqlite::parquet

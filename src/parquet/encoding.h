@@ -3,6 +3,8 @@
 //   - the RLE / bit-packing hybrid, for repetition and definition levels and
 //     for dictionary indices (without the 4-byte length prefix; callers add it);
 //   - PLAIN, for values and dictionary pages;
+//   - DELTA_BINARY_PACKED (INT32, INT64), DELTA_LENGTH_BYTE_ARRAY and
+//     DELTA_BYTE_ARRAY (BYTE_ARRAY), for sorted or slowly changing values;
 //   - the statistics encoding of single values and the sort orders
 //     statistics use (signed ints, IEEE floats, unsigned bytewise binary).
 // Decoders read caller-owned buffers that must outlive them; bad input is a
@@ -15,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "parquet/parquet_format.h"
 #include "parquet/schema.h"
 #include "parquet/value.h"
 #include "util/status.h"
@@ -57,6 +60,37 @@ Status CheckValueKind(const Field& column, const Value& value);
 
 // Decodes `count` PLAIN values from data[*pos...]; advances *pos.
 Status DecodePlain(const Field& column, std::span<const uint8_t> data, size_t* pos, size_t count,
+                   std::vector<Value>* out, const std::string& what);
+
+// DELTA_BINARY_PACKED: the first value, then blocks of kDeltaBlockValues
+// differences to the value before, each block's minimum difference once and
+// the rest above it bit-packed in kDeltaMiniblocks miniblocks of their own
+// width. Differences wrap at the width of T (int32_t or int64_t), as the
+// spec asks.
+inline constexpr int kDeltaBlockValues = 128;
+inline constexpr int kDeltaMiniblocks = 4;
+template <typename T>
+void EncodeDeltaBinaryPacked(std::span<const T> values, std::string* out);
+// DELTA_LENGTH_BYTE_ARRAY: the lengths DELTA_BINARY_PACKED, then the bytes.
+void EncodeDeltaLengthByteArray(std::span<const std::string_view> values, std::string* out);
+// DELTA_BYTE_ARRAY: the length of the prefix each value shares with the one
+// before (DELTA_BINARY_PACKED), then the rest of each DELTA_LENGTH_BYTE_ARRAY.
+void EncodeDeltaByteArray(std::span<const std::string_view> values, std::string* out);
+
+// Decodes a DELTA_BINARY_PACKED stream of exactly `count` values from
+// data[*pos...], appended to `out`; advances *pos past the stream.
+template <typename T>
+Status DecodeDeltaBinaryPacked(std::span<const uint8_t> data, size_t* pos, size_t count, std::vector<T>* out,
+                               const std::string& what);
+// Decodes `count` values of a DELTA_LENGTH_BYTE_ARRAY or DELTA_BYTE_ARRAY
+// stream (`encoding`) from data[*pos...], appended to `out`; advances *pos.
+Status DecodeDeltaByteArrays(Encoding encoding, std::span<const uint8_t> data, size_t* pos, size_t count,
+                             std::vector<std::string>* out, const std::string& what);
+
+// Decodes `count` values of a page in one of the DELTA encodings into
+// Values of `column` (INT32 or INT64 for DELTA_BINARY_PACKED, BYTE_ARRAY for
+// the other two); NotSupported for other pairs.
+Status DecodeDelta(const Field& column, Encoding encoding, std::span<const uint8_t> data, size_t count,
                    std::vector<Value>* out, const std::string& what);
 
 }  // namespace cqlite::parquet

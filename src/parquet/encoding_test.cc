@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <random>
 
 #include "parquet/parquet_format.h"
@@ -174,6 +175,125 @@ TEST(RleHybridTest, TruncatedInputIsCorruption) {
   std::string half = encoded.substr(0, encoded.size() / 2);
   RleHybridDecoder decoder(Bytes(half), 3);
   EXPECT_EQ(decoder.Decode(100, &decoded).kind(), StatusKind::kCorruption);
+}
+
+// The spec's own example (Encodings.md, DELTA_BINARY_PACKED, example 1) with
+// our block layout: 1 2 3 4 5 are the first value 1 and four deltas of 1,
+// which all equal the minimum, so every miniblock is 0 bits wide.
+TEST(DeltaBinaryPackedTest, ConstantStepsTakeNoBits) {
+  std::vector<int64_t> values = {1, 2, 3, 4, 5};
+  std::string out;
+  EncodeDeltaBinaryPacked<int64_t>(values, &out);
+  EXPECT_EQ(out, std::string("\x80\x01\x04\x05\x02\x02\x00\x00\x00\x00", 10));
+  size_t pos = 0;
+  std::vector<int64_t> decoded;
+  ASSERT_TRUE(DecodeDeltaBinaryPacked<int64_t>(Bytes(out), &pos, 5, &decoded, "t").ok());
+  EXPECT_EQ(decoded, values);
+  EXPECT_EQ(pos, out.size());
+}
+
+template <typename T>
+void ExpectDeltaRoundTrip(const std::vector<T>& values) {
+  std::string out = "prefix";
+  EncodeDeltaBinaryPacked<T>(values, &out);
+  out += "after";
+  size_t pos = 6;
+  std::vector<T> decoded;
+  Status st = DecodeDeltaBinaryPacked<T>(Bytes(out), &pos, values.size(), &decoded, "t");
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(decoded, values);
+  EXPECT_EQ(out.substr(pos), "after") << "the decoder stops where the stream ends";
+}
+
+TEST(DeltaBinaryPackedTest, RoundTripsSortedRandomAndExtremeValues) {
+  std::mt19937_64 rng(7);
+  for (size_t n : {0, 1, 2, 31, 32, 33, 127, 128, 129, 130, 1000, 4097}) {
+    std::vector<int64_t> sorted, random, extreme;
+    std::vector<int32_t> random32, extreme32;
+    int64_t v = -5000;
+    for (size_t i = 0; i < n; ++i) {
+      v += static_cast<int64_t>(rng() % 1000);
+      sorted.push_back(v);
+      random.push_back(static_cast<int64_t>(rng()));
+      random32.push_back(static_cast<int32_t>(rng()));
+      // Differences that overflow the type: they must wrap.
+      extreme.push_back(i % 2 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min());
+      extreme32.push_back(i % 3 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int32_t>::min());
+    }
+    ExpectDeltaRoundTrip(sorted);
+    ExpectDeltaRoundTrip(random);
+    ExpectDeltaRoundTrip(extreme);
+    ExpectDeltaRoundTrip(random32);
+    ExpectDeltaRoundTrip(extreme32);
+  }
+}
+
+TEST(DeltaBinaryPackedTest, BadStreamsAreCorruption) {
+  std::vector<int64_t> values(300);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int64_t>(i * i * 977);
+  std::string good;
+  EncodeDeltaBinaryPacked<int64_t>(values, &good);
+  for (size_t cut = 0; cut < good.size(); ++cut) {
+    size_t pos = 0;
+    std::vector<int64_t> decoded;
+    EXPECT_EQ(DecodeDeltaBinaryPacked<int64_t>(Bytes(good.substr(0, cut)), &pos, 300, &decoded, "t").kind(),
+              StatusKind::kCorruption)
+        << cut;
+  }
+  size_t pos = 0;
+  std::vector<int64_t> decoded;
+  EXPECT_EQ(DecodeDeltaBinaryPacked<int64_t>(Bytes(good), &pos, 299, &decoded, "t").kind(),
+            StatusKind::kCorruption)
+      << "a count other than the page's";
+  std::string wide = good;
+  wide[6] = 65;  // the first miniblock's width: more bits than an INT64 has
+  pos = 0;
+  EXPECT_EQ(DecodeDeltaBinaryPacked<int64_t>(Bytes(wide), &pos, 300, &decoded, "t").kind(),
+            StatusKind::kCorruption);
+  std::string odd_block = good;
+  odd_block[0] = 100;  // a block of 100 values, not a multiple of 128
+  pos = 0;
+  EXPECT_EQ(DecodeDeltaBinaryPacked<int64_t>(Bytes(odd_block), &pos, 300, &decoded, "t").kind(),
+            StatusKind::kCorruption);
+}
+
+TEST(DeltaByteArrayTest, RoundTripsSharedPrefixesAndEmptyValues) {
+  std::vector<std::string> strings = {"", "apple", "applesauce", "apply", "b", "", "banana", "banana",
+                                      std::string(300, 'x'), std::string(301, 'x') + "y"};
+  for (int i = 0; i < 500; ++i) strings.push_back("key-" + std::to_string(1000000 + i * 7));
+  std::vector<std::string_view> views(strings.begin(), strings.end());
+  for (Encoding encoding : {Encoding::kDeltaByteArray, Encoding::kDeltaLengthByteArray}) {
+    std::string out;
+    if (encoding == Encoding::kDeltaByteArray) {
+      EncodeDeltaByteArray(views, &out);
+    } else {
+      EncodeDeltaLengthByteArray(views, &out);
+    }
+    size_t pos = 0;
+    std::vector<std::string> decoded;
+    Status st = DecodeDeltaByteArrays(encoding, Bytes(out), &pos, strings.size(), &decoded, "t");
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    EXPECT_EQ(decoded, strings);
+    EXPECT_EQ(pos, out.size());
+    for (size_t cut = 0; cut < out.size(); cut += 7) {
+      size_t at = 0;
+      std::vector<std::string> partial;
+      EXPECT_EQ(DecodeDeltaByteArrays(encoding, Bytes(out.substr(0, cut)), &at, strings.size(), &partial, "t")
+                    .kind(),
+                StatusKind::kCorruption)
+          << cut;
+    }
+  }
+  // A prefix longer than the value before it.
+  std::vector<int32_t> prefixes = {0, 5};
+  std::vector<std::string_view> suffixes = {"ab", "c"};
+  std::string bad;
+  EncodeDeltaBinaryPacked<int32_t>(prefixes, &bad);
+  EncodeDeltaLengthByteArray(suffixes, &bad);
+  size_t pos = 0;
+  std::vector<std::string> decoded;
+  EXPECT_EQ(DecodeDeltaByteArrays(Encoding::kDeltaByteArray, Bytes(bad), &pos, 2, &decoded, "t").kind(),
+            StatusKind::kCorruption);
 }
 
 TEST(StatisticsOrderTest, FollowsTheSortOrderOfEachType) {

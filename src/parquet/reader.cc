@@ -199,6 +199,9 @@ Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDesc
           out->values.push_back(dictionary[index]);
         }
       }
+    } else if (d.encoding == Encoding::kDeltaBinaryPacked || d.encoding == Encoding::kDeltaLengthByteArray ||
+               d.encoding == Encoding::kDeltaByteArray) {
+      RETURN_IF_ERROR(DecodeDelta(field, d.encoding, values, present, &out->values, page_what));
     } else {
       return Status::NotSupported(StrCat(page_what, ": value encoding ", static_cast<int>(d.encoding)));
     }

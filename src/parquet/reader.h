@@ -1,6 +1,6 @@
 // ParquetReader reads Parquet files of the shapes ParquetWriter writes back
 // into Value rows: the footer and schema, then row groups one at a time
-// (data pages v1 with RLE levels, PLAIN or dictionary values, UNCOMPRESSED,
+// (data pages v1 with RLE levels; PLAIN, dictionary or DELTA values; UNCOMPRESSED,
 // SNAPPY or ZSTD), reassembled from repetition/definition levels (Dremel).
 // It is used by round-trip tests and to read files CQLite wrote earlier.
 // Anything malformed is a Corruption error naming the file and offset;

@@ -1,6 +1,5 @@
 #include "parquet/writer.h"
 
-
 #include <algorithm>
 #include <cstring>
 
@@ -11,6 +10,16 @@
 #include "util/strings.h"
 
 namespace cqlite::parquet {
+
+namespace {
+
+std::string DottedPath(const std::vector<std::string>& path) {
+  std::string out;
+  for (const std::string& p : path) out += (out.empty() ? "" : ".") + p;
+  return out;
+}
+
+}  // namespace
 
 ParquetWriter::ParquetWriter(std::string path, Schema schema, WriterOptions options,
                              std::unique_ptr<WritableFile> file)
@@ -43,6 +52,25 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Open(FileSystem& fs, const
                                           " (a level is for ZSTD only, 1 to ", kMaxZstdLevel, ")"));
   }
   if (options.page_size == 0) options.page_size = 1;
+  const LevelPlan plan = BuildLevelPlan(schema);
+  for (const auto& [dotted, encoding] : options.column_encodings) {
+    const ColumnDescriptor* leaf = nullptr;
+    for (const ColumnDescriptor& column : plan.columns) {
+      if (DottedPath(column.path) == dotted) leaf = &column;
+    }
+    if (leaf == nullptr) {
+      return Status::InvalidArgument(StrCat(path, ": an encoding for ", dotted, ", which is no leaf column"));
+    }
+    const PhysicalType type = leaf->field->physical_type;
+    const bool fits = encoding == Encoding::kDeltaBinaryPacked
+                          ? type == PhysicalType::kInt32 || type == PhysicalType::kInt64
+                          : (encoding == Encoding::kDeltaLengthByteArray || encoding == Encoding::kDeltaByteArray) &&
+                                type == PhysicalType::kByteArray;
+    if (!fits) {
+      return Status::InvalidArgument(StrCat(path, ": column ", dotted, " (", PhysicalTypeName(type),
+                                            ") cannot take value encoding ", static_cast<int>(encoding)));
+    }
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, fs.OpenForWrite(path));
   RETURN_IF_ERROR(file->Append(std::string_view(kMagic, kMagicSize)));
   std::unique_ptr<ParquetWriter> writer(new ParquetWriter(path, std::move(schema), std::move(options),
@@ -52,12 +80,6 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Open(FileSystem& fs, const
 }
 
 namespace {
-
-std::string DottedPath(const std::vector<std::string>& path) {
-  std::string out;
-  for (const std::string& p : path) out += (out.empty() ? "" : ".") + p;
-  return out;
-}
 
 std::string JoinPath(const std::vector<std::string_view>& path) {
   std::string out;

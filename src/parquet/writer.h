@@ -2,7 +2,8 @@
 // with the schema given at Open. It builds one writer per leaf column from the
 // schema and shreds each row into repetition and definition levels (Dremel).
 // Pages are data pages v1 (RLE levels; RLE_DICTIONARY values with a PLAIN
-// dictionary page, or PLAIN), compressed with UNCOMPRESSED, SNAPPY or ZSTD.
+// dictionary page, or PLAIN, or a DELTA encoding a column asks for),
+// compressed with UNCOMPRESSED, SNAPPY or ZSTD.
 // Memory is bounded by one row group's buffered pages: a row group is written
 // out when it reaches row_group_size bytes or row_group_rows rows.
 //
@@ -19,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +48,11 @@ struct WriterOptions {
   // Fall back to PLAIN beyond this (and, per column chunk, once more than half
   // of its first 8192 or more values were distinct).
   size_t dictionary_page_size_limit = 1 << 20;
+  // Leaf columns, by dotted path, whose values take a DELTA encoding instead
+  // of the dictionary and PLAIN: kDeltaBinaryPacked (INT32, INT64 columns:
+  // sorted or slowly changing numbers), kDeltaLengthByteArray or
+  // kDeltaByteArray (BYTE_ARRAY columns; the latter for sorted strings).
+  std::map<std::string, Encoding> column_encodings;
   // Chunk statistics leave out min/max values longer than this (null_count
   // stays), so huge values do not bloat the footer. ColumnMetrics keep them.
   size_t max_statistics_size = 4096;

@@ -258,6 +258,57 @@ TEST(ParquetWriterTest, MultiplePagesAndRowGroups) {
   EXPECT_FALSE(w.reader->StartRowGroup(w.reader->num_row_groups()).ok());
 }
 
+TEST(ParquetWriterTest, DeltaEncodedColumns) {
+  Schema s;
+  s.fields = {Field::Int64("n", kReq, 1), Field::Int32("i", kOpt, 2), Field::String("sorted", kOpt, 3),
+              Field::Binary("raw", kReq, 4), Field::Int64("plain", kReq, 5)};
+  std::vector<Value> rows;
+  for (int k = 0; k < 20000; ++k) {
+    rows.push_back(Row({I64(int64_t{1} << 40 | k), k % 5 == 0 ? Value::Null() : I32(k % 2 ? -k : k * 1000),
+                        k % 9 == 0 ? Value::Null() : Str("sensor-" + std::to_string(100000 + k / 3)),
+                        Value::Bytes(std::string(static_cast<size_t>(k % 17), static_cast<char>(k))),
+                        I64(k * 7)}));
+  }
+  MemoryFileSystem fs;
+  WriterOptions options;
+  options.page_size = 8192;
+  options.row_group_rows = 7000;
+  options.column_encodings = {{"n", Encoding::kDeltaBinaryPacked},
+                              {"i", Encoding::kDeltaBinaryPacked},
+                              {"sorted", Encoding::kDeltaByteArray},
+                              {"raw", Encoding::kDeltaLengthByteArray}};
+  Written w = RoundTrip(fs, s, rows, options);
+  ASSERT_NE(w.reader, nullptr);
+  ASSERT_EQ(w.reader->num_row_groups(), 3);
+  const RowGroup& group = w.reader->metadata().row_groups[0];
+  const Encoding expected[] = {Encoding::kDeltaBinaryPacked, Encoding::kDeltaBinaryPacked,
+                               Encoding::kDeltaByteArray, Encoding::kDeltaLengthByteArray,
+                               Encoding::kRleDictionary};
+  for (int c = 0; c < 5; ++c) {
+    const ColumnMetaData& m = *group.columns[c].meta_data;
+    bool found = false;
+    for (const PageEncodingStats& e : m.encoding_stats) {
+      if (e.page_type == PageType::kDataPage && e.encoding == expected[c]) found = e.count > 1;
+      if (c < 4) EXPECT_NE(e.page_type, PageType::kDictionaryPage) << c;
+    }
+    EXPECT_TRUE(found) << "column " << c << " has several pages in its encoding";
+  }
+  // Statistics still follow the values.
+  const ColumnMetaData& n = *group.columns[0].meta_data;
+  EXPECT_EQ(n.statistics->min_value, Le<int64_t>(int64_t{1} << 40));
+  EXPECT_EQ(n.statistics->max_value, Le<int64_t>(int64_t{1} << 40 | 6999));
+
+  // An encoding that does not fit its column, or no column at all.
+  for (auto [column, encoding] : std::vector<std::pair<std::string, Encoding>>{
+           {"n", Encoding::kDeltaByteArray}, {"sorted", Encoding::kDeltaBinaryPacked}, {"nope",
+           Encoding::kDeltaBinaryPacked}}) {
+    WriterOptions bad;
+    bad.column_encodings = {{column, encoding}};
+    auto writer = ParquetWriter::Open(fs, "bad.parquet", s, bad);
+    EXPECT_EQ(writer.status().kind(), StatusKind::kInvalidArgument) << column;
+  }
+}
+
 TEST(ParquetWriterTest, StatisticsAndMetrics) {
   Schema s;
   s.fields = {Field::Int32("i", kOpt, 1),

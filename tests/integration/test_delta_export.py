@@ -425,19 +425,30 @@ def v1_record(op, pk, ck1=None, ck2=None, ts=None, start=None, end=None, prefix=
     return row
 
 
-def write_v1(path, records, version="1", schema=None, prefix="__"):
+# pyarrow's DELTA encodings for every column that can take one (with no
+# dictionary), so that our reader decodes pages another writer encoded.
+DELTA_ENCODINGS = {"use_dictionary": False, "column_encoding": {
+    "pk": "DELTA_BINARY_PACKED", "ck1": "DELTA_BINARY_PACKED", "ck2": "DELTA_BYTE_ARRAY",
+    "__ts": "DELTA_BINARY_PACKED", "s.value": "DELTA_LENGTH_BYTE_ARRAY", "v.value": "DELTA_BYTE_ARRAY",
+    "v.writetime": "DELTA_BINARY_PACKED", "v.expires_at": "DELTA_BINARY_PACKED", "n.value": "DELTA_BINARY_PACKED",
+    "tags.value.list.item": "DELTA_BYTE_ARRAY", "__range_start.ck2": "DELTA_LENGTH_BYTE_ARRAY"}}
+
+
+def write_v1(path, records, version="1", schema=None, prefix="__", **write_options):
     schema = schema or v1_schema(prefix)
     table = pa.Table.from_pylist(records, schema=schema)
     table = table.replace_schema_metadata({
         "cqlite.delta.version": version, "cqlite.delta.source": path.name,
         "cqlite.delta.schema_hash": "0123456789abcdef", "cqlite.version": "0.0.0-test"})
-    pq.write_table(table, path)
+    pq.write_table(table, path, **write_options)
     return path
 
 
-def test_rust_v1_envelope_folds(cqlite, tmp_path):
+@pytest.mark.parametrize("encodings", ["default", "delta"])
+def test_rust_v1_envelope_folds(cqlite, tmp_path, encodings):
     schema_file = tmp_path / "t.cql"
     schema_file.write_text(V1_SCHEMA)
+    options = DELTA_ENCODINGS if encodings == "delta" else {}
     gen1 = write_v1(tmp_path / "gen1.parquet", [
         v1_record("upsert", 1, 1, "a", ts=100, v=("a1", 100), n=(1, 100), tags=(["x", "y"], 100, None, True)),
         v1_record("upsert", 1, 1, "b", ts=100, v=("b1", 100)),
@@ -448,7 +459,7 @@ def test_rust_v1_envelope_folds(cqlite, tmp_path):
         v1_record("upsert", 2, 1, "a", ts=100, v=("p2", 100)),
         v1_record("upsert", 3, 1, "a", ts=100, v=("q", 100), tags=(["t"], 100, None, True)),
         v1_record("upsert", 5, 1, "a", ts=100, v=("kept", 100)),
-    ])
+    ], **options)
     open_start = {"ck1": None, "ck2": None, "inclusive": True}
     gen2 = write_v1(tmp_path / "gen2.parquet", [
         # Not in token order on purpose: a v1 writer other than Cassandra's order.
@@ -468,7 +479,12 @@ def test_rust_v1_envelope_folds(cqlite, tmp_path):
         # Everything of partition 5 from the bottom to (1, 'a') exclusive, then an open top at ts 50.
         v1_record("range_delete", 5, ts=200, start=open_start, end={"ck1": 1, "ck2": "a", "inclusive": False}),
         v1_record("range_delete", 5, ts=50, start={"ck1": 1, "ck2": "a", "inclusive": True}, end=open_start),
-    ])
+    ], **options)
+    if encodings == "delta":
+        used = {e for f in (gen1, gen2) for g in range(pq.ParquetFile(f).metadata.num_row_groups)
+                for c in range(pq.ParquetFile(f).metadata.num_columns)
+                for e in pq.ParquetFile(f).metadata.row_group(g).column(c).encodings}
+        assert {"DELTA_BINARY_PACKED", "DELTA_BYTE_ARRAY", "DELTA_LENGTH_BYTE_ARRAY"} <= used
     proc = cqlite("select", "--from-envelopes", gen1, gen2, "--schema", schema_file)
     rows = sorted((json.loads(line) for line in proc.stdout.splitlines()), key=lambda r: (r["pk"], r["ck1"], r["ck2"]))
     # By hand: partition 2 is deleted at 200 > 100; (1,1,'b') by its row deletion; (1,2,'a') by the range;

@@ -327,3 +327,49 @@ def test_duckdb_reads_the_samples(samples):
                         [str(samples / "multi.parquet")]).fetchone()
     assert multi == (30000, sum(range(30000)), 30000 - len(range(0, 30000, 7)),
                      sum(i % 3 for i in range(30000) if i % 10 != 9))
+
+
+def delta_expected(k):
+    if k == 0:
+        n = -(2 ** 63)
+    elif k == 1:
+        n = 2 ** 63 - 1
+    else:
+        n = (1 if k % 2 else -1) * k * k
+    if k % 5 == 0:
+        i = None
+    elif k % 7 == 3:
+        i = -(2 ** 31)
+    elif k % 7 == 4:
+        i = 2 ** 31 - 1
+    else:
+        i = k * 1000 - 2000000
+    s = None if k % 9 == 0 else f"sensor-{100000 + k // 3:07d}/{k % 4}"
+    return {"n": n, "i": i, "s": s, "raw": bytes([k % 256]) * (k % 17)}
+
+
+def test_delta_encodings(samples):
+    """DELTA_BINARY_PACKED, DELTA_BYTE_ARRAY and DELTA_LENGTH_BYTE_ARRAY pages, as pyarrow and DuckDB read them."""
+    pf = pq.ParquetFile(samples / "delta.parquet")
+    metadata = pf.metadata
+    assert (metadata.num_rows, metadata.num_row_groups) == (5000, 3)
+    want = {"n": "DELTA_BINARY_PACKED", "i": "DELTA_BINARY_PACKED", "s": "DELTA_BYTE_ARRAY",
+            "raw": "DELTA_LENGTH_BYTE_ARRAY"}
+    for g in range(metadata.num_row_groups):
+        group = metadata.row_group(g)
+        for c in range(group.num_columns):
+            column = group.column(c)
+            assert want[column.path_in_schema] in column.encodings, (g, column.path_in_schema, column.encodings)
+            assert not column.has_dictionary_page
+            assert "RLE_DICTIONARY" not in column.encodings
+    # Pages of 4 KiB of PLAIN values: several per chunk, so that each DELTA
+    # stream begins again mid-column (writer_test checks the page counts).
+    expected = [delta_expected(k) for k in range(5000)]
+    assert pf.read().to_pylist() == expected
+    s = metadata.row_group(1).column(2).statistics
+    strings = [e["s"] for e in expected[2000:4000] if e["s"] is not None]
+    assert (s.min, s.max, s.null_count) == (min(strings), max(strings), sum(e["s"] is None for e in expected[2000:4000]))
+    duckdb = pytest.importorskip("duckdb")
+    rows = duckdb.connect().execute("SELECT n, i, s, raw FROM read_parquet(?)",
+                                    [str(samples / "delta.parquet")]).fetchall()
+    assert rows == [(e["n"], e["i"], e["s"], e["raw"]) for e in expected]

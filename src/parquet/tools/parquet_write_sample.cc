@@ -7,7 +7,8 @@
 // Files: all_types_{snappy,zstd,plain}.parquet (every physical and logical
 // type, nulls), nested.parquet (lists, maps, structs, empty and null
 // collections, null elements), multi.parquet (many pages and row groups,
-// dictionary fallback). Each <name>.parquet gets a <name>.metrics.tsv with the
+// dictionary fallback), delta.parquet (every DELTA encoding, over many pages
+// and row groups). Each <name>.parquet gets a <name>.metrics.tsv with the
 // writer's per-column metrics: path, field id, value count, null count, NaN
 // count, lower and upper bound in hex.
 #include <cmath>
@@ -173,6 +174,32 @@ std::vector<Value> MultiRows() {
   return rows;
 }
 
+Schema DeltaSchema() {
+  Schema s;
+  s.fields = {Field::Int64("n", kReq, 1), Field::Int32("i", kOpt, 2), Field::String("s", kOpt, 3),
+              Field::Binary("raw", kReq, 4)};
+  return s;
+}
+
+std::vector<Value> DeltaRows() {
+  // Expected in the test as delta_expected(k).
+  std::vector<Value> rows;
+  for (int k = 0; k < 5000; ++k) {
+    const int64_t n = k == 0   ? std::numeric_limits<int64_t>::min()
+                      : k == 1 ? std::numeric_limits<int64_t>::max()
+                               : (k % 2 ? 1 : -1) * int64_t{k} * k;
+    Value i = k % 5 == 0   ? kNull
+              : k % 7 == 3 ? I32(std::numeric_limits<int32_t>::min())
+              : k % 7 == 4 ? I32(std::numeric_limits<int32_t>::max())
+                           : I32(k * 1000 - 2000000);
+    char suffix[32];
+    std::snprintf(suffix, sizeof suffix, "sensor-%07d/%d", 100000 + k / 3, k % 4);
+    rows.push_back(Row({I64(n), std::move(i), k % 9 == 0 ? kNull : Str(suffix),
+                        Value::Bytes(std::string(static_cast<size_t>(k % 17), static_cast<char>(k % 256)))}));
+  }
+  return rows;
+}
+
 Status Main(const std::string& dir) {
   RETURN_IF_ERROR(LocalFileSystem().CreateDirectories(dir));
   WriterOptions snappy;
@@ -192,6 +219,15 @@ Status Main(const std::string& dir) {
   multi.row_group_rows = 10000;
   multi.dictionary_page_size_limit = 4 * 1024;
   RETURN_IF_ERROR(Write(dir, "multi", MultiSchema(), MultiRows(), multi));
+  WriterOptions delta;
+  delta.compression = CompressionCodec::kZstd;
+  delta.page_size = 4096;
+  delta.row_group_rows = 2000;
+  delta.column_encodings = {{"n", Encoding::kDeltaBinaryPacked},
+                            {"i", Encoding::kDeltaBinaryPacked},
+                            {"s", Encoding::kDeltaByteArray},
+                            {"raw", Encoding::kDeltaLengthByteArray}};
+  RETURN_IF_ERROR(Write(dir, "delta", DeltaSchema(), DeltaRows(), delta));
   return Status::OK();
 }
 
