@@ -17,4 +17,11 @@ CommandRunner AddSelectCommand(CLI::App& app);
 CommandRunner AddDeltaExportCommand(CLI::App& app);
 CommandRunner AddMaterializeCommand(CLI::App& app);
 
+// The transform of every --now option: a time as seconds since the Unix
+// epoch or in ISO-8601 (ParseInstantSeconds), handed on as seconds.
+CLI::Validator InstantOption();
+inline constexpr const char* kNowHelp =
+    "When TTLs are evaluated: seconds since the Unix epoch or an ISO-8601 time such as 2027-01-01T08:30:00Z "
+    "(default: now)";
+
 }  // namespace cqlite

@@ -239,9 +239,7 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--namespace", options->namespace_name, "The Iceberg namespace (default: the keyspace)");
   cmd->add_option("--table", options->table_name, "The Iceberg table name (default: the Cassandra table)");
-  cmd->add_option("--now", options->now_seconds,
-                  "When TTLs are evaluated, in seconds since the Unix epoch (default: now)")
-      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--now", options->now_seconds, kNowHelp)->transform(InstantOption());
   cmd->add_option("--schema", options->schema_file,
                   "A CQL file with the CREATE TABLE (and CREATE TYPE) statements; default as for dump")
       ->check(CLI::ExistingFile);

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "envelope/envelope_reader.h"
 #include "fold/select_json.h"
+#include "fold/key_restriction.h"
 #include "fold/sstable_source.h"
 #include "fold/table_fold.h"
 #include "util/strings.h"
@@ -31,49 +32,6 @@ struct SelectOptions {
   // time (hidden: tests fold in tiny pieces to cross every piece boundary).
   int64_t piece_items = static_cast<int64_t>(kSSTableItemsPerPiece);
 };
-
-// One `--where column=value` restriction on a partition key column, compared
-// with the value's CQL text (AbstractType.getString; quotes optional).
-struct KeyRestriction {
-  int position = 0;
-  const CqlType* type = nullptr;
-  std::string text;
-};
-
-Result<std::vector<KeyRestriction>> ParseWhere(const std::vector<std::string>& where, const TableSchema& schema) {
-  std::vector<KeyRestriction> restrictions;
-  for (const std::string& clause : where) {
-    size_t eq = clause.find('=');
-    if (eq == std::string::npos) {
-      return Status::InvalidArgument(StrCat("--where '", clause, "': expected column=value"));
-    }
-    std::string name(Trim(std::string_view(clause).substr(0, eq)));
-    std::string value(Trim(std::string_view(clause).substr(eq + 1)));
-    if (name.size() >= 2 && name.front() == '"' && name.back() == '"') {
-      name = name.substr(1, name.size() - 2);
-    } else {
-      name = ToLowerAscii(name);
-    }
-    if (value.size() >= 2 && value.front() == '\'' && value.back() == '\'') value = value.substr(1, value.size() - 2);
-    const ColumnSchema* column = schema.FindColumn(name);
-    if (!column || column->kind != ColumnKind::kPartitionKey) {
-      std::string keys;
-      for (const ColumnSchema* key : schema.PartitionKeyColumns()) keys += (keys.empty() ? "" : ", ") + key->name;
-      return Status::InvalidArgument(
-          StrCat("--where '", clause, "': ", name, " is not a partition key column (the key is: ", keys, ")"));
-    }
-    restrictions.push_back({column->position, column->type.get(), value});
-  }
-  return restrictions;
-}
-
-bool Matches(const std::vector<KeyRestriction>& restrictions, const std::vector<std::string>& key) {
-  for (const KeyRestriction& restriction : restrictions) {
-    auto text = ValueToString(*restriction.type, key[restriction.position]);
-    if (!text.ok() || *text != restriction.text) return false;
-  }
-  return true;
-}
 
 Status FoldAndPrint(const SelectOptions& options, const TableSchema& table, std::optional<Partitioner> partitioner,
                     std::vector<std::unique_ptr<FoldSource>> sources);
@@ -101,7 +59,7 @@ Status Select(const SelectOptions& options) {
 
 Status FoldAndPrint(const SelectOptions& options, const TableSchema& table, std::optional<Partitioner> partitioner,
                     std::vector<std::unique_ptr<FoldSource>> sources) {
-  ASSIGN_OR_RETURN(auto restrictions, ParseWhere(options.where, table));
+  ASSIGN_OR_RETURN(auto restrictions, ParseKeyRestrictions(options.where, table));
 
   int64_t now = options.now_seconds;
   if (now < 0) {
@@ -118,7 +76,7 @@ Status FoldAndPrint(const SelectOptions& options, const TableSchema& table, std:
     if (!more) break;
     if (!restrictions.empty()) {
       ASSIGN_OR_RETURN(auto key, renderer.KeyComponents(partition.key));
-      if (!Matches(restrictions, key)) continue;
+      if (!MatchesKeyRestrictions(restrictions, key)) continue;
     }
     lines.clear();
     RETURN_IF_ERROR(renderer.Render(partition, &lines));
@@ -142,9 +100,7 @@ CommandRunner AddSelectCommand(CLI::App& app) {
       "SELECT JSON * returns them (token order, then clustering order)");
   cmd->add_option("path", options->path,
                   "A table directory (<table>-<id>/, or a snapshot or backup inside one) or one SSTable file");
-  cmd->add_option("--now", options->now_seconds,
-                  "When TTLs are evaluated, in seconds since the Unix epoch (default: now)")
-      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--now", options->now_seconds, kNowHelp)->transform(InstantOption());
   cmd->add_option("--limit", options->limit, "Print at most this many rows")->check(CLI::NonNegativeNumber);
   cmd->add_option("--where", options->where,
                   "Only partitions whose key column has this value, as column=value (repeatable; the value as "

@@ -1,6 +1,9 @@
 #include "util/time_format.h"
 
 #include <cstdio>
+#include <limits>
+
+#include "util/strings.h"
 
 namespace cqlite {
 
@@ -66,6 +69,108 @@ std::string FormatMicros(int64_t micros) {
   int64_t seconds = FloorDiv(micros, 1000000);
   int32_t nanos = static_cast<int32_t>(FloorMod(micros, 1000000) * 1000);
   return FormatInstant(seconds, nanos);
+}
+
+// Howard Hinnant's days-from-civil algorithm.
+int64_t DaysFromCivil(int64_t year, unsigned month, unsigned day) {
+  year -= month <= 2;
+  const int64_t era = FloorDiv(year, 400);
+  const int64_t yoe = year - era * 400;
+  const int64_t doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+namespace {
+
+// Reads exactly `digits` decimal digits at text[*pos...].
+bool TakeDigits(std::string_view text, size_t* pos, int digits, int64_t* out) {
+  if (text.size() - *pos < static_cast<size_t>(digits)) return false;
+  int64_t v = 0;
+  for (int i = 0; i < digits; ++i) {
+    const char c = text[*pos + i];
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  *pos += digits;
+  *out = v;
+  return true;
+}
+
+bool Take(std::string_view text, size_t* pos, char c) {
+  if (*pos < text.size() && text[*pos] == c) {
+    ++*pos;
+    return true;
+  }
+  return false;
+}
+
+unsigned DaysInMonth(int64_t year, unsigned month) {
+  static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  return month == 2 && leap ? 29 : kDays[month - 1];
+}
+
+}  // namespace
+
+Result<int64_t> ParseInstantSeconds(std::string_view text, std::string_view what) {
+  auto invalid = [&](std::string_view why) {
+    return Status::InvalidArgument(StrCat(what, what.empty() ? "" : " ", "'", text, "': ", why,
+                                          " (give seconds since the Unix epoch or an ISO-8601 time such as "
+                                          "2027-01-01T08:30:00Z)"));
+  };
+  if (text.empty()) return invalid("empty");
+  if (text.find_first_not_of("0123456789") == std::string_view::npos) {
+    if (text.size() > 18) return invalid("too large");
+    int64_t seconds = 0;
+    for (char c : text) seconds = seconds * 10 + (c - '0');
+    return seconds;
+  }
+  size_t pos = 0;
+  int64_t year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  if (!TakeDigits(text, &pos, 4, &year) || !Take(text, &pos, '-') || !TakeDigits(text, &pos, 2, &month) ||
+      !Take(text, &pos, '-') || !TakeDigits(text, &pos, 2, &day)) {
+    return invalid("not a number of seconds, nor a date as YYYY-MM-DD");
+  }
+  if (month < 1 || month > 12) return invalid("no such month");
+  if (day < 1 || day > DaysInMonth(year, static_cast<unsigned>(month))) return invalid("no such day");
+  int64_t offset_seconds = 0;
+  if (pos < text.size()) {
+    if (!Take(text, &pos, 'T') && !Take(text, &pos, 't') && !Take(text, &pos, ' ')) {
+      return invalid("expected T and a time after the date");
+    }
+    if (!TakeDigits(text, &pos, 2, &hour) || !Take(text, &pos, ':') || !TakeDigits(text, &pos, 2, &minute)) {
+      return invalid("expected a time as HH:MM[:SS]");
+    }
+    if (Take(text, &pos, ':')) {
+      if (!TakeDigits(text, &pos, 2, &second)) return invalid("expected seconds as SS");
+      if (Take(text, &pos, '.') || Take(text, &pos, ',')) {
+        const size_t fraction = pos;
+        while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') ++pos;
+        if (pos == fraction) return invalid("expected digits after the decimal point");
+      }
+    }
+    if (hour > 23 || minute > 59 || second > 59) return invalid("no such time of day");
+    if (Take(text, &pos, 'Z') || Take(text, &pos, 'z')) {
+      // UTC
+    } else if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
+      const int sign = text[pos++] == '-' ? -1 : 1;
+      int64_t offset_hours = 0, offset_minutes = 0;
+      if (!TakeDigits(text, &pos, 2, &offset_hours)) return invalid("expected an offset as +HH:MM");
+      if (Take(text, &pos, ':')) {
+        if (!TakeDigits(text, &pos, 2, &offset_minutes)) return invalid("expected an offset as +HH:MM");
+      } else if (pos < text.size()) {
+        if (!TakeDigits(text, &pos, 2, &offset_minutes)) return invalid("expected an offset as +HH:MM");
+      }
+      if (offset_hours > 18 || offset_minutes > 59) return invalid("no such offset");
+      offset_seconds = sign * (offset_hours * 3600 + offset_minutes * 60);
+    }
+    if (pos != text.size()) return invalid(StrCat("unexpected '", text.substr(pos), "'"));
+  }
+  const int64_t seconds = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 +
+                          hour * 3600 + minute * 60 + second - offset_seconds;
+  if (seconds < 0) return invalid("before 1970");
+  return seconds;
 }
 
 }  // namespace cqlite

@@ -1,0 +1,56 @@
+#include "util/time_format.h"
+
+#include <gtest/gtest.h>
+
+namespace cqlite {
+namespace {
+
+int64_t Seconds(std::string_view text) {
+  auto parsed = ParseInstantSeconds(text, "--now");
+  EXPECT_TRUE(parsed.ok()) << text << ": " << parsed.status().ToString();
+  return parsed.ok() ? *parsed : -1;
+}
+
+// The expected numbers are Python's calendar.timegm and datetime.timestamp
+// of the same texts.
+TEST(ParseInstantSecondsTest, SecondsAndIso8601) {
+  EXPECT_EQ(Seconds("0"), 0);
+  EXPECT_EQ(Seconds("1796207415"), 1796207415);
+  EXPECT_EQ(Seconds("1970-01-01"), 0);
+  EXPECT_EQ(Seconds("2027-01-01"), 1798761600);
+  EXPECT_EQ(Seconds("2027-01-01T00:00:00Z"), 1798761600);
+  EXPECT_EQ(Seconds("2026-12-02T10:30:15"), 1796207415);
+  EXPECT_EQ(Seconds("2026-12-02 10:30:15.999Z"), 1796207415);
+  EXPECT_EQ(Seconds("2026-12-02t10:30:15,5z"), 1796207415);
+  EXPECT_EQ(Seconds("2024-02-29T23:59:59Z"), 1709251199);
+  EXPECT_EQ(Seconds("2000-03-01T00:00"), 951868800);
+  EXPECT_EQ(Seconds("2027-01-01T10:30:00+02:00"), 1798792200);
+  EXPECT_EQ(Seconds("2027-01-01T10:30:00+0200"), 1798792200);
+  EXPECT_EQ(Seconds("2027-01-01T10:30:00+02"), 1798792200);
+  EXPECT_EQ(Seconds("2027-01-01T01:00:00-05:30"), 1798785000);
+}
+
+TEST(ParseInstantSecondsTest, AnythingElseIsAnErrorNamingTheOption) {
+  for (std::string_view bad :
+       {"", "-5", "1.5", "now", "2027-1-01", "2027-13-01", "2023-02-29", "2027-04-31", "2027-01-00",
+        "2027-01-01T24:00", "2027-01-01T10:60", "2027-01-01T10:30:61", "2027-01-01T10", "2027-01-01T10:30:00.",
+        "2027-01-01T10:30:00+19:00", "2027-01-01T10:30:00 UTC", "2027-01-01X", "1969-12-31T23:59:59Z",
+        "1970-01-01T00:30:00+01:00", "9999999999999999999"}) {
+    auto parsed = ParseInstantSeconds(bad, "--now");
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_EQ(parsed.status().kind(), StatusKind::kInvalidArgument) << bad;
+    EXPECT_NE(parsed.status().message().find("--now '"), std::string::npos) << parsed.status().ToString();
+  }
+}
+
+TEST(DaysFromCivilTest, InvertsCivilFromDays) {
+  for (int64_t days = -800000; days <= 800000; days += 97) {
+    int64_t year;
+    unsigned month, day;
+    CivilFromDays(days, &year, &month, &day);
+    ASSERT_EQ(DaysFromCivil(year, month, day), days);
+  }
+}
+
+}  // namespace
+}  // namespace cqlite

@@ -1,0 +1,64 @@
+"""The values the command line takes: `--now` as seconds or ISO-8601.
+
+The bundled price_points table holds one row written with a TTL; Cassandra's
+own tools print when it expires (the dump's `expires_at`, which equals
+sstabledump's), and the row must be there one second before that instant
+and gone at it, however the instant is written. The seconds are Python's
+`calendar.timegm` of the same instant.
+"""
+import calendar
+import datetime
+import json
+import pathlib
+import re
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[1].parent
+EXAMPLE = REPO / "examples" / "data" / "shop"
+
+
+@pytest.fixture(scope="module")
+def price_points():
+    return sorted(EXAMPLE.glob("price_points-*"))[0]
+
+
+def expiry(cqlite, table):
+    dump = cqlite("dump", table).stdout
+    found = re.findall(r'"expires_at" : "([^"]+)"', dump)
+    assert len(found) == 1, found
+    return datetime.datetime.fromisoformat(found[0].replace("Z", "+00:00"))
+
+
+def rows_at(cqlite, table, now):
+    return [json.loads(line) for line in cqlite("select", table, "--now", now).stdout.splitlines()]
+
+
+def test_now_takes_seconds_and_iso_8601_alike(cqlite, price_points):
+    expires = expiry(cqlite, price_points)
+    before, at = expires - datetime.timedelta(seconds=1), expires
+    forms = {
+        "before": [str(calendar.timegm(before.utctimetuple())), before.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                   before.strftime("%Y-%m-%d %H:%M:%S.999Z"),
+                   before.astimezone(datetime.timezone(datetime.timedelta(hours=2))).isoformat()],
+        "at": [str(calendar.timegm(at.utctimetuple())), at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+               at.astimezone(datetime.timezone(datetime.timedelta(hours=-5, minutes=-30))).isoformat()],
+    }
+    answers = {when: [rows_at(cqlite, price_points, form) for form in texts] for when, texts in forms.items()}
+    for when, results in answers.items():
+        assert all(r == results[0] for r in results), when
+    assert len(answers["before"][0]) == len(answers["at"][0]) + 1, "the TTL row runs out at its expires_at"
+    assert all(row in answers["before"][0] for row in answers["at"][0])
+
+
+@pytest.mark.parametrize("command", ["select", "materialize"])
+@pytest.mark.parametrize("bad", ["yesterday", "2027-02-30", "2027-01-01T25:00Z", "-1", "1969-12-31"])
+def test_a_bad_now_is_one_line_naming_the_option(cqlite, price_points, tmp_path, command, bad):
+    args = [command, price_points, "--now", bad]
+    if command == "materialize":
+        args += ["--warehouse", tmp_path / "wh"]
+    proc = cqlite(*args, check=False)
+    assert proc.returncode != 0 and proc.returncode < 128
+    assert proc.stdout == ""
+    assert "--now" in proc.stderr and bad in proc.stderr, proc.stderr
+    assert not (tmp_path / "wh").exists(), "nothing written"
