@@ -7,6 +7,7 @@
 #include <random>
 
 #include "avro/binary.h"
+#include "io/checksum.h"
 #include "util/strings.h"
 
 namespace cqlite::avro {
@@ -30,6 +31,20 @@ SyncMarker RandomSyncMarker() {
     uint64_t bits = generator();
     std::memcpy(marker.data() + i, &bits, 8);
   }
+  return marker;
+}
+
+// The first 8 bytes of the sync marker of a file whose marker carries its
+// CRC-32 (ContainerWriter): arbitrary bytes, so that another writer's random
+// marker begins with them once in 2^64 files.
+constexpr uint8_t kChecksumMarkerTag[8] = {0x9c, 0x71, 0x1e, 0x5a, 0xc4, 0x0f, 0xd3, 0x62};
+constexpr size_t kChecksumAt = kSyncMarkerSize - 4;  // the CRC-32's bytes in the marker
+
+// A marker with the tag, random bytes, and a CRC-32 of zero for now.
+SyncMarker ChecksumSyncMarker() {
+  SyncMarker marker = RandomSyncMarker();
+  std::memcpy(marker.data(), kChecksumMarkerTag, sizeof kChecksumMarkerTag);
+  std::memset(marker.data() + kChecksumAt, 0, 4);
   return marker;
 }
 
@@ -123,7 +138,7 @@ Result<std::unique_ptr<ContainerWriter>> ContainerWriter::Open(FileSystem& fs, c
       return Status::InvalidArgument(StrCat(path, ": Avro metadata key ", key, " is reserved"));
     }
   }
-  SyncMarker marker = options.sync_marker ? *options.sync_marker : RandomSyncMarker();
+  SyncMarker marker = options.sync_marker ? *options.sync_marker : ChecksumSyncMarker();
   ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, fs.OpenForWrite(path));
   auto writer = std::make_unique<ContainerWriter>(PrivateTag(), std::move(file), path, std::move(schema),
                                                   std::move(options), marker);
@@ -139,15 +154,12 @@ Result<std::unique_ptr<ContainerWriter>> ContainerWriter::Open(FileSystem& fs, c
   }
   EncodeLong(0, &header);
   header.append(AsView(marker));
-  RETURN_IF_ERROR(writer->Write(header));
+  writer->Write(header);
+  writer->marker_ends_.push_back(writer->pending_.size());
   return writer;
 }
 
-Status ContainerWriter::Write(std::string_view bytes) {
-  RETURN_IF_ERROR(file_->Append(bytes));
-  bytes_written_ += bytes.size();
-  return Status::OK();
-}
+void ContainerWriter::Write(std::string_view bytes) { pending_.append(bytes); }
 
 Status ContainerWriter::Append(const Datum& datum) {
   if (closed_) return Status::InvalidArgument(StrCat(path_, ": Avro writer already closed"));
@@ -173,16 +185,28 @@ Status ContainerWriter::WriteBlock() {
   frame.append(AsView(sync_marker_));
   block_.clear();
   block_records_ = 0;
-  return Write(frame);
+  Write(frame);
+  marker_ends_.push_back(pending_.size());
+  return Status::OK();
 }
 
 Result<uint64_t> ContainerWriter::Close() {
   if (closed_) return Status::InvalidArgument(StrCat(path_, ": Avro writer already closed"));
   closed_ = true;
   RETURN_IF_ERROR(WriteBlock());
+  if (std::memcmp(sync_marker_.data(), kChecksumMarkerTag, sizeof kChecksumMarkerTag) == 0) {
+    // The CRC-32 of the whole file with the markers' CRC bytes zero, then
+    // written into every marker.
+    const uint32_t crc = Crc32(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(pending_.data()),
+                                                        pending_.size()));
+    for (size_t end : marker_ends_) std::memcpy(pending_.data() + end - 4, &crc, 4);
+  }
+  RETURN_IF_ERROR(file_->Append(pending_));
   RETURN_IF_ERROR(file_->Sync());
   RETURN_IF_ERROR(file_->Close());
-  return bytes_written_;
+  const uint64_t length = pending_.size();
+  pending_.clear();
+  return length;
 }
 
 // ---------------------------------------------------------------- reader
@@ -215,6 +239,7 @@ Status ContainerReader::ReadHeader() {
   ASSIGN_OR_RETURN(std::string sync, decoder.ReadFixed(kSyncMarkerSize));
   std::memcpy(sync_marker_.data(), sync.data(), kSyncMarkerSize);
   position_ = decoder.position();
+  RETURN_IF_ERROR(VerifyChecksum());
 
   auto schema_it = metadata_.find(kSchemaKey);
   if (schema_it == metadata_.end()) return decoder.ErrorAt(metadata_start, "metadata has no avro.schema");
@@ -226,6 +251,27 @@ Status ContainerReader::ReadHeader() {
     codec_ = ContainerCodec::kDeflate;
   } else {
     return Status::NotSupported(StrCat(path_, ": Avro codec \"", codec_it->second, "\" is not supported"));
+  }
+  return Status::OK();
+}
+
+Status ContainerReader::VerifyChecksum() const {
+  if (std::memcmp(sync_marker_.data(), kChecksumMarkerTag, sizeof kChecksumMarkerTag) != 0) {
+    return Status::OK();  // another writer's random marker
+  }
+  uint32_t recorded;
+  std::memcpy(&recorded, sync_marker_.data() + kChecksumAt, 4);
+  // Every occurrence of the marker with its CRC bytes zero, as the writer
+  // computed it: a damaged occurrence stays, and fails the check.
+  std::string copy = bytes_;
+  const std::string_view marker = AsView(sync_marker_);
+  for (size_t at = copy.find(marker); at != std::string::npos; at = copy.find(marker, at + 1)) {
+    std::memset(copy.data() + at + kChecksumAt, 0, 4);
+  }
+  const uint32_t actual = Crc32(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(copy.data()), copy.size()));
+  if (actual != recorded) {
+    return Status::Corruption(StrCat(path_, ": bytes 0 to ", bytes_.size(),
+                                     " do not match the CRC-32 its sync marker carries (the file is damaged)"));
   }
   return Status::OK();
 }

@@ -9,9 +9,17 @@
 // zlib header or checksum), which is what Iceberg's Java writer produces;
 // io/codec.h's kDeflate is a zlib stream, so the raw form lives here.
 //
-// ContainerWriter writes through a WritableFile and syncs and closes it in
-// Close(). ContainerReader reads the whole file into memory at Open: meant
-// for metadata-sized files such as Iceberg manifests. Neither is thread-safe.
+// ContainerWriter keeps the file in memory and writes, syncs and closes it
+// in Close(); ContainerReader reads the whole file into memory at Open: both
+// meant for metadata-sized files such as Iceberg manifests. Neither is
+// thread-safe.
+//
+// Integrity: the format has no checksum, so ContainerWriter makes its sync
+// marker carry one: 8 fixed tag bytes, 4 random ones, and the CRC-32 of the
+// whole file computed with those last 4 bytes of every marker zero. Other
+// readers see an ordinary marker; ContainerReader verifies the CRC-32 of
+// files whose marker starts with the tag, so a damaged file is an error, not
+// other records. (A fixed ContainerWriterOptions::sync_marker has none.)
 #pragma once
 
 #include <array>
@@ -80,7 +88,7 @@ class ContainerWriter {
 
  private:
   Status WriteBlock();
-  Status Write(std::string_view bytes);
+  void Write(std::string_view bytes);
 
   std::unique_ptr<WritableFile> file_;
   std::string path_;
@@ -89,7 +97,8 @@ class ContainerWriter {
   SyncMarker sync_marker_;
   std::string block_;  // encoded records not written yet
   int64_t block_records_ = 0;
-  uint64_t bytes_written_ = 0;
+  std::string pending_;              // the file, written out at Close
+  std::vector<size_t> marker_ends_;  // where each sync marker in pending_ ends
   bool closed_ = false;
 };
 
@@ -122,6 +131,9 @@ class ContainerReader {
 
  private:
   Status ReadHeader();
+  // Checks the file against the CRC-32 in its sync marker, when the marker
+  // says it carries one (ContainerWriter's files).
+  Status VerifyChecksum() const;
   // Loads the next block into block_; false at the end of the file.
   Result<bool> LoadBlock();
 

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "util/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -12,7 +13,7 @@ int main(int argc, char** argv) {
       "Iceberg tables.\n"
       "Run 'cqlite <command> --help' for the options of a command."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "cqlite 0.1.0");
+  app.set_version_flag("--version", std::string("cqlite ") + cqlite::kCqliteVersion);
 
   auto ls = cqlite::AddLsCommand(app);
   auto dump = cqlite::AddDumpCommand(app);

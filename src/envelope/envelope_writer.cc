@@ -7,6 +7,7 @@
 #include "cassandra/value_format.h"
 #include "envelope/value_convert.h"
 #include "util/strings.h"
+#include "util/version.h"
 
 namespace cqlite::envelope {
 
@@ -86,7 +87,7 @@ Result<std::unique_ptr<EnvelopeWriter>> EnvelopeWriter::Open(FileSystem& fs, con
       {kVersionKey, kVersion},
       {kSourceKey, generation.source},
       {kSchemaHashKey, SchemaHash(table)},
-      {kProducerVersionKey, "cqlite 0.1.0"},
+      {kProducerVersionKey, std::string("cqlite ") + kCqliteVersion},
       {kExtensionKey, kExtension},
       {kExtensionVersionKey, kExtensionVersion},
       {kPrefixKey, options.prefix},

@@ -4,6 +4,7 @@
 
 #include "iceberg/manifest.h"
 #include "util/strings.h"
+#include "util/version.h"
 
 namespace cqlite::materialize {
 
@@ -15,7 +16,6 @@ constexpr char kGenerationsKey[] = "cqlite.generations";
 constexpr char kDeltaHorizonKey[] = "cqlite.delta-horizon-micros";
 constexpr char kLineageKey[] = "cqlite.lineage";
 constexpr char kNowKey[] = "cqlite.ttl-evaluated-at";
-constexpr char kEngineVersion[] = "0.1.0";
 
 int64_t WallClockMillis() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -116,7 +116,7 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
   }
   snapshot.summary["operation"] = adds_data && adds_deletes ? "overwrite" : adds_deletes ? "delete" : "append";
   snapshot.summary["engine-name"] = "cqlite";
-  snapshot.summary["engine-version"] = kEngineVersion;
+  snapshot.summary["engine-version"] = kCqliteVersion;
   std::vector<std::string> consumed_now;
   for (const ConsumedGeneration& g : next.generations) consumed_now.push_back(g.identity);
   snapshot.summary[kGenerationsKey] = Join(consumed_now, ",");

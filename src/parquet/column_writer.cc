@@ -9,6 +9,7 @@
 #include <set>
 #include <type_traits>
 
+#include "io/checksum.h"
 #include "parquet/encoding.h"
 #include "util/strings.h"
 
@@ -641,6 +642,7 @@ Status LeafColumnWriter::AddPage(PageType type, std::string_view body, int32_t n
   header.type = type;
   header.uncompressed_page_size = static_cast<int32_t>(body.size());
   header.compressed_page_size = static_cast<int32_t>(compressed.size());
+  header.crc = Crc32(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(compressed.data()), compressed.size()));
   if (type == PageType::kDictionaryPage) {
     header.dictionary_page_header = DictionaryPageHeader{num_values, Encoding::kPlain, false};
   } else {

@@ -1,5 +1,7 @@
 #include "parquet/parquet_format.h"
 
+#include <initializer_list>
+
 #include "parquet/thrift_compact.h"
 #include "util/strings.h"
 
@@ -166,7 +168,7 @@ struct Parser {
   const std::string& what;
 
   Status I32(CompactType t, const char* name, int32_t* out) {
-    if (t != CompactType::kI32 && t != CompactType::kI16) return WrongType(r, what, name);
+    if (t != CompactType::kI32) return WrongType(r, what, name);  // as parquet.thrift declares it
     ASSIGN_OR_RETURN(*out, r.ReadI32());
     return Status::OK();
   }
@@ -189,7 +191,7 @@ struct Parser {
     return Status::OK();
   }
   Status I64(CompactType t, const char* name, int64_t* out) {
-    if (t != CompactType::kI64 && t != CompactType::kI32) return WrongType(r, what, name);
+    if (t != CompactType::kI64) return WrongType(r, what, name);
     ASSIGN_OR_RETURN(*out, r.ReadI64());
     return Status::OK();
   }
@@ -447,12 +449,27 @@ std::string SerializeFileMetaData(const FileMetaData& m) {
   return w.Release();
 }
 
+size_t FooterChecksumValueAt(std::string_view footer) {
+  constexpr std::string_view key = kFooterChecksumKey;
+  // After the key: the value's field header (field 2 of KeyValue, one id
+  // after the key's: delta 1, type BINARY) and its length, 16.
+  constexpr std::string_view between("\x18\x10", 2);
+  for (size_t at = footer.find(key); at != std::string_view::npos; at = footer.find(key, at + 1)) {
+    const size_t value = at + key.size() + between.size();
+    if (footer.substr(at + key.size(), between.size()) == between && footer.size() - value >= kFooterChecksumSize) {
+      return value;
+    }
+  }
+  return std::string_view::npos;
+}
+
 std::string SerializePageHeader(const PageHeader& h) {
   CompactWriter w;
   w.BeginStruct();
   w.FieldI32(kPageHeaderType, static_cast<int32_t>(h.type));
   w.FieldI32(kPageHeaderUncompressedPageSize, h.uncompressed_page_size);
   w.FieldI32(kPageHeaderCompressedPageSize, h.compressed_page_size);
+  if (h.crc) w.FieldI32(kPageHeaderCrc, static_cast<int32_t>(*h.crc));
   if (h.data_page_header) {
     const DataPageHeader& d = *h.data_page_header;
     w.FieldStruct(kPageHeaderDataPageHeader);
@@ -521,11 +538,16 @@ Result<FileMetaData> ParseFileMetaData(std::span<const uint8_t> data, const std:
   return m;
 }
 
-Result<PageHeader> ParsePageHeader(std::span<const uint8_t> data, const std::string& what, size_t* size) {
+Result<PageHeader> ParsePageHeader(std::span<const uint8_t> data, const std::string& what, size_t* size,
+                                   bool exact) {
   CompactReader r(data, what);
   Parser p{r, what};
   PageHeader h;
+  // The fields parquet.thrift declares required, as bits by field id: a
+  // header without one is damaged, not defaulted.
+  uint32_t seen = 0, data_seen = 0, dictionary_seen = 0;
   RETURN_IF_ERROR(ReadStruct(r, [&](CompactType t, int16_t id) -> Status {
+    if (id > 0 && id < 32) seen |= 1u << id;
     switch (id) {
       case kPageHeaderType:
         return p.Enum(t, "type", &h.type);
@@ -533,10 +555,17 @@ Result<PageHeader> ParsePageHeader(std::span<const uint8_t> data, const std::str
         return p.I32(t, "uncompressed_page_size", &h.uncompressed_page_size);
       case kPageHeaderCompressedPageSize:
         return p.I32(t, "compressed_page_size", &h.compressed_page_size);
+      case kPageHeaderCrc: {
+        int32_t crc = 0;
+        RETURN_IF_ERROR(p.I32(t, "crc", &crc));
+        h.crc = static_cast<uint32_t>(crc);
+        return Status::OK();
+      }
       case kPageHeaderDataPageHeader: {
         RETURN_IF_ERROR(p.Struct(t, "data_page_header"));
         DataPageHeader& d = h.data_page_header.emplace();
         return ReadStruct(r, [&](CompactType t2, int16_t id2) -> Status {
+          if (id2 > 0 && id2 < 32) data_seen |= 1u << id2;
           switch (id2) {
             case kDataPageNumValues:
               return p.I32(t2, "num_values", &d.num_values);
@@ -547,6 +576,7 @@ Result<PageHeader> ParsePageHeader(std::span<const uint8_t> data, const std::str
             case kDataPageRepetitionLevelEncoding:
               return p.Enum(t2, "repetition_level_encoding", &d.repetition_level_encoding);
             default:
+              if (exact) return Status::Corruption(StrCat(what, ": page header field ", id, ".", id2, " unknown"));
               return r.Skip(t2);
           }
         });
@@ -555,6 +585,7 @@ Result<PageHeader> ParsePageHeader(std::span<const uint8_t> data, const std::str
         RETURN_IF_ERROR(p.Struct(t, "dictionary_page_header"));
         DictionaryPageHeader& d = h.dictionary_page_header.emplace();
         return ReadStruct(r, [&](CompactType t2, int16_t id2) -> Status {
+          if (id2 > 0 && id2 < 32) dictionary_seen |= 1u << id2;
           switch (id2) {
             case kDictionaryPageNumValues:
               return p.I32(t2, "num_values", &d.num_values);
@@ -567,14 +598,29 @@ Result<PageHeader> ParsePageHeader(std::span<const uint8_t> data, const std::str
               return Status::OK();
             }
             default:
+              if (exact) return Status::Corruption(StrCat(what, ": page header field ", id, ".", id2, " unknown"));
               return r.Skip(t2);
           }
         });
       }
       default:
+        if (exact) return Status::Corruption(StrCat(what, ": page header field ", id, " unknown"));
         return r.Skip(t);
     }
   }));
+  auto has = [](uint32_t seen_fields, std::initializer_list<int16_t> ids) {
+    for (int16_t id : ids) {
+      if ((seen_fields & (1u << id)) == 0) return false;
+    }
+    return true;
+  };
+  if (!has(seen, {kPageHeaderType, kPageHeaderUncompressedPageSize, kPageHeaderCompressedPageSize}) ||
+      (h.data_page_header && !has(data_seen, {kDataPageNumValues, kDataPageEncoding,
+                                              kDataPageDefinitionLevelEncoding, kDataPageRepetitionLevelEncoding})) ||
+      (h.dictionary_page_header && !has(dictionary_seen, {kDictionaryPageNumValues, kDictionaryPageEncoding}))) {
+    return Status::Corruption(StrCat(what, ": page header without a required field"));
+  }
+  if (exact && !h.crc) return Status::Corruption(StrCat(what, ": page header without its crc"));
   *size = r.position();
   return h;
 }

@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/status.h"
@@ -21,6 +22,21 @@ namespace cqlite::parquet {
 // "PAR1", at the start and the end of every file.
 inline constexpr char kMagic[] = "PAR1";
 inline constexpr size_t kMagicSize = 4;
+
+// The footer key-value entry in which CQLite's writer records the CRC-32 of
+// the footer itself: its value is 16 lowercase hex digits, the CRC-32 then
+// the footer's length, the CRC computed over the serialized footer with the
+// value written as 16 zeros. Readers verify it when the length is the
+// footer's (FooterChecksumValueAt locates it), so that a damaged footer is an
+// error rather than a misread; a copy of the entry that another writer kept
+// in a file of its own has another length and is ignored, as other readers
+// ignore the entry.
+inline constexpr char kFooterChecksumKey[] = "cqlite.footer.crc32";
+inline constexpr char kFooterChecksumPlaceholder[] = "0000000000000000";
+inline constexpr size_t kFooterChecksumSize = 16;
+// Where the value of kFooterChecksumKey starts in a serialized footer (the
+// key's bytes, then the value's field header and 1-byte length), or npos.
+size_t FooterChecksumValueAt(std::string_view footer);
 
 // parquet.thrift `enum Type` (on-disk values).
 enum class PhysicalType : int32_t {
@@ -278,6 +294,8 @@ struct PageHeader {
   PageType type = PageType::kDataPage;
   int32_t uncompressed_page_size = 0;
   int32_t compressed_page_size = 0;
+  // CRC-32 (the gzip polynomial) of the page's compressed bytes, after the header.
+  std::optional<uint32_t> crc;
   std::optional<DataPageHeader> data_page_header;
   std::optional<DictionaryPageHeader> dictionary_page_header;
 };
@@ -339,6 +357,10 @@ std::string SerializePageHeader(const PageHeader& header);
 // `what` names the input in error messages.
 Result<FileMetaData> ParseFileMetaData(std::span<const uint8_t> data, const std::string& what);
 // Parses the header at the start of `data`; *size is set to its length.
-Result<PageHeader> ParsePageHeader(std::span<const uint8_t> data, const std::string& what, size_t* size);
+// `exact`: the page is one of CQLite's own (its file's footer records its
+// checksum), which carry a crc and no field their parquet.thrift does not
+// declare, so anything else is damage.
+Result<PageHeader> ParsePageHeader(std::span<const uint8_t> data, const std::string& what, size_t* size,
+                                   bool exact = false);
 
 }  // namespace cqlite::parquet

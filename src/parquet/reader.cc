@@ -1,7 +1,10 @@
 #include "parquet/reader.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 
+#include "io/checksum.h"
 #include "io/codec.h"
 #include "parquet/encoding.h"
 #include "util/strings.h"
@@ -22,21 +25,23 @@ Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(FileSystem& fs, const
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, fs.OpenForRead(path));
   uint64_t size = file->Size();
   if (size < 2 * kMagicSize + 4) {
-    return Status::Corruption(StrCat(path, ": ", size, " bytes is too short for a Parquet file"));
+    return Status::Corruption(
+        StrCat(path, ": ends at byte ", size, ", too short for a Parquet file (truncated or not Parquet)"));
   }
   uint8_t head[4];
   RETURN_IF_ERROR(file->ReadExactly(0, head));
   uint8_t tail[8];
   RETURN_IF_ERROR(file->ReadExactly(size - 8, tail));
   if (std::memcmp(head, kMagic, 4) != 0 || std::memcmp(tail + 4, kMagic, 4) != 0) {
-    return Status::Corruption(
-        StrCat(path, ": no PAR1 magic at the start and end (truncated or not Parquet)"));
+    const bool head_ok = std::memcmp(head, kMagic, 4) == 0;
+    return Status::Corruption(StrCat(path, ": no PAR1 magic at byte ", head_ok ? size - 4 : 0,
+                                     " (truncated or not Parquet)"));
   }
   uint32_t footer_size;
   std::memcpy(&footer_size, tail, 4);
   if (footer_size == 0 || footer_size > kMaxFooterSize || footer_size > size - 2 * kMagicSize - 4) {
-    return Status::Corruption(
-        StrCat(path, ": footer length ", footer_size, " does not fit a file of ", size, " bytes"));
+    return Status::Corruption(StrCat(path, ": footer length ", footer_size, " at byte ", size - 8,
+                                     " does not fit a file of ", size, " bytes"));
   }
   uint64_t footer_offset = size - 8 - footer_size;
   std::vector<uint8_t> footer(footer_size);
@@ -44,6 +49,7 @@ Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(FileSystem& fs, const
   std::unique_ptr<ParquetReader> reader(new ParquetReader(path, std::move(file)));  // private constructor
   ASSIGN_OR_RETURN(reader->metadata_,
                    ParseFileMetaData(footer, StrCat(path, " footer at byte ", footer_offset)));
+  RETURN_IF_ERROR(reader->VerifyFooterChecksum(footer, footer_offset));
   ASSIGN_OR_RETURN(reader->schema_, FromSchemaElements(reader->metadata_.schema, path));
   reader->plan_ = BuildLevelPlan(reader->schema_);
   int64_t rows = 0;
@@ -63,6 +69,54 @@ Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(FileSystem& fs, const
         StrCat(path, ": row groups hold ", rows, " rows, the footer says ", reader->metadata_.num_rows));
   }
   return reader;
+}
+
+Status ParquetReader::VerifyFooterChecksum(std::vector<uint8_t>& footer, uint64_t footer_offset) {
+  auto& entries = metadata_.key_value_metadata;
+  auto entry = std::find_if(entries.begin(), entries.end(),
+                            [](const KeyValue& kv) { return kv.key == kFooterChecksumKey; });
+  auto damaged = [&](std::string_view why) {
+    return Status::Corruption(StrCat(path_, " footer at byte ", footer_offset, ": ", why));
+  };
+  std::string_view bytes(reinterpret_cast<const char*>(footer.data()), footer.size());
+  // From 0.2.0 on, every file CQLite writes has the entry.
+  int major = 0, minor = 0;
+  const std::string& by = metadata_.created_by ? *metadata_.created_by : std::string();
+  const bool checksummed_writer =
+      std::sscanf(by.c_str(), "cqlite version %d.%d", &major, &minor) == 2 && (major > 0 || minor >= 2);
+  if (entry == entries.end()) {
+    // Another writer's file, or one of a CQLite before 0.2.0. A file that
+    // says it is of a later one, or has the key's bytes somewhere, without
+    // the entry is damaged.
+    if (checksummed_writer || bytes.find(kFooterChecksumKey) != std::string_view::npos) {
+      return damaged(StrCat("the ", kFooterChecksumKey, " entry CQLite writes is missing or damaged"));
+    }
+    return Status::OK();
+  }
+  const size_t at = FooterChecksumValueAt(bytes);
+  uint32_t recorded = 0, length = 0;
+  char canonical[kFooterChecksumSize + 1] = {};
+  if (at == std::string_view::npos || !entry->value || entry->value->size() != kFooterChecksumSize ||
+      std::sscanf(entry->value->c_str(), "%8x%8x", &recorded, &length) != 2 ||
+      (std::snprintf(canonical, sizeof canonical, "%08x%08x", recorded, length), *entry->value != canonical) ||
+      bytes.substr(at, kFooterChecksumSize) != *entry->value) {
+    return damaged(StrCat("its ", kFooterChecksumKey, " entry is malformed"));
+  }
+  if (length != footer.size()) {
+    if (checksummed_writer) return damaged(StrCat("its ", kFooterChecksumKey, " entry gives another length"));
+    // Another writer kept the entry of a file it read in a file of its own.
+    entries.erase(entry);
+    return Status::OK();
+  }
+  std::memcpy(footer.data() + at, kFooterChecksumPlaceholder, kFooterChecksumSize);
+  const uint32_t actual = Crc32(footer);
+  if (actual != recorded) {
+    return damaged(StrCat("its ", footer.size(), " bytes do not match the CRC-32 it records (", kFooterChecksumKey,
+                          ")"));
+  }
+  entries.erase(entry);  // the writer's own bookkeeping, not the file's metadata
+  checked_pages_ = true;
+  return Status::OK();
 }
 
 Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDescriptor& column,
@@ -106,7 +160,8 @@ Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDesc
     size_t header_size = 0;
     std::string page_what = StrCat(what, " page at byte ", start + static_cast<int64_t>(pos));
     ASSIGN_OR_RETURN(PageHeader header,
-                     ParsePageHeader(std::span<const uint8_t>(data).subspan(pos), page_what, &header_size));
+                     ParsePageHeader(std::span<const uint8_t>(data).subspan(pos), page_what, &header_size,
+                                     checked_pages_));
     pos += header_size;
     if (header.compressed_page_size < 0 || header.uncompressed_page_size < 0 ||
         header.uncompressed_page_size > kMaxPageSize ||
@@ -116,6 +171,10 @@ Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDesc
       return Status::Corruption(StrCat(page_what, ": bad page size"));
     }
     std::span<const uint8_t> compressed(data.data() + pos, static_cast<size_t>(header.compressed_page_size));
+    if (header.crc && Crc32(compressed) != *header.crc) {
+      return Status::Corruption(StrCat(page_what, ": the page's ", compressed.size(),
+                                       " bytes do not match the CRC-32 in its header"));
+    }
     pos += static_cast<size_t>(header.compressed_page_size);
     page.assign(static_cast<size_t>(header.uncompressed_page_size), 0);
     ASSIGN_OR_RETURN(size_t n, codec->Decompress(compressed, page));
@@ -127,6 +186,10 @@ Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDesc
         return Status::Corruption(StrCat(page_what, ": unexpected dictionary page"));
       }
       const DictionaryPageHeader& d = *header.dictionary_page_header;
+      // PLAIN_DICTIONARY is PLAIN by its older name, which CQLite never writes.
+      if (checked_pages_ && d.encoding == Encoding::kPlainDictionary) {
+        return Status::Corruption(StrCat(page_what, ": dictionary encoding PLAIN_DICTIONARY in a file of CQLite's"));
+      }
       if (d.encoding != Encoding::kPlain && d.encoding != Encoding::kPlainDictionary) {
         return Status::NotSupported(
             StrCat(page_what, ": dictionary encoding ", static_cast<int>(d.encoding)));
@@ -144,6 +207,10 @@ Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDesc
       return Status::NotSupported(StrCat(page_what, ": page type ", static_cast<int>(header.type)));
     }
     const DataPageHeader& d = *header.data_page_header;
+    if (d.definition_level_encoding != Encoding::kRle || d.repetition_level_encoding != Encoding::kRle) {
+      return Status::NotSupported(StrCat(page_what, ": level encodings ", static_cast<int>(d.definition_level_encoding),
+                                         " and ", static_cast<int>(d.repetition_level_encoding), " (RLE is read)"));
+    }
     if (d.num_values < 0 || d.num_values > kMaxPageValues || d.num_values > m.num_values - values_read) {
       return Status::Corruption(StrCat(page_what, ": bad value count ", d.num_values));
     }
@@ -184,7 +251,8 @@ Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDesc
     if (d.encoding == Encoding::kPlain) {
       size_t vpos = 0;
       RETURN_IF_ERROR(DecodePlain(field, values, &vpos, present, &out->values, page_what));
-    } else if (d.encoding == Encoding::kRleDictionary || d.encoding == Encoding::kPlainDictionary) {
+    } else if (d.encoding == Encoding::kRleDictionary ||
+               (d.encoding == Encoding::kPlainDictionary && !checked_pages_)) {
       if (!has_dictionary)
         return Status::Corruption(StrCat(page_what, ": dictionary-encoded page without a dictionary"));
       if (present > 0) {

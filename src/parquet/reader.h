@@ -3,8 +3,10 @@
 // (data pages v1 with RLE levels; PLAIN, dictionary or DELTA values; UNCOMPRESSED,
 // SNAPPY or ZSTD), reassembled from repetition/definition levels (Dremel).
 // It is used by round-trip tests and to read files CQLite wrote earlier.
-// Anything malformed is a Corruption error naming the file and offset;
-// other valid Parquet it does not handle is NotSupported.
+// Page CRC-32s and the footer's own checksum (kFooterChecksumKey), when a
+// file has them, are verified. Anything malformed is a Corruption error
+// naming the file and offset; other valid Parquet it does not handle is
+// NotSupported.
 //
 // Memory: one row group's decoded values at a time, plus the rows assembled
 // from them (ReadRowGroup) or one row (StartRowGroup / NextRow). The
@@ -55,6 +57,10 @@ class ParquetReader {
 
   ParquetReader(std::string path, std::unique_ptr<RandomAccessFile> file)
       : path_(std::move(path)), file_(std::move(file)) {}
+  // Checks the footer against the CRC-32 CQLite's writer records in it
+  // (kFooterChecksumKey), and drops that entry from the metadata.
+  Status VerifyFooterChecksum(std::vector<uint8_t>& footer, uint64_t footer_offset);
+  bool checked_pages_ = false;  // the footer had its checksum: pages are read exactly (ParsePageHeader)
   Status ReadColumnChunk(const ColumnChunk& chunk, const ColumnDescriptor& column, int64_t num_rows,
                          DecodedColumn* out);
   Result<Value> Assemble(const SchemaNode& node, std::vector<DecodedColumn>& columns);

@@ -111,6 +111,7 @@ Status CompactReader::NextField(CompactType* type, int16_t* id) {
   if (pos_ >= data_.size()) return Error("truncated struct");
   uint8_t b = data_[pos_++];
   *type = static_cast<CompactType>(b & 0x0f);
+  if (*type == CompactType::kStop && b != 0) return Error("a field of type 0 (only a zero byte ends a struct)");
   if (*type == CompactType::kStop) {
     if (last_ids_.empty()) return Error("unbalanced struct end");
     last_id_ = last_ids_.back();

@@ -1,8 +1,10 @@
 #include "parquet/writer.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
+#include "io/checksum.h"
 #include "io/codec.h"
 #include "parquet/column_writer.h"
 #include "parquet/encoding.h"
@@ -289,9 +291,16 @@ Result<WriteResult> ParquetWriter::Close() {
   metadata_.schema = ToSchemaElements(schema_);
   metadata_.num_rows = num_rows_;
   metadata_.key_value_metadata = options_.key_value_metadata;
+  metadata_.key_value_metadata.push_back({kFooterChecksumKey, std::string(kFooterChecksumPlaceholder)});
   metadata_.created_by = options_.created_by;
   metadata_.column_orders.assign(plan_.columns.size(), true);
   std::string footer = SerializeFileMetaData(metadata_);
+  const size_t checksum_at = FooterChecksumValueAt(footer);
+  if (checksum_at == std::string::npos) return Status::InvalidArgument(StrCat(path_, ": footer checksum not placed"));
+  const uint32_t crc = Crc32(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(footer.data()), footer.size()));
+  char hex[kFooterChecksumSize + 1];
+  std::snprintf(hex, sizeof hex, "%08x%08x", crc, static_cast<uint32_t>(footer.size()));
+  footer.replace(checksum_at, kFooterChecksumSize, hex, kFooterChecksumSize);
   uint32_t footer_size = static_cast<uint32_t>(footer.size());
   char size_bytes[4];
   std::memcpy(size_bytes, &footer_size, 4);

@@ -3,7 +3,8 @@
 // schema and shreds each row into repetition and definition levels (Dremel).
 // Pages are data pages v1 (RLE levels; RLE_DICTIONARY values with a PLAIN
 // dictionary page, or PLAIN, or a DELTA encoding a column asks for),
-// compressed with UNCOMPRESSED, SNAPPY or ZSTD.
+// compressed with UNCOMPRESSED, SNAPPY or ZSTD, each with the CRC-32 of its
+// bytes; the footer records a CRC-32 of itself (kFooterChecksumKey).
 // Memory is bounded by one row group's buffered pages: a row group is written
 // out when it reaches row_group_size bytes or row_group_rows rows.
 //
@@ -35,6 +36,7 @@
 #include "parquet/schema.h"
 #include "parquet/value.h"
 #include "util/status.h"
+#include "util/version.h"
 
 namespace cqlite::parquet {
 
@@ -57,7 +59,9 @@ struct WriterOptions {
   // stays), so huge values do not bloat the footer. ColumnMetrics keep them.
   size_t max_statistics_size = 4096;
   std::vector<KeyValue> key_value_metadata;  // footer metadata
-  std::string created_by = "cqlite version 0.1.0";
+  // Files CQLite writes from version 0.2.0 on carry footer checksums, and
+  // the reader requires them of such files (ParquetReader).
+  std::string created_by = std::string("cqlite version ") + kCqliteVersion;
 };
 
 // Per leaf column, over the whole file. Counts follow the column chunks'
