@@ -9,8 +9,10 @@
 # Dictionaries: fuzz/dict/<target>.dict when present.
 #
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-# Prints, per target, executions, seconds run, corpus size and findings
-# (crash-, leak-, timeout-, oom- files in build-fuzz/findings/<target>/).
+# Prints, per target, executions, seconds run, coverage (edges and features),
+# corpus size and findings (crash-, leak-, timeout-, oom- files in
+# build-fuzz/findings/<target>/, copied to fuzz/regressions/<target>/, which
+# the unit tests replay).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -30,6 +32,12 @@ else
 fi
 mkdir -p build-fuzz/seeds/fuzz_cql_schema
 find examples tools -name '*.cql' -type f -exec cp {} build-fuzz/seeds/fuzz_cql_schema/ \; 2>/dev/null || true
+# Files other programs write (pyarrow, DuckDB, fastavro, PyIceberg; pinned in
+# tests/integration/requirements.txt) and cqlite's own, for the readers of
+# such files.
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/integration/requirements.txt
+.venv/bin/python scripts/fuzz_file_seeds.py build-fuzz/seeds build/src/cli/cqlite
 if [ $# -gt 0 ]; then
   targets=$(for t in "$@"; do echo "build-fuzz/fuzz/$t"; done)
 else
@@ -55,12 +63,23 @@ run_one() {
     -print_final_stats=1 "${dict[@]}" "${limits[@]}" -artifact_prefix="build-fuzz/findings/$name/" \
     "build-fuzz/corpus/$name" "${extra[@]}" >"build-fuzz/$name.log" 2>&1 || true
   end=$(date +%s)
-  local execs findings corpus
+  local execs findings corpus coverage features
   execs=$(grep -m1 'stat::number_of_executed_units' "build-fuzz/$name.log" | awk '{print $2}')
+  # libFuzzer's last status line: "#N DONE cov: C ft: F corp: ..."
+  coverage=$(grep -o 'cov: [0-9]*' "build-fuzz/$name.log" | tail -1 | awk '{print $2}')
+  features=$(grep -o 'ft: [0-9]*' "build-fuzz/$name.log" | tail -1 | awk '{print $2}')
   findings=$(find "build-fuzz/findings/$name" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \
     -o -name 'oom-*' \) | wc -l)
   corpus=$(find "build-fuzz/corpus/$name" -type f | wc -l)
-  echo "$name: ${execs:-0} executions in $((end - start))s, corpus $corpus, $findings findings"
+  # Findings become regression inputs that the unit tests replay
+  # (fuzz/CMakeLists.txt): each must be fixed before they pass again.
+  if [ "$findings" -gt 0 ]; then
+    mkdir -p "fuzz/regressions/$name"
+    find "build-fuzz/findings/$name" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \
+      -o -name 'oom-*' \) -exec cp {} "fuzz/regressions/$name/" \;
+  fi
+  echo "$name: ${execs:-0} executions in $((end - start))s, coverage ${coverage:-0} edges, ${features:-0} features," \
+    "corpus $corpus, $findings findings"
 }
 export -f run_one
 export seconds
