@@ -289,7 +289,9 @@ TEST(ParquetWriterTest, DeltaEncodedColumns) {
     bool found = false;
     for (const PageEncodingStats& e : m.encoding_stats) {
       if (e.page_type == PageType::kDataPage && e.encoding == expected[c]) found = e.count > 1;
-      if (c < 4) EXPECT_NE(e.page_type, PageType::kDictionaryPage) << c;
+      if (c < 4) {
+        EXPECT_NE(e.page_type, PageType::kDictionaryPage) << c;
+      }
     }
     EXPECT_TRUE(found) << "column " << c << " has several pages in its encoding";
   }
