@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "util/strings.h"
+#include "util/json_integer.h"
 
 namespace cqlite::iceberg {
 
@@ -59,7 +60,7 @@ Result<NestedField> FieldFromJson(const json& j) {
     return Status::Corruption(StrCat("schema field without id, name or type: ", j.dump()));
   }
   NestedField field;
-  field.id = j["id"].get<int32_t>();
+  field.id = JsonInteger<int32_t>(j["id"]);
   field.name = j["name"].get<std::string>();
   field.required = j.value("required", false);
   ASSIGN_OR_RETURN(field.type, TypeFromJson(j["type"]));
@@ -92,12 +93,12 @@ Result<TypePtr> TypeFromJson(const json& j) {
     }
     if (kind == "list") {
       ASSIGN_OR_RETURN(TypePtr element, TypeFromJson(j.at("element")));
-      return Type::List(j.at("element-id").get<int32_t>(), j.at("element-required").get<bool>(), element);
+      return Type::List(JsonInteger<int32_t>(j.at("element-id")), j.at("element-required").get<bool>(), element);
     }
     if (kind == "map") {
       ASSIGN_OR_RETURN(TypePtr key, TypeFromJson(j.at("key")));
       ASSIGN_OR_RETURN(TypePtr value, TypeFromJson(j.at("value")));
-      return Type::Map(j.at("key-id").get<int32_t>(), key, j.at("value-id").get<int32_t>(),
+      return Type::Map(JsonInteger<int32_t>(j.at("key-id")), key, JsonInteger<int32_t>(j.at("value-id")),
                        j.at("value-required").get<bool>(), value);
     }
   } catch (const json::exception& e) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/strings.h"
+#include "util/json_integer.h"
 
 namespace cqlite::iceberg {
 
@@ -33,19 +34,19 @@ json SnapshotToJson(const Snapshot& s) {
 
 Snapshot SnapshotFromJson(const json& j) {
   Snapshot s;
-  s.snapshot_id = j.at("snapshot-id").get<int64_t>();
+  s.snapshot_id = JsonInteger<int64_t>(j.at("snapshot-id"));
   if (j.contains("parent-snapshot-id") && !j["parent-snapshot-id"].is_null()) {
-    s.parent_snapshot_id = j["parent-snapshot-id"].get<int64_t>();
+    s.parent_snapshot_id = JsonInteger<int64_t>(j["parent-snapshot-id"]);
   }
   s.sequence_number = j.value("sequence-number", int64_t{0});
-  s.timestamp_ms = j.at("timestamp-ms").get<int64_t>();
+  s.timestamp_ms = JsonInteger<int64_t>(j.at("timestamp-ms"));
   s.manifest_list = j.value("manifest-list", std::string());
   if (j.contains("summary")) {
     for (const auto& [key, value] : j["summary"].items()) {
       s.summary[key] = value.is_string() ? value.get<std::string>() : value.dump();
     }
   }
-  if (j.contains("schema-id")) s.schema_id = j["schema-id"].get<int32_t>();
+  if (j.contains("schema-id")) s.schema_id = JsonInteger<int32_t>(j["schema-id"]);
   return s;
 }
 
@@ -131,16 +132,16 @@ Result<TableMetadata> TableMetadataFromJson(const std::string& text, const std::
   if (j.is_discarded() || !j.is_object()) return Status::Corruption(StrCat(path, ": not JSON table metadata"));
   try {
     TableMetadata m;
-    if (j.at("format-version").get<int>() != 2) {
+    if (JsonInteger<int32_t>(j.at("format-version")) != 2) {
       return Status::NotSupported(StrCat(path, ": Iceberg format version ", j["format-version"].dump(),
                                          "; CQLite writes version 2 tables"));
     }
     m.table_uuid = j.at("table-uuid").get<std::string>();
     m.location = j.at("location").get<std::string>();
-    m.last_sequence_number = j.at("last-sequence-number").get<int64_t>();
-    m.last_updated_ms = j.at("last-updated-ms").get<int64_t>();
-    m.last_column_id = j.at("last-column-id").get<int32_t>();
-    m.current_schema_id = j.at("current-schema-id").get<int32_t>();
+    m.last_sequence_number = JsonInteger<int64_t>(j.at("last-sequence-number"));
+    m.last_updated_ms = JsonInteger<int64_t>(j.at("last-updated-ms"));
+    m.last_column_id = JsonInteger<int32_t>(j.at("last-column-id"));
+    m.current_schema_id = JsonInteger<int32_t>(j.at("current-schema-id"));
     for (const json& s : j.at("schemas")) {
       auto schema = SchemaFromJson(s);
       if (!schema.ok()) return schema.status().WithContext(path);
@@ -150,7 +151,7 @@ Result<TableMetadata> TableMetadataFromJson(const std::string& text, const std::
       for (const auto& [key, value] : j["properties"].items()) m.properties[key] = value.get<std::string>();
     }
     if (j.contains("current-snapshot-id") && !j["current-snapshot-id"].is_null()) {
-      int64_t id = j["current-snapshot-id"].get<int64_t>();
+      int64_t id = JsonInteger<int64_t>(j["current-snapshot-id"]);
       if (id != -1) m.current_snapshot_id = id;
     }
     if (j.contains("snapshots")) {
@@ -158,12 +159,12 @@ Result<TableMetadata> TableMetadataFromJson(const std::string& text, const std::
     }
     if (j.contains("snapshot-log")) {
       for (const json& e : j["snapshot-log"]) {
-        m.snapshot_log.emplace_back(e.at("timestamp-ms").get<int64_t>(), e.at("snapshot-id").get<int64_t>());
+        m.snapshot_log.emplace_back(JsonInteger<int64_t>(e.at("timestamp-ms")), JsonInteger<int64_t>(e.at("snapshot-id")));
       }
     }
     if (j.contains("metadata-log")) {
       for (const json& e : j["metadata-log"]) {
-        m.metadata_log.emplace_back(e.at("timestamp-ms").get<int64_t>(), e.at("metadata-file").get<std::string>());
+        m.metadata_log.emplace_back(JsonInteger<int64_t>(e.at("timestamp-ms")), e.at("metadata-file").get<std::string>());
       }
     }
     if (!m.CurrentSchema()) return Status::Corruption(StrCat(path, ": no schema with the current schema id"));

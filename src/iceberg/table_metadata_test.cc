@@ -191,6 +191,22 @@ TEST(TableMetadataTest, BadInputsAreErrorsNamingThePath) {
   v3["format-version"] = 3;
   expect_error(v3.dump(), StatusKind::kNotSupported);
 
+  // Integers must be integers that fit: a float (once beyond int64 a
+  // conversion with undefined behaviour, a fuzz finding), a string or an
+  // unsigned number past the signed range is damage, not a truncated value.
+  for (const json& bad : {json(3.69247e19), json(1.5), json("12"), json(uint64_t{1} << 63)}) {
+    SCOPED_TRACE(bad.dump());
+    json wrong = valid;
+    wrong["snapshots"][0]["snapshot-id"] = bad;
+    expect_error(wrong.dump(), StatusKind::kCorruption);
+    json wrong_id = valid;
+    wrong_id["last-column-id"] = bad;
+    expect_error(wrong_id.dump(), StatusKind::kCorruption);
+  }
+  json wide = valid;
+  wide["last-column-id"] = int64_t{1} << 40;  // an int
+  expect_error(wide.dump(), StatusKind::kCorruption);
+
   for (const char* required : {"format-version", "table-uuid", "location", "last-sequence-number", "last-updated-ms",
                                "last-column-id", "current-schema-id", "schemas"}) {
     SCOPED_TRACE(required);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/strings.h"
+#include "util/json_integer.h"
 
 namespace cqlite::materialize {
 
@@ -107,21 +108,21 @@ Result<FoldState> FoldStateFromJson(const std::string& text, const std::string& 
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return Status::Corruption(StrCat(path, ": not a CQLite fold state file"));
   try {
-    int format = j.at("format").get<int>();
+    int format = JsonInteger<int32_t>(j.at("format"));
     if (format < 1 || format > kFormat) {
       return Status::NotSupported(StrCat(path, ": fold state format ", j["format"].dump(), "; this CQLite reads 1 to ",
                                          kFormat));
     }
     FoldState state;
     for (const json& g : j.at("generations")) {
-      state.generations.push_back({g.at("identity").get<std::string>(), g.at("max-timestamp").get<int64_t>()});
+      state.generations.push_back({g.at("identity").get<std::string>(), JsonInteger<int64_t>(g.at("max-timestamp"))});
       // Format 1: each generation's facts in one file of its own.
       if (format == 1) state.facts.push_back({FactsForm::kEnvelope, {g.at("facts-file").get<std::string>()}, 1, 0});
     }
     if (format != 1) {
       for (const json& f : j.at("facts")) {
         FactsSet set{FactsForm::kEnvelope, f.at("files").get<std::vector<std::string>>(),
-                     f.at("generations").get<int>(), f.at("bytes").get<int64_t>()};
+                     JsonInteger<int32_t>(f.at("generations")), JsonInteger<int64_t>(f.at("bytes"))};
         // Before format 4 every facts set was envelope files.
         std::string form = format < 4 ? kEnvelopeForm : f.at("form").get<std::string>();
         if (form == kSSTableForm) {
@@ -142,9 +143,9 @@ Result<FoldState> FoldStateFromJson(const std::string& text, const std::string& 
     } else {
       state.row_index = j.at("row-index").get<std::vector<std::string>>();
     }
-    state.row_count = j.at("row-count").get<int64_t>();
-    state.folded_at = j.at("folded-at").get<int64_t>();
-    if (j.contains("next-expiry")) state.next_expiry = j["next-expiry"].get<int64_t>();
+    state.row_count = JsonInteger<int64_t>(j.at("row-count"));
+    state.folded_at = JsonInteger<int64_t>(j.at("folded-at"));
+    if (j.contains("next-expiry")) state.next_expiry = JsonInteger<int64_t>(j["next-expiry"]);
     return state;
   } catch (const json::exception& e) {
     return Status::Corruption(StrCat(path, ": malformed fold state: ", e.what()));
