@@ -250,7 +250,9 @@ Result<Schema> SchemaFromJson(const json& j) {
       schema.fields.push_back(std::move(field));
     }
     if (j.contains("identifier-field-ids")) {
-      schema.identifier_field_ids = j["identifier-field-ids"].get<std::vector<int32_t>>();
+      const json& ids = j["identifier-field-ids"];
+      if (!ids.is_array()) throw json::type_error::create(302, "identifier-field-ids must be an array", &ids);
+      for (const json& id : ids) schema.identifier_field_ids.push_back(JsonInteger<int32_t>(id));
     }
     return schema;
   } catch (const json::exception& e) {
