@@ -16,5 +16,6 @@ CommandRunner AddDumpCommand(CLI::App& app);
 CommandRunner AddSelectCommand(CLI::App& app);
 CommandRunner AddDeltaExportCommand(CLI::App& app);
 CommandRunner AddMaterializeCommand(CLI::App& app);
+CommandRunner AddWatchCommand(CLI::App& app);
 
 }  // namespace cqlite

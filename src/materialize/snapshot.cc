@@ -111,6 +111,7 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
     if (entries.empty()) continue;
     iceberg::ManifestWriteOptions manifest_options;
     manifest_options.table_schema_json = schema_json;
+    manifest_options.schema_id = manifest_schema.schema_id;
     manifest_options.content = content;
     std::string path =
         content == iceberg::ManifestContent::kData ? files.DataManifest() : files.DeleteManifest();
