@@ -232,7 +232,19 @@ Status Watcher::Attempt(TableWatch& t, TableDirectoryScan scan) {
   run.progress = nullptr;
   auto report = materialize::MaterializeTable(fs_, *catalog_, staged, run);
   Status removed = RemoveTree(fs_, stage_root);
-  if (!report.ok()) return report.status();
+  if (!report.ok()) {
+    // The run read links (staged, or kept as facts) under the warehouse:
+    // name the table directory's file too.
+    const std::string& message = report.status().message();
+    for (const GenerationFiles& g : scan.complete) {
+      for (const std::string& name : g.files) {
+        if (message.find("/" + name) != std::string::npos && message.find(JoinPath(t.source_dir, name)) == std::string::npos) {
+          return report.status().WithContext(StrCat(JoinPath(t.source_dir, name), " (read through a link)"));
+        }
+      }
+    }
+    return report.status();
+  }
   double now = WallClock();
   {
     std::lock_guard<std::mutex> lock(mu_);

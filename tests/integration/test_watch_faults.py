@@ -8,11 +8,12 @@ node wrote (copied, so that the node itself never reads the damaged files):
     commits and equals the node;
   - a second watcher on the same warehouse says which process holds the
     table and exits non-zero;
-  - a warehouse on a full file system (a small tmpfs; needs root) and then
-    on a read-only one: a clear error naming the file, no commit (the
-    catalog's current metadata file stays), no data file left behind, and
-    the commit follows once there is room or the file system is writable
-    again.
+  - a warehouse on a full file system (a small tmpfs; needs root): the run
+    fails with a clear error naming the file, commits nothing (the catalog's
+    current metadata file stays), leaves no data file behind, and commits
+    once there is room; a watcher started on the same file system mounted
+    read-only (a read-only bind mount) says so and exits non-zero, committing
+    nothing, and a watcher on the writable one then commits.
 """
 import json
 import os
@@ -193,11 +194,10 @@ def test_full_then_read_only_warehouse(source, tmp_path, small_fs):
         data_before = sorted(p.name for p in (warehouse / KS / "a" / "data").glob("*"))
         # Fill the file system, then offer a new generation (staged by copy: another file system).
         filler = small_fs / "filler"
-        with open(filler, "wb") as f:
+        with open(filler, "wb", buffering=0) as f:
             try:
                 while True:
-                    f.write(b"\0" * 65536)
-                    f.flush()
+                    f.write(b"\1" * 4096)
             except OSError:
                 pass
         _add_second(source, live, "a")
@@ -206,15 +206,28 @@ def test_full_then_read_only_warehouse(source, tmp_path, small_fs):
         assert iceberg_readers.metadata_location(catalog, CATALOG_NAME, KS, "a") == before
         assert sorted(p.name for p in (warehouse / KS / "a" / "data").glob("*")) == data_before
         filler.unlink()
-        # Read-only: the same.
-        assert subprocess.run(["mount", "-o", "remount,ro", str(small_fs)], capture_output=True).returncode == 0
-        _add_second(source, live, "b")
-        failed = watch.wait_for(r"faults\.b: run failed, nothing committed", timeout=60)[0]
-        assert "Read-only file system" in failed, failed
-        assert subprocess.run(["mount", "-o", "remount,rw", str(small_fs)], capture_output=True).returncode == 0
-        for t in ("a", "b"):
-            watch.wait_for(rf"faults\.{t}: committed snapshot .*1 generation\(s\) consumed of 2", timeout=120)
-            assert _equal_node(warehouse, t, source["answers"][(t, 2)]) is None
+        watch.wait_for(r"faults\.a: committed snapshot .*1 generation\(s\) consumed of 2", timeout=120)
+        assert _equal_node(warehouse, "a", source["answers"][("a", 2)]) is None
+        assert watch.stop() == 0
+        # Read-only: the same warehouse through a read-only bind mount (the file system itself cannot turn
+        # read-only while readers hold the catalog open). A watcher started on it says so and exits non-zero.
+        before = iceberg_readers.metadata_location(catalog, CATALOG_NAME, KS, "b")
+        read_only = tmp_path / "read-only"
+        read_only.mkdir()
+        for args in (["--bind", str(small_fs), str(read_only)], ["-o", "remount,bind,ro", str(read_only)]):
+            done = subprocess.run(["mount", *args], capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr
+        try:
+            _add_second(source, live, "b")
+            refused = subprocess.run([str(binary), "watch", str(live), "--warehouse", str(read_only / "warehouse"),
+                                      "--interval", "1"], capture_output=True, text=True, timeout=60)
+            assert refused.returncode != 0 and "Read-only file system" in refused.stderr, refused
+            assert str(read_only / "warehouse") in refused.stderr, refused.stderr
+            assert iceberg_readers.metadata_location(catalog, CATALOG_NAME, KS, "b") == before
+        finally:
+            subprocess.run(["umount", "-l", str(read_only)], capture_output=True)
+        watch = Watch(binary, live, warehouse)
+        watch.wait_for(r"faults\.b: committed snapshot .*1 generation\(s\) consumed of 2", timeout=120)
+        assert _equal_node(warehouse, "b", source["answers"][("b", 2)]) is None
     finally:
-        subprocess.run(["mount", "-o", "remount,rw", str(small_fs)], capture_output=True)
         assert watch.stop() == 0, watch.lines[-5:]
