@@ -92,7 +92,9 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
   if (base.metadata && !iceberg::SameStructure(*base.metadata->CurrentSchema(), *next.schema)) {
     evolved = *next.schema;
     evolved->schema_id = 0;
-    for (const iceberg::Schema& s : base.metadata->schemas) evolved->schema_id = std::max(evolved->schema_id, s.schema_id + 1);
+    for (const iceberg::Schema& s : base.metadata->schemas) {
+      evolved->schema_id = std::max(evolved->schema_id, s.schema_id + 1);
+    }
   }
   iceberg::Schema manifest_schema = evolved ? *evolved : *next.schema;
   if (!evolved && base.metadata) manifest_schema.schema_id = base.metadata->current_schema_id;

@@ -61,6 +61,20 @@ std::string Seconds(double value) {
   return buffer;
 }
 
+std::string Field(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key)) return "";
+  const nlohmann::json& v = j[key];
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_number()) return Seconds(v.get<double>());
+  return "";
+}
+
+double Number(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return 0;
+  return j[key].get<double>();
+}
+
 bool IsSystemKeyspace(const std::string& name) { return name == "system" || StartsWith(name, "system_"); }
 
 struct TableWatch {
@@ -100,6 +114,9 @@ class Watcher {
     if (options_.log) options_.log(StrCat(Iso(WallClock()), " ", line));
   }
   std::string WatchDir() const { return WatchDirectory(options_.run.warehouse); }
+  std::string StatusPath(const TableWatch& t) const {
+    return JoinPath(JoinPath(WatchDir(), "status"), t.key + ".json");
+  }
   std::string StageRoot(const TableWatch& t) const { return JoinPath(JoinPath(WatchDir(), "staging"), t.key); }
 
   Status Discover(bool at_start);
@@ -179,6 +196,17 @@ Status Watcher::Discover(bool at_start) {
       continue;
     }
     t.lock = std::move(*taken);
+    // The totals and the last commit a previous watcher of the table wrote.
+    if (auto text = fs_.ReadFileToString(StatusPath(t)); text.ok()) {
+      nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+      t.last_commit = Number(j, "last_commit");
+      t.snapshot_id = static_cast<int64_t>(Number(j, "snapshot_id"));
+      t.commits = static_cast<int64_t>(Number(j, "commits"));
+      t.failures = static_cast<int64_t>(Number(j, "failures"));
+      t.generations_consumed = static_cast<int64_t>(Number(j, "generations_consumed"));
+      t.rows = static_cast<int64_t>(Number(j, "rows"));
+      t.lag = j.is_object() && j.contains("lag_seconds") ? Number(j, "lag_seconds") : -1;
+    }
     // What a killed watcher left: its staging links, and the data files of
     // a run killed before its commit.
     RETURN_IF_ERROR(RemoveTree(fs_, StageRoot(t)));
@@ -238,8 +266,9 @@ Status Watcher::Attempt(TableWatch& t, TableDirectoryScan scan) {
     const std::string& message = report.status().message();
     for (const GenerationFiles& g : scan.complete) {
       for (const std::string& name : g.files) {
-        if (message.find("/" + name) != std::string::npos && message.find(JoinPath(t.source_dir, name)) == std::string::npos) {
-          return report.status().WithContext(StrCat(JoinPath(t.source_dir, name), " (read through a link)"));
+        std::string live = JoinPath(t.source_dir, name);
+        if (message.find("/" + name) != std::string::npos && message.find(live) == std::string::npos) {
+          return report.status().WithContext(StrCat(live, " (read through a link)"));
         }
       }
     }
@@ -360,7 +389,7 @@ void Watcher::WriteStatus(const TableWatch& t) {
   }
   out << "\n";
   std::string dir = JoinPath(WatchDir(), "status");
-  std::string path = JoinPath(dir, t.key + ".json");
+  std::string path = StatusPath(t);
   Status s = fs_.CreateDirectories(dir);
   if (s.ok()) s = fs_.WriteStringToFile(path + ".tmp", out.str());
   if (s.ok()) s = fs_.Rename(path + ".tmp", path);
@@ -462,20 +491,6 @@ Status Watcher::Run(const std::atomic<bool>& stop, int wake_fd) {
   }
   Log("stopping: no run under way; exiting");
   return Status::OK();
-}
-
-std::string Field(const nlohmann::json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key)) return "";
-  const nlohmann::json& v = j[key];
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
-  if (v.is_number()) return Seconds(v.get<double>());
-  return "";
-}
-
-double Number(const nlohmann::json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return 0;
-  return j[key].get<double>();
 }
 
 }  // namespace

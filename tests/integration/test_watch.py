@@ -210,6 +210,7 @@ def watched(oracle, cqlite):
 
         bg = threading.Thread(target=background, daemon=True)
         bg.start()
+        staging = warehouse / ".cqlite-watch" / "staging"
         rng = random.Random(SEED)
         kill_times = sorted(rng.uniform(3, SECONDS) for _ in range(KILLS))
         node_restart_at = SECONDS / 2 if NODE_RESTART else None
@@ -229,6 +230,11 @@ def watched(oracle, cqlite):
                     node.flush(ks, t)
                 next_flush += FLUSH_EVERY
             if kills_done < len(kill_times) and elapsed >= kill_times[kills_done]:
+                if kills_done % 2:
+                    # Every other kill lands in a run: while its staging folder exists (up to 3 s).
+                    until = time.monotonic() + 3
+                    while time.monotonic() < until and not (staging.exists() and any(staging.iterdir())):
+                        time.sleep(0.002)
                 watcher.kill()
                 time.sleep(rng.uniform(0, 1))
                 watcher.start()
