@@ -203,11 +203,12 @@ Status RunOnce(const Run& run, TableReport* report) {
   next.added = std::move(added);
   next.generations = new_generations;
   next.now_seconds = now;
-  next.lineage = run.table_dir;
+  const std::string& source_path = run.options.source_path.empty() ? run.table_dir : run.options.source_path;
+  next.lineage = source_path;
   next.new_table_properties = {
       {"cqlite.source.keyspace", source.keyspace},
       {"cqlite.source.table", source.table},
-      {"cqlite.source.path", run.table_dir},
+      {"cqlite.source.path", source_path},
       {"write.parquet.compression-codec", run.options.compression == parquet::CompressionCodec::kZstd     ? "zstd"
                                           : run.options.compression == parquet::CompressionCodec::kSnappy ? "snappy"
                                                                                                          : "uncompressed"},

@@ -73,6 +73,10 @@ struct MaterializeOptions {
   // directory's generations alone, not the fold state's facts (a cost that
   // follows the table's size), and an empty directory is an empty table.
   bool complete_source = false;
+  // What the snapshot's cqlite.lineage and a new table's cqlite.source.path
+  // name; empty: the table directory read (the watcher reads links of the
+  // live directory it names here).
+  std::string source_path;
   // Called with a line of progress now and then (may be empty).
   std::function<void(const std::string&)> progress;
 };

@@ -257,6 +257,7 @@ Status Watcher::Attempt(TableWatch& t, TableDirectoryScan scan) {
   }
   materialize::MaterializeOptions run = options_.run;
   run.complete_source = true;
+  run.source_path = t.source_dir;
   run.progress = nullptr;
   auto report = materialize::MaterializeTable(fs_, *catalog_, staged, run);
   Status removed = RemoveTree(fs_, stage_root);

@@ -113,6 +113,13 @@ def test_rows_deleted_or_expired_and_compacted_away_leave_the_table(node, cqlite
     time.sleep(5)  # the TTLs of `expired` run out; the tombstones' deletion times pass
     for t in tables:
         node.compact(KS, t)
+    # A compaction may keep an SSTable whose data is not purgeable yet (a busy machine): compact again.
+    for _ in range(5):
+        if not _data_files(node.table_dir(KS, "gone")) and not _data_files(node.table_dir(KS, "expired")):
+            break
+        time.sleep(2)
+        for t in ("gone", "expired"):
+            node.compact(KS, t)
     assert _data_files(node.table_dir(KS, "gone")) == [], "compaction left an SSTable in gone"
     assert _data_files(node.table_dir(KS, "expired")) == [], "compaction left an SSTable in expired"
     assert len(_data_files(node.table_dir(KS, "half"))) == 1

@@ -319,6 +319,7 @@ def test_every_snapshot_equals_cqlite_select_over_its_generations(watched, cqlit
         library = watched["library"] / f"{ks}.{t}"
         for snapshot in metadata["snapshots"]:
             summary = snapshot["summary"]
+            assert summary["cqlite.lineage"].startswith(str(watched["data_dir"] / ks / f"{t}-")), summary
             state = json.loads(pathlib.Path(summary["cqlite.fold-state"]).read_text())
             now = summary["cqlite.ttl-evaluated-at"]
             source = watched["root"] / "replay" / str(snapshot["snapshot-id"]) / ks
