@@ -230,12 +230,23 @@ def watched(oracle, cqlite):
                 next_flush += FLUSH_EVERY
             if kills_done < len(kill_times) and elapsed >= kill_times[kills_done]:
                 if kills_done % 2:
-                    # Every other kill lands in a run, as soon as it has written a data file (up to 5 s).
+                    # Every other kill lands in a run, as soon as it has written a data file (up to 15 s).
+                    dirs = [str(warehouse / ks / t / "data") for ks, t in tables]
+
                     def data_files():
-                        return {p for ks, t in tables for p in (warehouse / ks / t / "data").glob("*.parquet")}
-                    before, until = data_files(), time.monotonic() + 5
+                        found = set()
+                        for d in dirs:
+                            try:
+                                found.update(e.name for e in os.scandir(d) if e.name.endswith(".parquet"))
+                            except OSError:
+                                pass
+                        return found
+                    before, until = data_files(), time.monotonic() + 15
+                    # The load waits meanwhile: a flush of the table just written makes the run.
+                    flushes.setdefault(f"{w.keyspace}.{w.table}", []).append(time.time())
+                    node.flush(w.keyspace, w.table)
                     while time.monotonic() < until and not (data_files() - before):
-                        time.sleep(0.001)
+                        pass
                 watcher.kill()
                 time.sleep(rng.uniform(0, 1))
                 watcher.start()
