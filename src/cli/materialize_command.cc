@@ -40,6 +40,7 @@ struct MaterializeCommandOptions {
   int threads = DefaultThreads();
   bool json = false;
   bool quiet = false;
+  bool complete_source = false;
 };
 
 std::string Absolute(const std::string& path) {
@@ -193,6 +194,7 @@ int Materialize(const MaterializeCommandOptions& options) {
         std::cerr << "\r\033[K" << BaseName(table_dir) << ": " << line << std::flush;
       };
     }
+    run.complete_source = options.complete_source || materialize::InLiveDataDirectory(fs, table_dir);
     auto report = materialize::MaterializeTable(fs, **catalog, table_dir, run);
     if (terminal) std::cerr << "\r\033[K" << std::flush;
     if (!report.ok()) {
@@ -268,6 +270,11 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
                   "(Murmur3 tables; others are folded by one); default: the machine's cores")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
+  cmd->add_flag("--complete-source", options->complete_source,
+                "The path holds every SSTable of its tables now (as a live data directory or a snapshot does), "
+                "not only new ones: a consumed generation no longer there was compacted away, so the table is "
+                "folded anew from the path's generations. Implied for table directories of a live data directory "
+                "(one with a system keyspace); never give it for incremental backups");
   cmd->add_flag("--json", options->json, "Print the final report as JSON");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress and no report unless something failed");
   return [options] { return Materialize(*options); };

@@ -156,6 +156,11 @@ class LocalFileSystemImpl final : public FileSystem {
     if (errno == EXDEV || errno == EPERM || errno == EMLINK || errno == ENOTSUP) return CopyFile(from, to);
     return ErrnoStatus(StrCat("link to ", to), from, errno);
   }
+  Result<double> ModifiedTime(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return ErrnoStatus("stat", path, errno);
+    return static_cast<double>(st.st_mtim.tv_sec) + static_cast<double>(st.st_mtim.tv_nsec) * 1e-9;
+  }
   Status Remove(const std::string& path) override {
     std::error_code ec;
     std::filesystem::remove(path, ec);
@@ -233,6 +238,10 @@ Status FileSystem::CopyFile(const std::string& from, const std::string& to) {
 Status FileSystem::LinkOrCopy(const std::string& from, const std::string& to) {
   if (Exists(to)) return Status::InvalidArgument(StrCat(to, ": exists already; not replaced by ", from));
   return CopyFile(from, to);
+}
+
+Result<double> FileSystem::ModifiedTime(const std::string& path) {
+  return Status::NotSupported(StrCat(path, ": this file system keeps no modification times"));
 }
 
 Result<std::string> FileSystem::ReadFileToString(const std::string& path) {

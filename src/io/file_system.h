@@ -70,6 +70,10 @@ class FileSystem {
   // it is), else a copy, synced. Keeping files that another program may
   // delete later, as `nodetool snapshot` keeps SSTables.
   virtual Status LinkOrCopy(const std::string& from, const std::string& to);
+  // When the file's contents last changed, in seconds since the Unix epoch
+  // (with the file system's sub-second part). NotSupported where files have
+  // no such time (MemoryFileSystem).
+  virtual Result<double> ModifiedTime(const std::string& path);
 
   Result<std::string> ReadFileToString(const std::string& path);
   // Writes `contents` to `path` (created or truncated), synced and closed.

@@ -515,11 +515,17 @@ Result<TableMapping> MapTable(const TableSchema& table, const MappingOptions& op
     // A COMPACT STORAGE row may be written with a prefix of its clustering
     // columns: SELECT shows the rest as null.
     bool prefix_may_end = table.compact_storage && column.kind == ColumnKind::kClustering && column.position > 0;
+    bool nullable = key && std::find(options.nullable_keys.begin(), options.nullable_keys.end(), column.name) !=
+                               options.nullable_keys.end();
     int32_t id = static_cast<int32_t>(i) + 1;
-    mapping.schema.fields.push_back({id, column.name, key && !prefix_may_end, *type});
+    mapping.schema.fields.push_back({id, column.name, key && !prefix_may_end && !nullable, *type});
     if (prefix_may_end && unfit_key.empty()) {
       unfit_key = StrCat(column.name, " (a clustering column after the first of a COMPACT STORAGE table, which "
                                       "may be null)");
+    }
+    if (nullable && unfit_key.empty()) {
+      unfit_key = StrCat(column.name, " (it holds an empty value, which Cassandra accepts for any type and the "
+                                      "table shows as null)");
     }
     if (key) {
       key_ids.push_back(id);
@@ -537,6 +543,26 @@ Result<TableMapping> MapTable(const TableSchema& table, const MappingOptions& op
                " cannot be an Iceberg identifier field, so the table has none");
   }
   return mapping;
+}
+
+namespace {
+constexpr char kEmptyKeyMarker[] = ": an empty value in a primary key column";
+}  // namespace
+
+Status EmptyKeyValueError(const std::string& column) {
+  return Status::InvalidArgument(StrCat("column ", column, kEmptyKeyMarker,
+                                        " (Cassandra accepts a zero-byte value of any type), which its required "
+                                        "Iceberg field cannot hold"));
+}
+
+std::optional<std::string> EmptyKeyColumn(const Status& status) {
+  const std::string& message = status.message();
+  size_t marker = message.find(kEmptyKeyMarker);
+  if (status.kind() != StatusKind::kInvalidArgument || marker == std::string::npos) return std::nullopt;
+  size_t start = message.rfind("column ", marker);
+  if (start == std::string::npos) return std::nullopt;
+  start += 7;
+  return message.substr(start, marker - start);
 }
 
 RowConverter::RowConverter(const TableSchema& table, const TableMapping& mapping, const MappingOptions& options)
@@ -662,6 +688,7 @@ Result<uint64_t> RowBatchConverter::Append(std::string_view key, const FoldRow* 
     }
     using Kind = IcebergScalar::Kind;
     if (scalar.kind == Kind::kNull && field.required) {
+      if (bytes && bytes->empty()) return EmptyKeyValueError(column.name);
       return Status::InvalidArgument(StrCat("column ", column.name, ": is null, but the Iceberg field is required"));
     }
     AppendScalar(scalar, batch ? &batch->column(field.leaf) : nullptr, field.null_def_level, 0, &hasher);

@@ -31,6 +31,13 @@ struct MappingOptions {
   int32_t decimal_scale = 18;
   // Drop the sub-microsecond digits of CQL times instead of failing.
   bool truncate_time = false;
+  // Primary key columns mapped to optional fields, their empty values to
+  // null: Cassandra accepts a zero-byte value for a key column of any type
+  // (`blobAsInt(0x)`), which no value of a required int, uuid, timestamp...
+  // field can stand for. A table has them once such a value was seen
+  // (materializer.h); it then has no identifier fields, since Iceberg
+  // requires identifier fields to be required.
+  std::vector<std::string> nullable_keys;
 };
 
 struct TableMapping {
@@ -46,6 +53,12 @@ struct TableMapping {
 // NotSupported naming the column and its type when a column's type has no
 // Iceberg form (custom types, the empty type).
 Result<TableMapping> MapTable(const TableSchema& table, const MappingOptions& options);
+
+// The error RowBatchConverter::Append returns for an empty value in a
+// primary key column whose field is required, and the column it names when
+// `status` (with any context added) is one.
+Status EmptyKeyValueError(const std::string& column);
+std::optional<std::string> EmptyKeyColumn(const Status& status);
 
 // Converts folded rows of one table into Iceberg rows.
 class RowConverter {

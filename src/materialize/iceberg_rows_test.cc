@@ -210,6 +210,29 @@ TEST(MapTableTest, CompactStorageClusteringPrefixes) {
   }
 }
 
+TEST(MapTableTest, NullableKeysAreOptionalAndLeaveNoIdentifierFields) {
+  MappingOptions options;
+  options.nullable_keys = {"c2"};
+  auto mapping = MapTable(Table("CREATE TABLE ks.t (k int, c1 int, c2 uuid, v int, PRIMARY KEY (k, c1, c2))"),
+                          options);
+  ASSERT_TRUE(mapping.ok()) << mapping.status().ToString();
+  EXPECT_TRUE(mapping->schema.fields[0].required);
+  EXPECT_TRUE(mapping->schema.fields[1].required);
+  EXPECT_FALSE(mapping->schema.fields[2].required);
+  EXPECT_TRUE(mapping->schema.identifier_field_ids.empty());
+  EXPECT_NE(mapping->identifier_warning.find("c2 (it holds an empty value"), std::string::npos)
+      << mapping->identifier_warning;
+}
+
+TEST(EmptyKeyValueErrorTest, NamesItsColumnThroughAddedContext) {
+  Status status = EmptyKeyValueError("my col").WithContext("range 2 of 4").WithContext("ks.t");
+  std::optional<std::string> column = EmptyKeyColumn(status);
+  ASSERT_TRUE(column.has_value()) << status.ToString();
+  EXPECT_EQ(*column, "my col");
+  EXPECT_FALSE(EmptyKeyColumn(Status::InvalidArgument("column c: is null, but the Iceberg field is required")));
+  EXPECT_FALSE(EmptyKeyColumn(Status::OK()));
+}
+
 TEST(MapTableTest, UnsupportedTypesNameTheColumn) {
   for (const char* type : {"'com.example.CustomType'", "'org.apache.cassandra.db.marshal.EmptyType'"}) {
     SCOPED_TRACE(type);

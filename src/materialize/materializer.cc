@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "cassandra/schema_source.h"
 #include "cassandra/sstable.h"
 #include "cassandra/table_sstables.h"
 #include "envelope/envelope_schema.h"
@@ -120,15 +121,26 @@ Status RunOnce(const Run& run, TableReport* report) {
   }
   std::set<std::string> consumed;
   for (const ConsumedGeneration& g : base.state.generations) consumed.insert(g.identity);
+  // A complete source that lacks a consumed generation: Cassandra compacted
+  // it away, and what its facts said is either in the directory's
+  // generations or was purged with what it deleted; the fold state's facts
+  // would bring purged rows back, so the directory's generations are folded
+  // alone (MaterializeOptions::complete_source).
+  std::set<std::string> present(run.identities.begin(), run.identities.end());
+  int64_t gone = run.options.complete_source
+                     ? std::count_if(base.state.generations.begin(), base.state.generations.end(),
+                                     [&](const ConsumedGeneration& g) { return !present.count(g.identity); })
+                     : 0;
+  bool refold = gone > 0;
   std::vector<size_t> fresh;
   for (size_t i = 0; i < run.identities.size(); ++i) {
-    if (!consumed.count(run.identities[i])) fresh.push_back(i);
+    if (refold || !consumed.count(run.identities[i])) fresh.push_back(i);
   }
   int64_t now = run.options.now_seconds >= 0 ? run.options.now_seconds : WallClockSeconds();
   report->generations_found = static_cast<int>(run.identities.size());
   report->now_seconds = now;
   report->rows_total = base.state.row_count;
-  if (base.metadata && fresh.empty() && now < base.state.next_expiry) {
+  if (base.metadata && fresh.empty() && !refold && now < base.state.next_expiry) {
     report->message = "nothing new: every generation was consumed before and no row has expired since";
     report->metadata_location = *base.metadata_location;
     return Status::OK();
@@ -140,7 +152,11 @@ Status RunOnce(const Run& run, TableReport* report) {
   }
   std::vector<ConsumedGeneration> new_generations;
   ASSIGN_OR_RETURN(std::vector<FactsSet> new_facts, KeepNewGenerations(run, fresh, files, &new_generations));
-  std::vector<FactsSet> facts = base.state.facts;
+  if (refold) {
+    Progress(run.options, StrCat(gone, " consumed generation(s) were compacted away; folding the ",
+                                 run.identities.size(), " generation(s) of ", run.table_dir, " anew"));
+  }
+  std::vector<FactsSet> facts = refold ? std::vector<FactsSet>() : base.state.facts;
   for (FactsSet& set : new_facts) facts.push_back(std::move(set));
   MergeSettings merge;
   merge.fan_in = run.options.fold_fan_in;
@@ -177,6 +193,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   NextSnapshot next;
   next.schema = &run.mapping.schema;
   next.state = base.state;
+  if (refold) next.state.generations.clear();
   next.state.generations.insert(next.state.generations.end(), new_generations.begin(), new_generations.end());
   next.state.facts = std::move(facts);
   next.state.row_index = changes.row_index;
@@ -186,11 +203,12 @@ Status RunOnce(const Run& run, TableReport* report) {
   next.added = std::move(added);
   next.generations = new_generations;
   next.now_seconds = now;
-  next.lineage = run.table_dir;
+  const std::string& source_path = run.options.source_path.empty() ? run.table_dir : run.options.source_path;
+  next.lineage = source_path;
   next.new_table_properties = {
       {"cqlite.source.keyspace", source.keyspace},
       {"cqlite.source.table", source.table},
-      {"cqlite.source.path", run.table_dir},
+      {"cqlite.source.path", source_path},
       {"write.parquet.compression-codec", run.options.compression == parquet::CompressionCodec::kZstd     ? "zstd"
                                           : run.options.compression == parquet::CompressionCodec::kSnappy ? "snappy"
                                                                                                          : "uncompressed"},
@@ -216,6 +234,10 @@ Status RunOnce(const Run& run, TableReport* report) {
   report->metadata_location = metadata_path;
   report->generations_consumed = static_cast<int>(new_generations.size());
   report->message = StrCat("committed snapshot ", report->snapshot_id);
+  if (refold) {
+    report->message += StrCat(" (", gone, " consumed generation(s) compacted away: the table directory's ",
+                              run.identities.size(), " generation(s) folded anew)");
+  }
   return Status::OK();
 }
 
@@ -231,6 +253,27 @@ struct TablePlan {
   TableReport report;
   std::string envelope_prefix;
 };
+
+// The primary key columns of `schema` that the catalog's table has as
+// optional fields: an earlier run found an empty value in them.
+Result<std::vector<std::string>> NullableKeysOfTable(FileSystem& fs, catalog::SqlCatalog& catalog,
+                                                     const std::string& namespace_name, const std::string& table_name,
+                                                     const iceberg::Schema& schema) {
+  std::vector<std::string> names;
+  ASSIGN_OR_RETURN(std::optional<std::string> location, catalog.LoadTable({namespace_name}, table_name));
+  if (!location) return names;
+  ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(*location));
+  ASSIGN_OR_RETURN(iceberg::TableMetadata metadata, iceberg::TableMetadataFromJson(text, *location));
+  const iceberg::Schema* current = metadata.CurrentSchema();
+  if (current == nullptr) return names;
+  for (const iceberg::NestedField& field : schema.fields) {
+    if (!field.required) continue;
+    for (const iceberg::NestedField& existing : current->fields) {
+      if (existing.id == field.id && existing.name == field.name && !existing.required) names.push_back(field.name);
+    }
+  }
+  return names;
+}
 
 Result<TablePlan> PlanTable(FileSystem& fs, const std::string& table_dir, const MaterializeOptions& options) {
   TablePlan plan;
@@ -265,22 +308,49 @@ Status CheckTable(FileSystem& fs, const std::string& table_dir, const Materializ
 Result<TableReport> MaterializeTable(FileSystem& fs, catalog::SqlCatalog& catalog, const std::string& table_dir,
                                      const MaterializeOptions& options) {
   // Everything that can be refused is refused before any file is written.
-  ASSIGN_OR_RETURN(TablePlan plan, PlanTable(fs, table_dir, options));
+  // The mapping's nullable key columns may grow below; `run_options` holds them.
+  MaterializeOptions run_options = options;
+  ASSIGN_OR_RETURN(TablePlan plan, PlanTable(fs, table_dir, run_options));
   const TableSSTables& table = plan.table;
-  const TableMapping& mapping = plan.mapping;
+  TableMapping& mapping = plan.mapping;
   TableReport& report = plan.report;
+  auto remap = [&]() -> Status {
+    ASSIGN_OR_RETURN(mapping, MapTable(table.schema.table, run_options.mapping));
+    report.warning = mapping.identifier_warning;
+    return Status::OK();
+  };
+  // Key columns an earlier run made optional stay optional.
+  ASSIGN_OR_RETURN(std::vector<std::string> nullable,
+                   NullableKeysOfTable(fs, catalog, report.namespace_name, report.table_name, mapping.schema));
+  if (!nullable.empty()) {
+    for (std::string& name : nullable) run_options.mapping.nullable_keys.push_back(std::move(name));
+    RETURN_IF_ERROR(remap());
+  }
   std::vector<std::string> identities;
   for (const auto& sstable : table.sstables) {
     ASSIGN_OR_RETURN(std::string identity, GenerationIdentity(fs, *sstable));
     identities.push_back(std::move(identity));
   }
-  Run run{fs, catalog, options, table, mapping, identities, report.namespace_name, report.table_name, table_dir,
+  Run run{fs, catalog, run_options, table, mapping, identities, report.namespace_name, report.table_name, table_dir,
           plan.envelope_prefix};
   for (int attempt = 1; attempt <= std::max(1, options.max_attempts); ++attempt) {
     TableReport attempt_report = report;
     attempt_report.attempts = attempt;
     Status status = RunOnce(run, &attempt_report);
     if (status.ok()) return attempt_report;
+    // An empty value in a required key column: the column becomes optional
+    // (the table's next schema) and the attempt starts again; at most once
+    // per key column.
+    if (std::optional<std::string> column = EmptyKeyColumn(status)) {
+      std::vector<std::string>& keys = run_options.mapping.nullable_keys;
+      if (std::find(keys.begin(), keys.end(), *column) == keys.end()) {
+        keys.push_back(*column);
+        RETURN_IF_ERROR(remap());
+        Progress(options, StrCat("column ", *column, " holds an empty value: it becomes an optional field"));
+        --attempt;
+        continue;
+      }
+    }
     if (status.kind() != StatusKind::kCommitConflict) return status;
     Progress(options, StrCat("another writer committed first; trying again (attempt ", attempt + 1, ")"));
   }
@@ -288,9 +358,66 @@ Result<TableReport> MaterializeTable(FileSystem& fs, catalog::SqlCatalog& catalo
                                        options.max_attempts, " attempts, each losing to another writer"));
 }
 
+bool InLiveDataDirectory(FileSystem& fs, const std::string& table_dir) {
+  std::optional<SSTableLocation> location = TableDirectoryLocation(table_dir);
+  if (!location) return false;
+  std::string root = DirName(DirName(location->directory));
+  return fs.IsDirectory(JoinPath(root, "system_schema")) || fs.IsDirectory(JoinPath(root, "system"));
+}
+
+namespace {
+
+// The table directories of a live data directory (or one keyspace of it)
+// that hold no SSTable: tables whose every fact compaction purged. A
+// directory is left out when its keyspace has another one of the same table
+// (a dropped table's, beside the table made again) or no schema names it.
+std::vector<std::string> EmptyTableDirectories(FileSystem& fs, const std::string& path) {
+  std::vector<std::string> keyspaces;
+  if (fs.IsDirectory(JoinPath(path, "system_schema")) || fs.IsDirectory(JoinPath(path, "system"))) {
+    auto entries = fs.ListDirectory(path);
+    if (!entries.ok()) return {};
+    for (const auto& e : *entries) {
+      if (e.is_directory && !SystemKeyspaces().count(e.name)) keyspaces.push_back(JoinPath(path, e.name));
+    }
+  } else if (fs.IsDirectory(JoinPath(DirName(path), "system_schema"))) {
+    keyspaces.push_back(path);
+  }
+  std::vector<std::string> found;
+  for (const std::string& keyspace : keyspaces) {
+    auto entries = fs.ListDirectory(keyspace);
+    if (!entries.ok()) continue;
+    std::map<std::string, std::vector<std::string>> by_table;
+    for (const auto& e : *entries) {
+      if (!e.is_directory) continue;
+      std::string dir = JoinPath(keyspace, e.name);
+      if (auto location = TableDirectoryLocation(dir)) by_table[location->table].push_back(dir);
+    }
+    for (const auto& [table, dirs] : by_table) {
+      if (dirs.size() != 1) continue;
+      auto listing = fs.ListDirectory(dirs[0]);
+      if (!listing.ok()) continue;
+      bool has_data = std::any_of(listing->begin(), listing->end(),
+                                  [](const auto& e) { return !e.is_directory && EndsWith(e.name, "-Data.db"); });
+      if (has_data) continue;
+      if (ResolveSchemaWithoutSSTables(fs, *TableDirectoryLocation(dirs[0]), "").ok()) found.push_back(dirs[0]);
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> FindTableDirectories(FileSystem& fs, const std::string& path) {
-  ASSIGN_OR_RETURN(auto locations, FindSSTables(fs, path));
-  std::vector<std::string> directories;
+  auto found = FindSSTables(fs, path);
+  std::vector<std::string> empty = EmptyTableDirectories(fs, path);
+  if (!found.ok() && found.status().kind() == StatusKind::kNotFound) {
+    if (!empty.empty()) return empty;
+    // A table directory without SSTables: OpenTableSSTables takes it for an
+    // empty table if a schema names it.
+    if (fs.IsDirectory(path) && TableDirectoryLocation(path)) return std::vector<std::string>{path};
+  }
+  ASSIGN_OR_RETURN(auto locations, std::move(found));
+  std::vector<std::string> directories = std::move(empty);
   for (const SSTableLocation& location : locations) {
     if (SystemKeyspaces().count(location.keyspace) && !location.table_id.empty()) continue;
     if (std::find(directories.begin(), directories.end(), location.directory) == directories.end()) {

@@ -20,6 +20,14 @@
 //      (another writer committed first) the run's files are removed and the
 //      run starts again from the new current snapshot.
 //
+// A primary key column in which the fold finds an empty value (Cassandra
+// accepts `blobAsInt(0x)` for any type, and SELECT shows it as "") cannot go
+// into a required Iceberg field: the attempt's files are removed, the column
+// becomes optional (the empty value null; no other key value is ever null),
+// the table loses its identifier fields, which Iceberg requires to be
+// required, and the attempt starts again. The table's next metadata file adds
+// that schema; later runs keep it.
+//
 // A crash at any point before step 5 leaves the table at its previous
 // snapshot; the files already written are unreferenced and harmless.
 #pragma once
@@ -57,6 +65,18 @@ struct MaterializeOptions {
   // Threads folding and writing the table at once, each over its own range
   // of the token ring (row_changes.h).
   int threads = 1;
+  // The table directory holds every SSTable the table has now (a live data
+  // directory, or the watcher's staged links of one), not only newer ones
+  // (an incremental backup). When a consumed generation is no longer there,
+  // Cassandra compacted it away, and the tombstones it held may have been
+  // purged together with what they deleted: the run then folds the
+  // directory's generations alone, not the fold state's facts (a cost that
+  // follows the table's size), and an empty directory is an empty table.
+  bool complete_source = false;
+  // What the snapshot's cqlite.lineage and a new table's cqlite.source.path
+  // name; empty: the table directory read (the watcher reads links of the
+  // live directory it names here).
+  std::string source_path;
   // Called with a line of progress now and then (may be empty).
   std::function<void(const std::string&)> progress;
 };
@@ -94,7 +114,16 @@ Result<TableReport> MaterializeTable(FileSystem& fs, catalog::SqlCatalog& catalo
                                      const MaterializeOptions& options);
 
 // The table directories (each holding the SSTables of one table) at or below
-// `path`, leaving out Cassandra's own system keyspaces.
+// `path`, leaving out Cassandra's own system keyspaces. In a live data
+// directory (or a keyspace of one) they include the table directories that
+// compaction left without any SSTable, when the data directory's schema has
+// the table: an empty table, not a missing one.
+
 Result<std::vector<std::string>> FindTableDirectories(FileSystem& fs, const std::string& path);
+
+// Whether `table_dir` is `<data>/<keyspace>/<table>-<id>` of a Cassandra data
+// directory (one with a system or system_schema keyspace): a complete source
+// (MaterializeOptions::complete_source).
+bool InLiveDataDirectory(FileSystem& fs, const std::string& table_dir);
 
 }  // namespace cqlite::materialize

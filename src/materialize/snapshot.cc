@@ -1,5 +1,6 @@
 #include "materialize/snapshot.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "iceberg/manifest.h"
@@ -22,6 +23,23 @@ int64_t WallClockMillis() {
       .count();
 }
 
+// Whether `next` is `current` with some required fields made optional and,
+// then, no identifier fields: the one schema change a run makes
+// (MappingOptions::nullable_keys).
+bool OnlyRelaxesFields(const iceberg::Schema& current, const iceberg::Schema& next) {
+  if (current.fields.size() != next.fields.size()) return false;
+  iceberg::Schema relaxed = current;
+  bool changed = false;
+  for (size_t i = 0; i < relaxed.fields.size(); ++i) {
+    if (relaxed.fields[i].required && !next.fields[i].required) {
+      relaxed.fields[i].required = false;
+      changed = true;
+    }
+  }
+  if (changed && next.identifier_field_ids.empty()) relaxed.identifier_field_ids.clear();
+  return iceberg::SameStructure(relaxed, next);
+}
+
 }  // namespace
 
 Result<Baseline> LoadBaseline(FileSystem& fs, catalog::SqlCatalog& catalog, const std::string& warehouse,
@@ -37,7 +55,8 @@ Result<Baseline> LoadBaseline(FileSystem& fs, catalog::SqlCatalog& catalog, cons
   ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(current));
   ASSIGN_OR_RETURN(base.metadata, iceberg::TableMetadataFromJson(text, current));
   base.location = base.metadata->location;
-  if (!iceberg::SameStructure(*base.metadata->CurrentSchema(), schema)) {
+  if (!iceberg::SameStructure(*base.metadata->CurrentSchema(), schema) &&
+      !OnlyRelaxesFields(*base.metadata->CurrentSchema(), schema)) {
     return Status::NotSupported(StrCat(current, ": the Iceberg table's schema differs from the one ", source_name,
                                        " maps to now; schema changes are not supported yet"));
   }
@@ -67,7 +86,19 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
   if (parent) {
     ASSIGN_OR_RETURN(manifests, iceberg::ReadManifestList(fs, parent->manifest_list));
   }
-  std::string schema_json = iceberg::SchemaToJson(*next.schema).dump();
+  // Key columns made optional (LoadBaseline allows no other change) make
+  // the table's next schema.
+  std::optional<iceberg::Schema> evolved;
+  if (base.metadata && !iceberg::SameStructure(*base.metadata->CurrentSchema(), *next.schema)) {
+    evolved = *next.schema;
+    evolved->schema_id = 0;
+    for (const iceberg::Schema& s : base.metadata->schemas) {
+      evolved->schema_id = std::max(evolved->schema_id, s.schema_id + 1);
+    }
+  }
+  iceberg::Schema manifest_schema = evolved ? *evolved : *next.schema;
+  if (!evolved && base.metadata) manifest_schema.schema_id = base.metadata->current_schema_id;
+  std::string schema_json = iceberg::SchemaToJson(manifest_schema).dump();
   for (iceberg::ManifestContent content : {iceberg::ManifestContent::kData, iceberg::ManifestContent::kDeletes}) {
     std::vector<iceberg::ManifestEntry> entries;
     for (const iceberg::DataFile& f : added) {
@@ -82,6 +113,7 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
     if (entries.empty()) continue;
     iceberg::ManifestWriteOptions manifest_options;
     manifest_options.table_schema_json = schema_json;
+    manifest_options.schema_id = manifest_schema.schema_id;
     manifest_options.content = content;
     std::string path =
         content == iceberg::ManifestContent::kData ? files.DataManifest() : files.DeleteManifest();
@@ -104,7 +136,6 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
     snapshot.timestamp_ms = base.metadata->last_updated_ms + 1;
   }
   snapshot.manifest_list = list_path;
-  snapshot.schema_id = 0;
   snapshot.summary = iceberg::SummaryMetrics(added, parent ? parent->summary : std::map<std::string, std::string>());
   bool adds_data = false, adds_deletes = false;
   for (const iceberg::DataFile& f : added) {
@@ -132,6 +163,11 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
     next_metadata = iceberg::NewTableMetadata(base.location, *next.schema, next.new_table_properties,
                                               WallClockMillis());
   }
+  if (evolved) {
+    next_metadata.current_schema_id = evolved->schema_id;
+    next_metadata.schemas.push_back(*evolved);
+  }
+  snapshot.schema_id = next_metadata.current_schema_id;
   iceberg::AddSnapshot(&next_metadata, snapshot, base.metadata_location.value_or(""));
   int version = 0;
   if (base.metadata_location) {

@@ -10,6 +10,10 @@
 // cqlite.fold-state (the fold state file), cqlite.generations (the
 // identities consumed by this snapshot), cqlite.delta-horizon-micros,
 // cqlite.lineage (the table directory read) and cqlite.ttl-evaluated-at.
+//
+// The one schema change a run makes is a primary key column made optional
+// (MappingOptions::nullable_keys): the next metadata file then adds that
+// schema and makes it current.
 #pragma once
 
 #include <cstdint>

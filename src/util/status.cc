@@ -11,6 +11,7 @@ const char* StatusKindName(StatusKind kind) {
     case StatusKind::kInvalidArgument: return "Invalid argument";
     case StatusKind::kNotFound: return "Not found";
     case StatusKind::kCommitConflict: return "Commit conflict";
+    case StatusKind::kBusy: return "Busy";
   }
   return "Unknown";
 }

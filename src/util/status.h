@@ -23,6 +23,7 @@ enum class StatusKind {
   kInvalidArgument,  // the caller (often the user) asked for something wrong
   kNotFound,         // a file, table or column that should exist does not
   kCommitConflict,   // someone else committed first
+  kBusy,             // another process holds what is asked for (a lock)
 };
 
 const char* StatusKindName(StatusKind kind);
@@ -41,6 +42,7 @@ class [[nodiscard]] Status {
   static Status CommitConflict(std::string msg) {
     return Status(StatusKind::kCommitConflict, std::move(msg));
   }
+  static Status Busy(std::string msg) { return Status(StatusKind::kBusy, std::move(msg)); }
 
   bool ok() const { return kind_ == StatusKind::kOk; }
   StatusKind kind() const { return kind_; }

@@ -192,6 +192,20 @@ public final class Generate
      */
     static int select(QueryState session, String qualified, long offset)
     {
+        String text = selectJson(session, qualified, offset);
+        int n = text.split("\n", -1).length - 2;
+        int index = selectCounts.merge(qualified, 1, Integer::sum);
+        selectResults.put(Paths.get(qualified.substring(0, qualified.indexOf('.')),
+                                    qualified.substring(qualified.indexOf('.') + 1) + ".select" + index + ".jsonl"),
+                          text);
+        if (VERBOSE)
+            log(String.format(Locale.ROOT, "select %s #%d: %d rows", qualified, index, n));
+        return n;
+    }
+
+    /** The text select keeps: the query time line, then each row's [json]. */
+    static String selectJson(QueryState session, String qualified, long offset)
+    {
         QueryState state = new QueryState(session.getClientState());
         int dot = qualified.indexOf('.');
         String ks = qualified.substring(0, dot);
@@ -216,11 +230,7 @@ public final class Generate
             sb.append(row.getString("[json]")).append('\n');
             n++;
         }
-        int index = selectCounts.merge(qualified, 1, Integer::sum);
-        selectResults.put(Paths.get(ks, table + ".select" + index + ".jsonl"), sb.toString());
-        if (VERBOSE)
-            log(String.format(Locale.ROOT, "select %s #%d at %d: %d rows", qualified, index, now, n));
-        return n;
+        return sb.toString();
     }
 
     static String describe(QueryState state, String ks)

@@ -36,6 +36,12 @@ import org.apache.cassandra.transport.messages.ResultMessage;
  *                                 invalidated); the table's automatic compaction
  *                                 is disabled first, so that nothing compacts
  *                                 while clients read
+ *   flush <ks> <table>            flushes the table's memtable (automatic compaction stays on)
+ *   compact <ks> <table>          major compaction of the table
+ *   select <ks> <table> <file>    SELECT JSON * now, written to file as "-- select" writes it
+ *                                 (a line {"now_in_seconds": N}, then each row's JSON)
+ *   describe <ks> <file>          DESCRIBE KEYSPACE written to file (a schema.cql)
+ *   datadir                       prints the node's data directory
  *   quit                          shuts the node down (so does the end of stdin)
  *
  * Usage: Node <workdir>. Once the node is up it prints "ready <native port>".
@@ -111,6 +117,31 @@ public final class Node
                                 throw new IllegalArgumentException("schema files hold CQL statements only: " + step);
                             Generate.execute(state, step.text);
                         }
+                        break;
+                    case "flush":
+                        if (words.length != 3)
+                            throw new IllegalArgumentException("usage: flush <keyspace> <table>");
+                        Keyspace.open(words[1]).getColumnFamilyStore(words[2])
+                                .forceBlockingFlush(ColumnFamilyStore.FlushReason.USER_FORCED);
+                        break;
+                    case "compact":
+                        if (words.length != 3)
+                            throw new IllegalArgumentException("usage: compact <keyspace> <table>");
+                        Keyspace.open(words[1]).getColumnFamilyStore(words[2]).forceMajorCompaction();
+                        break;
+                    case "select":
+                        if (words.length != 4)
+                            throw new IllegalArgumentException("usage: select <keyspace> <table> <file>");
+                        Files.write(Paths.get(words[3]), Generate.selectJson(state, words[1] + "." + words[2], 0)
+                                                                 .getBytes(StandardCharsets.UTF_8));
+                        break;
+                    case "describe":
+                        if (words.length != 3)
+                            throw new IllegalArgumentException("usage: describe <keyspace> <file>");
+                        Files.write(Paths.get(words[2]), Generate.describe(state, words[1]).getBytes(StandardCharsets.UTF_8));
+                        break;
+                    case "datadir":
+                        reply(DatabaseDescriptor.getAllDataFileLocations()[0]);
                         break;
                     case "import":
                         if (words.length != 4)

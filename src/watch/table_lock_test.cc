@@ -1,0 +1,73 @@
+#include "watch/table_lock.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace cqlite::watch {
+namespace {
+
+std::string TempDir() {
+  char pattern[] = "/tmp/cqlite-lock-test-XXXXXX";
+  char* dir = ::mkdtemp(pattern);
+  return dir ? dir : "/tmp";
+}
+
+TEST(TableLockTest, SecondHolderIsRefusedWithThePidOfTheFirst) {
+  std::string dir = TempDir();
+  std::string path = dir + "/ks.t.lock";
+  auto first = TableLock::Acquire(path);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  auto second = TableLock::Acquire(path);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().kind(), StatusKind::kBusy);
+  EXPECT_NE(second.status().message().find("held by process " + std::to_string(::getpid())), std::string::npos)
+      << second.status().ToString();
+  EXPECT_NE(second.status().message().find(path), std::string::npos);
+  TableLock::Holder holder = TableLock::Probe(path);
+  EXPECT_TRUE(holder.held);
+  EXPECT_EQ(holder.pid, ::getpid());
+  first->reset();
+  EXPECT_FALSE(TableLock::Probe(path).held);
+  EXPECT_TRUE(TableLock::Acquire(path).ok());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(TableLockTest, AKilledHolderReleasesIt) {
+  std::string dir = TempDir();
+  std::string path = dir + "/ks.t.lock";
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto lock = TableLock::Acquire(path);
+    char byte = lock.ok() ? 1 : 0;
+    if (::write(ready[1], &byte, 1) != 1) ::_exit(2);
+    ::pause();
+    ::_exit(0);
+  }
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  ASSERT_EQ(byte, 1);
+  auto refused = TableLock::Acquire(path);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("held by process " + std::to_string(child)), std::string::npos)
+      << refused.status().ToString();
+  ::kill(child, SIGKILL);
+  int wstatus = 0;
+  ::waitpid(child, &wstatus, 0);
+  auto taken = TableLock::Acquire(path);
+  EXPECT_TRUE(taken.ok()) << taken.status().ToString();
+  ::close(ready[0]);
+  ::close(ready[1]);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace cqlite::watch
