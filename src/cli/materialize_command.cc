@@ -10,11 +10,13 @@
 #include <memory>
 #include <thread>
 
+#include "cassandra/sstable.h"
 #include "catalog/sql_catalog.h"
 #include "cli/commands.h"
 #include "materialize/materializer.h"
 #include "util/json_writer.h"
 #include "util/strings.h"
+#include "watch/table_lock.h"
 
 namespace cqlite {
 
@@ -195,6 +197,20 @@ int Materialize(const MaterializeCommandOptions& options) {
       };
     }
     run.complete_source = options.complete_source || materialize::InLiveDataDirectory(fs, table_dir);
+    // Not while a watcher keeps the table: its start removes the data files
+    // no snapshot references, this run's among them (watch/table_lock.h).
+    std::unique_ptr<watch::TableLock> lock;
+    if (auto location = TableDirectoryLocation(table_dir); location && !location->keyspace.empty()) {
+      auto shared = watch::TableLock::AcquireShared(
+          fs, watch::TableLockPath(warehouse, StrCat(location->keyspace, ".", location->table)));
+      if (!shared.ok()) {
+        ++failures;
+        std::cerr << "cqlite materialize: " << shared.status().ToString() << " (nothing committed for " << table_dir
+                  << ")\n";
+        continue;
+      }
+      lock = std::move(*shared);
+    }
     auto report = materialize::MaterializeTable(fs, **catalog, table_dir, run);
     if (terminal) std::cerr << "\r\033[K" << std::flush;
     if (!report.ok()) {

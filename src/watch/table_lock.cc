@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "util/strings.h"
+#include "watch/staging.h"
 
 namespace cqlite::watch {
 
@@ -36,7 +37,7 @@ Result<std::unique_ptr<TableLock>> TableLock::Acquire(const std::string& path) {
     ::close(fd);
     if (err == EWOULDBLOCK) {
       return Status::Busy(StrCat(path, ": held by process ", pid ? std::to_string(pid) : std::string("(unknown)"),
-                                 "; one watcher per table"));
+                                 " or by a cqlite materialize run under way; one watcher per table"));
     }
     return Status::IOError(StrCat(path, ": cannot lock: ", std::strerror(err)));
   }
@@ -47,6 +48,28 @@ Result<std::unique_ptr<TableLock>> TableLock::Acquire(const std::string& path) {
     return Status::IOError(StrCat(path, ": cannot write the pid: ", std::strerror(err)));
   }
   return std::unique_ptr<TableLock>(new TableLock(path, fd));
+}
+
+Result<std::unique_ptr<TableLock>> TableLock::AcquireShared(FileSystem& fs, const std::string& path) {
+  RETURN_IF_ERROR(fs.CreateDirectories(DirName(path)));
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::IOError(StrCat(path, ": cannot open the lock file: ", std::strerror(errno)));
+  if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    int err = errno;
+    long pid = ReadPid(fd);
+    ::close(fd);
+    if (err == EWOULDBLOCK) {
+      return Status::Busy(StrCat(path, ": cqlite watch (process ", pid ? std::to_string(pid) : std::string("unknown"),
+                                 ") keeps this table; stop it, or let it publish, rather than run materialize "
+                                 "on the table by hand"));
+    }
+    return Status::IOError(StrCat(path, ": cannot lock: ", std::strerror(err)));
+  }
+  return std::unique_ptr<TableLock>(new TableLock(path, fd));
+}
+
+std::string TableLockPath(const std::string& warehouse, const std::string& keyspace_table) {
+  return JoinPath(JoinPath(WatchDirectory(warehouse), "locks"), keyspace_table + ".lock");
 }
 
 TableLock::Holder TableLock::Probe(const std::string& path) {

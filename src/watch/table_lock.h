@@ -5,15 +5,24 @@
 // stale lock file never blocks a restart; the file itself is never removed
 // (removing it would let two processes lock two different files).
 //
+// A `cqlite materialize` run takes the same lock shared for as long as it
+// runs on the table (AcquireShared): runs by hand may race one another, as
+// the catalog's compare-and-swap allows, but not a watcher, whose start
+// removes the data files no snapshot references, a running run's among them.
+//
 // Not for threads of one process: flock locks belong to the open file.
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "io/file_system.h"
 #include "util/status.h"
 
 namespace cqlite::watch {
+
+// The lock file of the Cassandra table `keyspace_table` ("ks.t") in `warehouse`.
+std::string TableLockPath(const std::string& warehouse, const std::string& keyspace_table);
 
 class TableLock {
  public:
@@ -25,6 +34,9 @@ class TableLock {
   // Busy, naming the file and the pid that holds it, when another process
   // has it; IOError when the file cannot be opened or written.
   static Result<std::unique_ptr<TableLock>> Acquire(const std::string& path);
+  // Takes it shared without waiting, creating the directory: Busy, naming
+  // the watcher's pid, when a watcher has it. Writes no pid.
+  static Result<std::unique_ptr<TableLock>> AcquireShared(FileSystem& fs, const std::string& path);
 
   // The pid written in the lock file at `path`, and whether a process holds
   // the lock now (tried without taking it for long). For `watch --status`.

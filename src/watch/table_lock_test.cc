@@ -69,5 +69,33 @@ TEST(TableLockTest, AKilledHolderReleasesIt) {
   std::filesystem::remove_all(dir);
 }
 
+// Runs of `cqlite materialize` share the lock with one another, not with a
+// watcher: neither may start while the other has the table.
+TEST(TableLockTest, MaterializeRunsShareTheLockAndExcludeAWatcher) {
+  std::string dir = TempDir();
+  std::string path = TableLockPath(dir + "/warehouse", "ks.t");
+  EXPECT_EQ(path, dir + "/warehouse/.cqlite-watch/locks/ks.t.lock");
+  auto run1 = TableLock::AcquireShared(LocalFileSystem(), path);  // creates the directory
+  ASSERT_TRUE(run1.ok()) << run1.status().ToString();
+  auto run2 = TableLock::AcquireShared(LocalFileSystem(), path);
+  ASSERT_TRUE(run2.ok()) << run2.status().ToString();
+  EXPECT_FALSE(TableLock::Probe(path).held) << "a run by hand is not a watcher";
+  auto watcher = TableLock::Acquire(path);
+  ASSERT_FALSE(watcher.ok());
+  EXPECT_EQ(watcher.status().kind(), StatusKind::kBusy);
+  EXPECT_NE(watcher.status().message().find("cqlite materialize run"), std::string::npos);
+  run1->reset();
+  run2->reset();
+  watcher = TableLock::Acquire(path);
+  ASSERT_TRUE(watcher.ok()) << watcher.status().ToString();
+  auto run3 = TableLock::AcquireShared(LocalFileSystem(), path);
+  ASSERT_FALSE(run3.ok());
+  EXPECT_EQ(run3.status().kind(), StatusKind::kBusy);
+  EXPECT_NE(run3.status().message().find("cqlite watch (process " + std::to_string(::getpid()) + ")"),
+            std::string::npos)
+      << run3.status().ToString();
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace cqlite::watch

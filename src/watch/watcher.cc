@@ -189,7 +189,7 @@ Status Watcher::Discover(bool at_start) {
     t.key = key;
     t.source_dir = dir;
     RETURN_IF_ERROR(fs_.CreateDirectories(JoinPath(WatchDir(), "locks")));
-    auto taken = TableLock::Acquire(JoinPath(JoinPath(WatchDir(), "locks"), key + ".lock"));
+    auto taken = TableLock::Acquire(TableLockPath(options_.run.warehouse, key));
     if (!taken.ok()) {
       if (at_start) return taken.status().WithContext(key);
       if (reported_.insert("lock " + key).second) Log(StrCat(key, ": not watched: ", taken.status().ToString()));
@@ -518,7 +518,7 @@ Result<std::string> DescribeStatus(FileSystem& fs, const std::string& warehouse)
       continue;
     }
     std::string key = Field(j, "table");
-    TableLock::Holder holder = TableLock::Probe(JoinPath(JoinPath(WatchDirectory(warehouse), "locks"), key + ".lock"));
+    TableLock::Holder holder = TableLock::Probe(TableLockPath(warehouse, key));
     double last_commit = Number(j, "last_commit");
     out += StrCat(key, ": ", holder.held ? StrCat("watched by process ", holder.pid) : std::string("not watched"),
                   "\n  source: ", Field(j, "source"), "\n  last commit: ", Iso(last_commit));

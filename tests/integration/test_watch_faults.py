@@ -147,6 +147,13 @@ def test_corrupt_generation_is_reported_and_retried_while_others_go_on(source, t
                                 capture_output=True, text=True, timeout=60)
         assert second.returncode != 0
         assert f"held by process {watch.proc.pid}" in second.stderr, second.stderr
+        # So does a run of `cqlite materialize` by hand into the watched table, committing nothing.
+        before = iceberg_readers.metadata_location(warehouse / "catalog.db", CATALOG_NAME, KS, "b")
+        by_hand = subprocess.run([str(binary), "materialize", str(live / KS), "--warehouse", str(warehouse)],
+                                 capture_output=True, text=True, timeout=120)
+        assert by_hand.returncode != 0
+        assert f"cqlite watch (process {watch.proc.pid}) keeps this table" in by_hand.stderr, by_hand.stderr
+        assert iceberg_readers.metadata_location(warehouse / "catalog.db", CATALOG_NAME, KS, "b") == before
 
         data_file = _add_second(source, live, "a", corrupt=True)
         _add_second(source, live, "b")
