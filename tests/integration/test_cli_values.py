@@ -1,4 +1,5 @@
-"""The values the command line takes: `--now` as seconds or ISO-8601.
+"""The command line's habits: `--now` as seconds or ISO-8601, an unknown
+command an error, each command's --help its own.
 
 The bundled price_points table holds one row written with a TTL; Cassandra's
 own tools print when it expires (the dump's `expires_at`, which equals
@@ -62,3 +63,27 @@ def test_a_bad_now_is_one_line_naming_the_option(cqlite, price_points, tmp_path,
     assert proc.stdout == ""
     assert "--now" in proc.stderr and bad in proc.stderr, proc.stderr
     assert not (tmp_path / "wh").exists(), "nothing written"
+
+
+@pytest.mark.parametrize("args", [["nosuch"], ["nosuch", "--help"], ["watchh", "/tmp"]])
+def test_an_unknown_command_is_an_error(cqlite, args):
+    proc = cqlite(*args, check=False)
+    assert proc.returncode == 2, proc
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"unknown command '{args[0]}'" in lines[0], proc.stderr
+    for command in ("ls", "dump", "select", "delta-export", "materialize", "watch"):
+        assert command in lines[0]
+
+
+@pytest.mark.parametrize("command, options", [
+    ("watch", ["--interval", "--metrics-port", "--status", "--tables", "systemd"]),
+    ("materialize", ["--threads", "--now", "ISO-8601"]),
+    ("select", ["--where", "--now", "ISO-8601"]),
+])
+def test_each_command_has_help_of_its_own(cqlite, command, options):
+    proc = cqlite(command, "--help")
+    assert proc.returncode == 0
+    assert f"{command} [OPTIONS]" in proc.stdout, proc.stdout[:400]
+    for option in options:
+        assert option in proc.stdout, option
