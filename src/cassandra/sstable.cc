@@ -68,14 +68,14 @@ Status Walk(FileSystem& fs, const std::string& dir, int depth, std::vector<SSTab
   return Status::OK();
 }
 
+}  // namespace
+
 bool GenerationLess(const std::string& a, const std::string& b) {
   bool a_num = !a.empty() && std::all_of(a.begin(), a.end(), ::isdigit);
   bool b_num = !b.empty() && std::all_of(b.begin(), b.end(), ::isdigit);
   if (a_num && b_num && a.size() != b.size()) return a.size() < b.size();
   return a < b;
 }
-
-}  // namespace
 
 std::optional<SSTableLocation> TableDirectoryLocation(const std::string& directory) {
   std::string trimmed = directory;

@@ -41,6 +41,10 @@ Result<std::vector<SSTableLocation>> FindSSTables(FileSystem& fs, const std::str
 // lives when it has no SSTable. nullopt when `directory` is not so named.
 std::optional<SSTableLocation> TableDirectoryLocation(const std::string& directory);
 
+// Orders generation ids as Cassandra numbers them: numeric ones by value
+// (shorter first), others (UUID-based) by their text.
+bool GenerationLess(const std::string& a, const std::string& b);
+
 class SSTable;
 
 // A pull-style scan of one SSTable's Data.db: one partition, or a piece of one, per call.

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "cassandra/sstable.h"
 #include "cassandra/sstable_version.h"
 #include "util/strings.h"
 
@@ -17,13 +18,6 @@ std::string PrefixOfRecordPath(std::string_view path) {
   std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));
   if (!name.empty() && name.back() != '-') name.push_back('-');
   return name;
-}
-
-bool GenerationLess(const std::string& a, const std::string& b) {
-  bool a_num = !a.empty() && std::all_of(a.begin(), a.end(), ::isdigit);
-  bool b_num = !b.empty() && std::all_of(b.begin(), b.end(), ::isdigit);
-  if (a_num && b_num && a.size() != b.size()) return a.size() < b.size();
-  return a < b;
 }
 
 }  // namespace
