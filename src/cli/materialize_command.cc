@@ -43,6 +43,7 @@ struct MaterializeCommandOptions {
   bool json = false;
   bool quiet = false;
   bool complete_source = false;
+  bool fold_everything = false;
 };
 
 std::string Absolute(const std::string& path) {
@@ -65,6 +66,9 @@ void PrintText(const std::vector<materialize::TableReport>& reports, double seco
       std::cout << "\n  files: " << r.data_files << " data, " << r.delete_files << " position delete, "
                 << r.bytes_written << " bytes; TTLs evaluated at " << r.now_seconds << "\n  metadata: "
                 << r.metadata_location << "\n";
+      if (!r.folded_everything_because.empty()) {
+        std::cout << "  folded every kept generation: " << r.folded_everything_because << "\n";
+      }
     }
     appended += r.rows_appended;
     deleted += r.rows_deleted;
@@ -109,6 +113,11 @@ void PrintJson(const std::vector<materialize::TableReport>& reports, const std::
     w.Key("bytes_written"); w.Int(r.bytes_written);
     w.Key("ttl_evaluated_at"); w.Int(r.now_seconds);
     w.Key("attempts"); w.Int(r.attempts);
+    w.Key("folded"); w.String(r.folded_new_facts_only ? "new generations" : "every generation");
+    if (!r.folded_everything_because.empty()) {
+      w.Key("folded_everything_because");
+      w.String(r.folded_everything_because);
+    }
     w.Key("message"); w.String(r.message);
     if (!r.warning.empty()) {
       w.Key("warning");
@@ -197,6 +206,7 @@ int Materialize(const MaterializeCommandOptions& options) {
       };
     }
     run.complete_source = options.complete_source || materialize::InLiveDataDirectory(fs, table_dir);
+    run.fold_newer_facts_alone = !options.fold_everything;
     // Not while a watcher keeps the table: its start removes the data files
     // no snapshot references, this run's among them (watch/table_lock.h).
     std::unique_ptr<watch::TableLock> lock;
@@ -291,6 +301,10 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
                 "not only new ones: a consumed generation no longer there was compacted away, so the table is "
                 "folded anew from the path's generations. Implied for table directories of a live data directory "
                 "(one with a system keyspace); never give it for incremental backups");
+  cmd->add_flag("--fold-everything", options->fold_everything,
+                "Fold every kept generation with the new ones, even when the new ones decide each row they hold "
+                "alone (all their facts newer than the kept ones, every row written whole or deleted) and a run "
+                "would otherwise fold them alone and look their rows up in the row index");
   cmd->add_flag("--json", options->json, "Print the final report as JSON");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress and no report unless something failed");
   return [options] { return Materialize(*options); };

@@ -134,7 +134,7 @@ class Decoder {
         table_(table),
         flavor_(flavor),
         partitioner_(partitioner),
-        order_(ClusteringTypes(table)) {
+        order_(ClusteringOrder::OfTable(table)) {
     EnvelopeNames names(prefix);
     const auto& fields = file_schema.fields;
     for (const ColumnSchema& column : table.columns) {
@@ -289,16 +289,6 @@ class Decoder {
   }
 
  private:
-  static std::vector<CqlTypePtr> ClusteringTypes(const TableSchema& table) {
-    std::vector<CqlTypePtr> types;
-    for (const ColumnSchema* column : table.ClusteringColumns()) {
-      auto type = std::make_shared<CqlType>(*column->type);
-      type->reversed = column->reversed;
-      types.push_back(std::move(type));
-    }
-    return types;
-  }
-
   bool ours() const { return flavor_ == Flavor::kCqlite; }
 
   static Result<int64_t> RequiredInt64(const Value& v, const char* what) {

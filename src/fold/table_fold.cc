@@ -7,24 +7,6 @@
 
 namespace cqlite {
 
-namespace {
-
-std::vector<CqlTypePtr> ClusteringTypes(const TableSchema& schema) {
-  std::vector<CqlTypePtr> types;
-  for (const ColumnSchema* column : schema.ClusteringColumns()) {
-    if (!column->reversed || column->type->reversed) {
-      types.push_back(column->type);
-    } else {
-      auto reversed = std::make_shared<CqlType>(*column->type);
-      reversed->reversed = true;
-      types.push_back(std::move(reversed));
-    }
-  }
-  return types;
-}
-
-}  // namespace
-
 Status FoldSource::More(FoldPartition*) {
   return Status::NotSupported(StrCat(name(), ": asked for a piece of a partition it handed on whole"));
 }
@@ -35,7 +17,7 @@ Status FoldSource::SkipRest(FoldPartition* partition) {
 }
 
 PartitionFolder::PartitionFolder(const TableSchema& schema, int64_t now_seconds)
-    : schema_(schema), now_(now_seconds), order_(ClusteringTypes(schema)) {
+    : schema_(schema), now_(now_seconds), order_(ClusteringOrder::OfTable(schema)) {
   for (const ColumnSchema& column : schema.columns) is_counter_.push_back(column.type->kind == CqlKind::kCounter);
 }
 

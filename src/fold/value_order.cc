@@ -402,6 +402,20 @@ int CompareCellPaths(const CqlType& column_type, std::string_view a, std::string
   }
 }
 
+ClusteringOrder ClusteringOrder::OfTable(const TableSchema& table) {
+  std::vector<CqlTypePtr> types;
+  for (const ColumnSchema* column : table.ClusteringColumns()) {
+    if (!column->reversed || column->type->reversed) {
+      types.push_back(column->type);
+    } else {
+      auto reversed = std::make_shared<CqlType>(*column->type);
+      reversed->reversed = true;
+      types.push_back(std::move(reversed));
+    }
+  }
+  return ClusteringOrder(std::move(types));
+}
+
 ClusteringOrder::ClusteringOrder(std::vector<CqlTypePtr> types) : types_(std::move(types)) {
   for (const CqlTypePtr& type : types_) {
     columns_.push_back({type.get(), ComparisonFor(*type), type->reversed});

@@ -9,6 +9,7 @@
 
 #include "cassandra/cql_type.h"
 #include "cassandra/envelope.h"
+#include "cassandra/table_schema.h"
 #include "fold/fold_types.h"
 
 namespace cqlite {
@@ -36,6 +37,8 @@ int CompareCellPaths(const CqlType& column_type, std::string_view a, std::string
 class ClusteringOrder {
  public:
   explicit ClusteringOrder(std::vector<CqlTypePtr> types);
+  // The order of the clustering columns of `table`.
+  static ClusteringOrder OfTable(const TableSchema& table);
 
   int Compare(const FoldClustering& a, ClusteringKind a_kind, const FoldClustering& b,
               ClusteringKind b_kind) const;

@@ -18,7 +18,7 @@ using parquet::Field;
 using parquet::Repetition;
 using parquet::Value;
 
-constexpr int kFormat = 4;
+constexpr int kFormat = 5;
 constexpr char kSSTableForm[] = "sstable";
 constexpr char kEnvelopeForm[] = "envelope";
 constexpr int64_t kIndexRowGroupRows = 65536;
@@ -38,8 +38,9 @@ void AppendUint32(uint32_t v, std::string* out) {
   for (int shift = 24; shift >= 0; shift -= 8) out->push_back(static_cast<char>((v >> shift) & 0xff));
 }
 
-// Each component: a presence byte, then (if present) a 4-byte length and the value.
-void EncodeClustering(const FoldClustering& clustering, std::string* out_bytes) {
+}  // namespace
+
+void EncodeRowIndexClustering(const FoldClustering& clustering, std::string* out_bytes) {
   std::string& out = *out_bytes;
   out.clear();
   for (size_t i = 0; i < clustering.values.size(); ++i) {
@@ -51,7 +52,7 @@ void EncodeClustering(const FoldClustering& clustering, std::string* out_bytes) 
   }
 }
 
-bool DecodeClustering(std::string_view bytes, FoldClustering* out) {
+bool DecodeRowIndexClustering(std::string_view bytes, FoldClustering* out) {
   out->values.clear();
   out->present.clear();
   size_t pos = 0;
@@ -73,8 +74,6 @@ bool DecodeClustering(std::string_view bytes, FoldClustering* out) {
   if (std::all_of(out->present.begin(), out->present.end(), [](bool p) { return p; })) out->present.clear();
   return true;
 }
-
-}  // namespace
 
 int64_t FoldState::DeltaHorizonMicros() const {
   int64_t horizon = INT64_MIN;
@@ -100,6 +99,10 @@ std::string FoldStateToJson(const FoldState& state) {
          {"row-index", state.row_index},
          {"row-count", state.row_count},
          {"folded-at", state.folded_at}};
+  if (!state.row_index_updates.empty()) {
+    j["row-index-updates"] = state.row_index_updates;
+    j["row-index-update-count"] = state.row_index_update_count;
+  }
   if (state.next_expiry != INT64_MAX) j["next-expiry"] = state.next_expiry;
   return j.dump(1);
 }
@@ -142,6 +145,10 @@ Result<FoldState> FoldStateFromJson(const std::string& text, const std::string& 
       if (!file.empty()) state.row_index.push_back(std::move(file));
     } else {
       state.row_index = j.at("row-index").get<std::vector<std::string>>();
+    }
+    if (j.contains("row-index-updates")) {
+      state.row_index_updates = j["row-index-updates"].get<std::vector<std::string>>();
+      state.row_index_update_count = JsonInteger<int64_t>(j.at("row-index-update-count"));
     }
     state.row_count = JsonInteger<int64_t>(j.at("row-count"));
     state.folded_at = JsonInteger<int64_t>(j.at("folded-at"));
@@ -218,7 +225,7 @@ Status RowIndexWriter::Add(const RowIndexEntry& entry) {
     ASSIGN_OR_RETURN(writer_, parquet::ParquetWriter::Open(fs_, files_.back(), RowIndexSchema(), options));
     rows_in_file_ = 0;
   }
-  EncodeClustering(entry.clustering, &clustering_);
+  EncodeRowIndexClustering(entry.clustering, &clustering_);
   batch_.column(0).AppendBytes(entry.partition_key);
   batch_.column(1).AppendBytes(clustering_);
   batch_.column(2).AppendBytes(entry.data_file);
@@ -254,32 +261,44 @@ Status RowIndexReader::OpenFile(size_t index) {
   }
   file_ = index;
   next_group_ = 0;
-  rows_.clear();
+  rows_ = 0;
   next_row_ = 0;
   return Status::OK();
 }
 
 Result<bool> RowIndexReader::Next(RowIndexEntry* entry) {
+  EntryView view;
+  ASSIGN_OR_RETURN(bool more, NextView(&view));
+  if (!more) return false;
+  entry->partition_key = view.partition_key;
+  if (!DecodeRowIndexClustering(view.clustering, &entry->clustering)) {
+    return Status::Corruption(StrCat(files_[file_], ": malformed clustering in row ", next_row_ - 1, " of row group ",
+                                     next_group_ - 1));
+  }
+  entry->data_file = view.data_file;
+  entry->position = view.position;
+  entry->hash = view.hash;
+  return true;
+}
+
+Result<bool> RowIndexReader::NextView(EntryView* entry) {
   if (!reader_) return false;
-  while (next_row_ >= rows_.size()) {
+  while (next_row_ >= rows_) {
     if (next_group_ >= reader_->num_row_groups()) {
       if (file_ + 1 >= files_.size()) return false;
       RETURN_IF_ERROR(OpenFile(file_ + 1));
       continue;
     }
-    ASSIGN_OR_RETURN(rows_, reader_->ReadRowGroup(next_group_++));
+    RETURN_IF_ERROR(reader_->ReadFlatColumns(next_group_++, &columns_));
+    rows_ = columns_.empty() ? 0 : columns_[0].size();
     next_row_ = 0;
   }
-  const Value& row = rows_[next_row_++];
-  const auto& f = row.fields();
-  entry->partition_key = f[0].bytes();
-  if (!DecodeClustering(f[1].bytes(), &entry->clustering)) {
-    return Status::Corruption(StrCat(files_[file_], ": malformed clustering in row ", next_row_ - 1, " of row group ",
-                                     next_group_ - 1));
-  }
-  entry->data_file = f[2].bytes();
-  entry->position = f[3].int64_value();
-  entry->hash = static_cast<uint64_t>(f[4].int64_value());
+  size_t r = next_row_++;
+  entry->partition_key = columns_[0][r].bytes();
+  entry->clustering = columns_[1][r].bytes();
+  entry->data_file = columns_[2][r].bytes();
+  entry->position = columns_[3][r].int64_value();
+  entry->hash = static_cast<uint64_t>(columns_[4][r].int64_value());
   return true;
 }
 

@@ -15,10 +15,14 @@
 //    partition key, clustering), its primary key, where it is (data file and
 //    position) and a hash of its Iceberg values. A run merges it with the new
 //    fold output to decide which rows to append and which positions to delete.
+//    It has two layers, as a log-structured store does: the base, which a
+//    run that folds every kept generation writes whole, and over it the
+//    updates of the runs since (newer_facts.h), each an entry that replaces
+//    the base's entry of its key or removes it (an empty data file).
 //
-// The state file is JSON (format 4; formats 1, one facts file per
-// generation, 2, one row index file, and 3, envelope facts only, are read
-// too); the row index is a
+// The state file is JSON (format 5; formats 1, one facts file per
+// generation, 2, one row index file, 3, envelope facts only, and 4, no
+// row index updates, are read too); the row index is a
 // chain of Parquet files of at most kRowIndexFileRows entries, read one row
 // group at a time and one footer at a time, so that no footer grows with the
 // table. Files are never modified once written: a run writes
@@ -31,7 +35,9 @@
 #include <string>
 #include <vector>
 
+#include "cassandra/token.h"
 #include "fold/fold_types.h"
+#include "fold/value_order.h"
 #include "io/file_system.h"
 #include "parquet/reader.h"
 #include "parquet/row_batch.h"
@@ -69,16 +75,26 @@ struct FactsSet {
   int64_t bytes = 0;    // of its files
 };
 
+// The files of the row index's two layers, each in fold order.
+struct RowIndexFiles {
+  std::vector<std::string> base;
+  std::vector<std::string> updates;
+};
+
 struct FoldState {
   std::vector<ConsumedGeneration> generations;
   std::vector<FactsSet> facts;
   std::vector<std::string> row_index;  // the row index's files, in fold order; none: no row yet
+  // The update layer over `row_index`, in fold order, and its entries.
+  std::vector<std::string> row_index_updates;
+  int64_t row_index_update_count = 0;
   int64_t row_count = 0;
   // The earliest time (seconds) a visible cell or row expires; INT64_MAX if none.
   int64_t next_expiry = INT64_MAX;
   int64_t folded_at = 0;  // the `now` TTLs were evaluated at, seconds
 
   int64_t DeltaHorizonMicros() const;
+  RowIndexFiles row_index_files() const { return {row_index, row_index_updates}; }
 };
 
 std::string FoldStateToJson(const FoldState& state);
@@ -87,10 +103,27 @@ Result<FoldState> FoldStateFromJson(const std::string& text, const std::string& 
 struct RowIndexEntry {
   std::string partition_key;  // the stored key bytes
   FoldClustering clustering;
-  std::string data_file;
+  std::string data_file;      // empty: an update that removes the key's row
   int64_t position = 0;
   uint64_t hash = 0;
+
+  bool removes() const { return data_file.empty(); }
 };
+
+// Orders `entry` against the row of partition `key` at `clustering` in fold
+// order: partition token and key, then clustering. Negative, 0 or positive.
+inline int CompareToRowIndexEntry(Partitioner partitioner, const ClusteringOrder& order, const RowIndexEntry& entry,
+                                  std::string_view key, const FoldClustering& clustering) {
+  auto key_order = ComparePartitionKeys(partitioner, entry.partition_key, key);
+  if (key_order != std::strong_ordering::equal) return key_order < 0 ? -1 : 1;
+  return order.CompareRows(entry.clustering, clustering);
+}
+
+// The bytes a row index file holds for a clustering: each component a
+// presence byte, then (if present) a 4-byte length and the value.
+void EncodeRowIndexClustering(const FoldClustering& clustering, std::string* out);
+// Its inverse; false when `bytes` are malformed.
+bool DecodeRowIndexClustering(std::string_view bytes, FoldClustering* out);
 
 inline constexpr int64_t kRowIndexFileRows = int64_t{1} << 24;
 
@@ -129,6 +162,16 @@ class RowIndexReader {
   static Result<std::unique_ptr<RowIndexReader>> Open(FileSystem& fs, std::vector<std::string> files);
   // The next entry in fold order, or false at the end.
   Result<bool> Next(RowIndexEntry* entry);
+  // The same without copying: views of the entry's bytes, its clustering as
+  // the file holds it (EncodeRowIndexClustering), valid until the next call.
+  struct EntryView {
+    std::string_view partition_key;
+    std::string_view clustering;
+    std::string_view data_file;
+    int64_t position = 0;
+    uint64_t hash = 0;
+  };
+  Result<bool> NextView(EntryView* entry);
 
  private:
   RowIndexReader(FileSystem& fs, std::vector<std::string> files) : fs_(fs), files_(std::move(files)) {}
@@ -139,7 +182,8 @@ class RowIndexReader {
   size_t file_ = 0;
   std::unique_ptr<parquet::ParquetReader> reader_;  // of files_[file_]
   int next_group_ = 0;
-  std::vector<parquet::Value> rows_;
+  std::vector<std::vector<parquet::Value>> columns_;  // of row group next_group_ - 1
+  size_t rows_ = 0;
   size_t next_row_ = 0;
 };
 

@@ -30,6 +30,8 @@ FoldState SampleState() {
                   1,
                   8192}};
   state.row_index = {"state/rows-7-0.parquet", "state/rows-7-1.parquet"};
+  state.row_index_updates = {"state/rows-9-updates-0.parquet"};
+  state.row_index_update_count = 345;
   state.row_count = 123456;
   state.next_expiry = 1700000500;
   state.folded_at = 1700000100;
@@ -50,6 +52,8 @@ void ExpectSameState(const FoldState& a, const FoldState& b) {
     EXPECT_EQ(a.facts[i].bytes, b.facts[i].bytes);
   }
   EXPECT_EQ(a.row_index, b.row_index);
+  EXPECT_EQ(a.row_index_updates, b.row_index_updates);
+  EXPECT_EQ(a.row_index_update_count, b.row_index_update_count);
   EXPECT_EQ(a.row_count, b.row_count);
   EXPECT_EQ(a.next_expiry, b.next_expiry);
   EXPECT_EQ(a.folded_at, b.folded_at);
@@ -59,7 +63,7 @@ TEST(FoldStateTest, JsonRoundTrip) {
   FoldState state = SampleState();
   std::string text = FoldStateToJson(state);
   auto j = nlohmann::json::parse(text);
-  EXPECT_EQ(j.at("format"), 4);
+  EXPECT_EQ(j.at("format"), 5);
   auto back = FoldStateFromJson(text, "state/fold-state-7.json");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   ExpectSameState(*back, state);
@@ -148,7 +152,7 @@ TEST(FoldStateTest, BadFilesAreErrorsNamingThePath) {
   expect_error("{\"format\": 1", StatusKind::kCorruption);
 
   nlohmann::json future = valid;
-  future["format"] = 5;
+  future["format"] = 6;
   expect_error(future.dump(), StatusKind::kNotSupported);
 
   for (const char* member : {"format", "generations", "facts", "row-index", "row-count", "folded-at"}) {
@@ -157,6 +161,9 @@ TEST(FoldStateTest, BadFilesAreErrorsNamingThePath) {
     missing.erase(member);
     expect_error(missing.dump(), StatusKind::kCorruption);
   }
+  nlohmann::json uncounted_updates = valid;
+  uncounted_updates.erase("row-index-update-count");
+  expect_error(uncounted_updates.dump(), StatusKind::kCorruption);
   nlohmann::json bad_generation = valid;
   bad_generation["generations"][1].erase("identity");
   expect_error(bad_generation.dump(), StatusKind::kCorruption);

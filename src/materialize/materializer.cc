@@ -16,6 +16,7 @@
 #include "io/checksum.h"
 #include "materialize/facts.h"
 #include "materialize/fold_state.h"
+#include "materialize/newer_facts.h"
 #include "materialize/row_changes.h"
 #include "materialize/snapshot.h"
 #include "materialize/warehouse_files.h"
@@ -157,7 +158,7 @@ Status RunOnce(const Run& run, TableReport* report) {
                                  run.identities.size(), " generation(s) of ", run.table_dir, " anew"));
   }
   std::vector<FactsSet> facts = refold ? std::vector<FactsSet>() : base.state.facts;
-  for (FactsSet& set : new_facts) facts.push_back(std::move(set));
+  for (const FactsSet& set : new_facts) facts.push_back(set);
   MergeSettings merge;
   merge.fan_in = run.options.fold_fan_in;
   merge.file_records = run.options.facts_file_records;
@@ -172,8 +173,26 @@ Status RunOnce(const Run& run, TableReport* report) {
   row_options.compression = run.options.compression;
   row_options.compression_level = run.options.compression_level;
   row_options.progress = run.options.progress;
-  ASSIGN_OR_RETURN(RowChanges changes, FoldRowChanges(run.fs, run.table, run.mapping, run.table_dir, facts,
-                                                      base.state.row_index, row_options, files));
+  // Step 3: by the new generations alone when they decide their rows
+  // (newer_facts.h), else by folding every kept generation.
+  std::optional<RowChanges> newer;
+  if (base.metadata && !refold && !new_facts.empty() && run.options.fold_newer_facts_alone) {
+    std::string why_not;
+    ASSIGN_OR_RETURN(newer, FoldNewerFacts(run.fs, run.table, run.mapping, run.table_dir, new_facts, base.state,
+                                           row_options, files, &why_not));
+    if (!newer) {
+      report->folded_everything_because = why_not;
+      Progress(run.options, StrCat("folding every kept generation: ", why_not));
+    }
+  }
+  RowChanges changes;
+  report->folded_new_facts_only = newer.has_value();
+  if (newer) {
+    changes = std::move(*newer);
+  } else {
+    ASSIGN_OR_RETURN(changes, FoldRowChanges(run.fs, run.table, run.mapping, run.table_dir, facts,
+                                             base.state.row_index_files(), row_options, files));
+  }
   report->rows_appended = changes.rows_appended;
   report->rows_deleted = changes.rows_deleted;
   report->rows_total = changes.rows_total;
@@ -197,6 +216,8 @@ Status RunOnce(const Run& run, TableReport* report) {
   next.state.generations.insert(next.state.generations.end(), new_generations.begin(), new_generations.end());
   next.state.facts = std::move(facts);
   next.state.row_index = changes.row_index;
+  next.state.row_index_updates = changes.row_index_updates;
+  next.state.row_index_update_count = changes.row_index_update_count;
   next.state.row_count = report->rows_total;
   next.state.next_expiry = changes.next_expiry;
   next.state.folded_at = now;
@@ -234,6 +255,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   report->metadata_location = metadata_path;
   report->generations_consumed = static_cast<int>(new_generations.size());
   report->message = StrCat("committed snapshot ", report->snapshot_id);
+  if (newer) report->message += " (the new generations decided their rows alone)";
   if (refold) {
     report->message += StrCat(" (", gone, " consumed generation(s) compacted away: the table directory's ",
                               run.identities.size(), " generation(s) folded anew)");

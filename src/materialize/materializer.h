@@ -8,8 +8,9 @@
 //   2. the SSTables of new generations are kept in the warehouse (linked or
 //      copied: the facts the fold state keeps, facts.h), and facts sets are
 //      merged until at most fold_fan_in are left;
-//   3. all facts are folded as of `now`, and the fold output is merged with
-//      the row index of the last run: new rows are appended to a new data
+//   3. all facts are folded as of `now` (or only the new ones, when they
+//      decide their rows alone: newer_facts.h), and the fold output is
+//      merged with the row index of the last run: new rows are appended to a new data
 //      file, changed rows are written anew and their old position deleted,
 //      vanished rows (deleted, expired) are position-deleted; with
 //      `threads` ranges of the token ring at once (row_changes.h);
@@ -73,6 +74,10 @@ struct MaterializeOptions {
   // directory's generations alone, not the fold state's facts (a cost that
   // follows the table's size), and an empty directory is an empty table.
   bool complete_source = false;
+  // When the new generations decide every row they hold on their own
+  // (newer_facts.h), fold them alone and look their rows up in the row
+  // index, instead of folding every kept generation again.
+  bool fold_newer_facts_alone = true;
   // What the snapshot's cqlite.lineage and a new table's cqlite.source.path
   // name; empty: the table directory read (the watcher reads links of the
   // live directory it names here).
@@ -95,6 +100,10 @@ struct TableReport {
   int delete_files = 0;
   int64_t bytes_written = 0;
   bool committed = false;
+  // The new generations were folded alone (MaterializeOptions::fold_newer_facts_alone).
+  bool folded_new_facts_only = false;
+  // Why a run with new generations folded every kept one instead, if it did.
+  std::string folded_everything_because;
   int64_t snapshot_id = 0;
   int attempts = 0;
   int64_t now_seconds = 0;

@@ -11,6 +11,7 @@
 #include "fold/table_fold.h"
 #include "fold/value_order.h"
 #include "iceberg/schema.h"
+#include "materialize/batched_data_file.h"
 #include "materialize/facts.h"
 #include "materialize/position_deletes.h"
 #include "parquet/row_batch.h"
@@ -22,73 +23,9 @@ namespace cqlite::materialize {
 namespace {
 
 constexpr int64_t kProgressEvery = 200000;
-// Rows converted into one RowBatch before it is handed to the writer.
-constexpr int64_t kBatchRows = 8192;
 
-// Row comparison in fold order: partition token and key, then clustering.
-int CompareToRow(Partitioner partitioner, const ClusteringOrder& order, const RowIndexEntry& entry,
-                 const std::string& key, const FoldClustering& clustering) {
-  auto key_order = ComparePartitionKeys(partitioner, entry.partition_key, key);
-  if (key_order != std::strong_ordering::equal) return key_order < 0 ? -1 : 1;
-  return order.CompareRows(entry.clustering, clustering);
-}
-
-// The run's data file, opened when its first row comes, written a RowBatch
-// at a time.
-class BatchedDataFile {
- public:
-  BatchedDataFile(FileSystem& fs, std::string path, const iceberg::Schema& schema,
-                  const parquet::WriterOptions& options)
-      : fs_(fs),
-        path_(std::move(path)),
-        iceberg_schema_(schema),
-        parquet_schema_(iceberg::ToParquetSchema(schema)),
-        options_(options),
-        batch_(parquet_schema_) {}
-
-  const std::string& path() const { return path_; }
-  // The position the next row appended gets.
-  int64_t next_position() const { return written_ + batch_.num_rows(); }
-
-  // The batch to append the next row to.
-  Result<parquet::RowBatch*> batch() {
-    if (!writer_) {
-      ASSIGN_OR_RETURN(writer_, parquet::ParquetWriter::Open(fs_, path_, parquet_schema_, options_));
-    }
-    if (batch_.num_rows() >= kBatchRows) RETURN_IF_ERROR(Flush());
-    return &batch_;
-  }
-
-  // The file, written and synced; nullopt if no row came.
-  Result<std::optional<iceberg::DataFile>> Close() {
-    if (!writer_) return std::optional<iceberg::DataFile>();
-    RETURN_IF_ERROR(Flush());
-    ASSIGN_OR_RETURN(parquet::WriteResult written, writer_->Close());
-    RETURN_IF_ERROR(fs_.SyncFile(path_));
-    return std::optional<iceberg::DataFile>(iceberg::DescribeDataFile(path_, written, iceberg_schema_));
-  }
-
- private:
-  Status Flush() {
-    if (batch_.num_rows() == 0) return Status::OK();
-    RETURN_IF_ERROR(writer_->WriteBatch(batch_));
-    written_ += batch_.num_rows();
-    batch_.Clear();
-    return Status::OK();
-  }
-
-  FileSystem& fs_;
-  std::string path_;
-  const iceberg::Schema& iceberg_schema_;
-  parquet::Schema parquet_schema_;
-  parquet::WriterOptions options_;
-  std::unique_ptr<parquet::ParquetWriter> writer_;
-  parquet::RowBatch batch_;
-  int64_t written_ = 0;
-};
-
-// The old row index's entries of one range: those before it are passed
-// over, and it ends at the first entry after it.
+// The entries of one file chain of the old row index in one range: those
+// before it are passed over, and it ends at the first entry after it.
 class RangeRowIndex {
  public:
   RangeRowIndex(std::unique_ptr<RowIndexReader> reader, std::optional<Murmur3Range> range)
@@ -113,11 +50,61 @@ class RangeRowIndex {
   bool ended_ = false;
 };
 
+// The rows the last run left in one range, in fold order: the base layer of
+// the row index with its update layer applied (fold_state.h).
+class CurrentRowIndex {
+ public:
+  static Result<std::unique_ptr<CurrentRowIndex>> Open(FileSystem& fs, const std::vector<std::string>& base,
+                                                       const std::vector<std::string>& updates,
+                                                       std::optional<Murmur3Range> range, Partitioner partitioner,
+                                                       const ClusteringOrder& order) {
+    ASSIGN_OR_RETURN(auto base_reader, RowIndexReader::Open(fs, base));
+    ASSIGN_OR_RETURN(auto updates_reader, RowIndexReader::Open(fs, updates));
+    std::unique_ptr<CurrentRowIndex> index(new CurrentRowIndex(RangeRowIndex(std::move(base_reader), range),
+                                                               RangeRowIndex(std::move(updates_reader), range),
+                                                               partitioner, order));
+    ASSIGN_OR_RETURN(index->has_base_, index->base_.Next(&index->next_base_));
+    ASSIGN_OR_RETURN(index->has_update_, index->updates_.Next(&index->next_update_));
+    return index;
+  }
+
+  Result<bool> Next(RowIndexEntry* entry) {
+    while (has_base_ || has_update_) {
+      int order = !has_update_ ? -1
+                  : !has_base_ ? 1
+                               : CompareToRowIndexEntry(partitioner_, order_, next_base_, next_update_.partition_key,
+                                              next_update_.clustering);
+      if (order < 0) {
+        std::swap(*entry, next_base_);
+        ASSIGN_OR_RETURN(has_base_, base_.Next(&next_base_));
+        return true;
+      }
+      if (order == 0) {  // replaced or removed
+        ASSIGN_OR_RETURN(has_base_, base_.Next(&next_base_));
+      }
+      std::swap(*entry, next_update_);
+      ASSIGN_OR_RETURN(has_update_, updates_.Next(&next_update_));
+      if (!entry->removes()) return true;
+    }
+    return false;
+  }
+
+ private:
+  CurrentRowIndex(RangeRowIndex base, RangeRowIndex updates, Partitioner partitioner, const ClusteringOrder& order)
+      : base_(std::move(base)), updates_(std::move(updates)), partitioner_(partitioner), order_(order) {}
+
+  RangeRowIndex base_, updates_;
+  Partitioner partitioner_;
+  const ClusteringOrder& order_;
+  RowIndexEntry next_base_, next_update_;
+  bool has_base_ = false, has_update_ = false;
+};
+
 // The changes of the partitions in `range` (all of them without one),
 // written to the files of range number `k`.
 Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const TableMapping& mapping,
                              const std::string& table_dir, const std::vector<FactsSet>& facts,
-                             const std::vector<std::string>& row_index, const RowChangesOptions& options,
+                             const RowIndexFiles& row_index, const RowChangesOptions& options,
                              std::optional<Murmur3Range> range, int k, RunFiles& files) {
   ASSIGN_OR_RETURN(OpenedFacts opened, OpenFacts(fs, facts, table));
   if (range) {
@@ -140,13 +127,7 @@ Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const T
   ASSIGN_OR_RETURN(auto fold, TableFold::Make(fold_schema, partitioner, std::move(opened.sources),
                                               options.now_seconds));
   RowBatchConverter converter(fold_schema, fold_mapping, options.mapping);
-  std::vector<CqlTypePtr> clustering_types;
-  for (const ColumnSchema* column : fold_schema.ClusteringColumns()) {
-    auto type = std::make_shared<CqlType>(*column->type);
-    type->reversed = column->reversed;
-    clustering_types.push_back(type);
-  }
-  ClusteringOrder order(clustering_types);
+  ClusteringOrder order = ClusteringOrder::OfTable(fold_schema);
   // A COMPACT STORAGE table without (visible) clustering columns keeps its
   // rows as static rows: SELECT shows each as the partition's one row.
   const auto clustering_columns = fold_schema.ClusteringColumns();
@@ -156,8 +137,8 @@ Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const T
   const std::vector<FoldRow> static_row_as_row(1);
 
   RowChanges changes;
-  ASSIGN_OR_RETURN(auto old_reader, RowIndexReader::Open(fs, row_index));
-  RangeRowIndex old_index(std::move(old_reader), range);
+  ASSIGN_OR_RETURN(auto old_index,
+                   CurrentRowIndex::Open(fs, row_index.base, row_index.updates, range, *partitioner, order));
   RowIndexWriter new_index(fs, [&](int i) { return files.RowIndexFile(k, i); });
   parquet::WriterOptions writer_options;
   writer_options.compression = options.compression;
@@ -167,11 +148,11 @@ Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const T
   PositionDeleteWriter deletes(fs, [&](int i) { return files.DeleteFile(k, i); }, options.compression);
 
   RowIndexEntry old;
-  ASSIGN_OR_RETURN(bool has_old, old_index.Next(&old));
+  ASSIGN_OR_RETURN(bool has_old, old_index->Next(&old));
   auto drop_old = [&]() -> Status {
     RETURN_IF_ERROR(deletes.Add(old.data_file, old.position));
     ++changes.rows_deleted;
-    ASSIGN_OR_RETURN(has_old, old_index.Next(&old));
+    ASSIGN_OR_RETURN(has_old, old_index->Next(&old));
     return Status::OK();
   };
   FoldedPartition partition;
@@ -202,15 +183,15 @@ Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const T
                                 changes.rows_deleted, " deleted"));
       }
       changes.next_expiry = std::min(changes.next_expiry, RowConverter::EarliestExpiry(row));
-      while (has_old && CompareToRow(*partitioner, order, old, partition.key, row.clustering) < 0) {
+      while (has_old && CompareToRowIndexEntry(*partitioner, order, old, partition.key, row.clustering) < 0) {
         RETURN_IF_ERROR(drop_old());
       }
-      if (has_old && CompareToRow(*partitioner, order, old, partition.key, row.clustering) == 0) {
+      if (has_old && CompareToRowIndexEntry(*partitioner, order, old, partition.key, row.clustering) == 0) {
         auto hash = converter.Append(partition.key, static_row, row, nullptr);
         if (!hash.ok()) return in_partition(hash.status());
         if (*hash == old.hash) {  // unchanged: it keeps its place
           RETURN_IF_ERROR(new_index.Add(old));
-          ASSIGN_OR_RETURN(has_old, old_index.Next(&old));
+          ASSIGN_OR_RETURN(has_old, old_index->Next(&old));
           continue;
         }
         RETURN_IF_ERROR(drop_old());
@@ -237,7 +218,7 @@ Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const T
 
 Result<RowChanges> FoldRowChanges(FileSystem& fs, const TableSSTables& table, const TableMapping& mapping,
                                   const std::string& table_dir, const std::vector<FactsSet>& facts,
-                                  const std::vector<std::string>& row_index, const RowChangesOptions& options,
+                                  const RowIndexFiles& row_index, const RowChangesOptions& options,
                                   RunFiles& files) {
   // Ranges of the ring only where tokens spread evenly over it.
   int threads = table.partitioner == Partitioner::kMurmur3 ? std::max(1, options.threads) : 1;

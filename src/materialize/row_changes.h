@@ -52,7 +52,9 @@ struct RowChangesOptions {
 };
 
 struct RowChanges {
-  std::vector<std::string> row_index;           // the new row index's files
+  std::vector<std::string> row_index;           // the new row index's base files
+  std::vector<std::string> row_index_updates;   // and its update layer
+  int64_t row_index_update_count = 0;
   std::vector<iceberg::DataFile> data_files;    // the run's data file, if it wrote a row
   std::vector<iceberg::DataFile> delete_files;  // positions no longer current
   int64_t next_expiry = INT64_MAX;              // when the next TTL runs out
@@ -64,11 +66,11 @@ struct RowChanges {
 
 // Folds `facts` (of `table`, whose Iceberg face is `mapping`) and merges the
 // result with the row index in `row_index` (the last run's; empty for a
-// new table). Errors name `table_dir`, and the partition of a value that
+// new table); the new row index has no update layer. Errors name `table_dir`, and the partition of a value that
 // does not fit its Iceberg type.
 Result<RowChanges> FoldRowChanges(FileSystem& fs, const TableSSTables& table, const TableMapping& mapping,
                                   const std::string& table_dir, const std::vector<FactsSet>& facts,
-                                  const std::vector<std::string>& row_index, const RowChangesOptions& options,
+                                  const RowIndexFiles& row_index, const RowChangesOptions& options,
                                   RunFiles& files);
 
 }  // namespace cqlite::materialize

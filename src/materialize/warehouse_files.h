@@ -9,6 +9,7 @@
 //       (manifest list)                                         (Iceberg)
 //   cqlite/state-<run>.json           the fold state (fold_state.h)
 //   cqlite/rows-<run>-<k>-<i>.parquet the row index's files
+//   cqlite/rows-<run>-updates-<i>.parquet  its update layer (fold_state.h)
 //   cqlite/facts/<run>-<k>/           a consumed generation's SSTable, kept
 //                                     (its own component file names)
 //   cqlite/facts/<run>-merge<m>-<i>.parquet  merged facts files
@@ -60,6 +61,7 @@ class RunFiles {
   std::string MetadataFile(int version);
   std::string FoldState();
   std::string RowIndexFile(int range, int file);
+  std::string RowIndexUpdateFile(int file);
   // The directory the run's `generation`th new generation's SSTable is kept
   // in, and a component file in it (named as in the table directory).
   std::string KeptGenerationDirectory(size_t generation);

@@ -409,6 +409,34 @@ Result<std::vector<Value>> ParquetReader::ReadRowGroup(int index) {
   return rows;
 }
 
+Status ParquetReader::ReadFlatColumns(int index, std::vector<std::vector<Value>>* columns) {
+  if (index < 0 || index >= num_row_groups()) {
+    return Status::InvalidArgument(StrCat(path_, ": no row group ", index));
+  }
+  if (plan_.columns.size() != plan_.roots.size()) {
+    return Status::InvalidArgument(StrCat(path_, ": not a file of top-level primitive columns only"));
+  }
+  for (const ColumnDescriptor& column : plan_.columns) {
+    if (column.max_def_level != 0 || column.max_rep_level != 0) {
+      return Status::InvalidArgument(StrCat(path_, ": column ", Join(column.path, "."), " is not required"));
+    }
+  }
+  const RowGroup& group = metadata_.row_groups[index];
+  columns->resize(plan_.columns.size());
+  for (size_t i = 0; i < plan_.columns.size(); ++i) {
+    DecodedColumn decoded;
+    decoded.values = std::move((*columns)[i]);
+    decoded.values.clear();
+    RETURN_IF_ERROR(ReadColumnChunk(group.columns[i], plan_.columns[i], group.num_rows, &decoded));
+    if (decoded.values.size() != static_cast<size_t>(group.num_rows)) {
+      return Status::Corruption(StrCat(path_, ": column ", Join(plan_.columns[i].path, "."), " of row group ", index,
+                                       " has ", decoded.values.size(), " values for ", group.num_rows, " rows"));
+    }
+    (*columns)[i] = std::move(decoded.values);
+  }
+  return Status::OK();
+}
+
 Result<std::vector<Value>> ParquetReader::ReadAll() {
   std::vector<Value> rows;
   for (int g = 0; g < num_row_groups(); ++g) {

@@ -45,6 +45,10 @@ class ParquetReader {
   Result<bool> NextRow(Value* row);
   // All rows of the file.
   Result<std::vector<Value>> ReadAll();
+  // The values of one row group column by column, without assembling rows:
+  // (*columns)[c][r] is row r's value of top-level field c. REQUIRES: every
+  // field is a required primitive (InvalidArgument otherwise).
+  Status ReadFlatColumns(int index, std::vector<std::vector<Value>>* columns);
 
  private:
   struct DecodedColumn {

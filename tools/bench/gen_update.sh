@@ -6,7 +6,13 @@
 # generations 1001 and 1002, and prints the directory holding them on stdout.
 #
 #   tools/bench/gen_update.sh [--partitions N] [--seed S] [--format nb|oa] [--every EVERY]
+#                             [--timestamps after-dataset|after-row]
 #
+# --timestamps: the changes are written a minute after the dataset's newest
+# reading (after-dataset, the default: an application changing rows after the
+# dataset was written), or one second after the row each replaces (after-row:
+# older than the sensor's later readings, as a re-import of old data with its
+# original clock would be).
 # --partitions, --seed and --format must be the ones the dataset was written
 # with (the defaults are gen_dataset.sh's). The files are cached in
 # ${CQLITE_CACHE:-$HOME/.cache/cqlite}/bench/update-<key>/:
@@ -32,6 +38,7 @@ SEED=20260101
 FORMAT=oa
 EVERY=100
 FIRST_GENERATION=1001
+TIMESTAMPS=after-dataset
 
 die() { echo "gen_update.sh: $*" >&2; exit 2; }
 
@@ -41,12 +48,15 @@ while [[ $# -gt 0 ]]; do
         --seed) SEED="$2"; shift 2 ;;
         --format) FORMAT="$2"; shift 2 ;;
         --every) EVERY="$2"; shift 2 ;;
+        --timestamps) TIMESTAMPS="$2"; shift 2 ;;
         *) die "unknown argument: $1" ;;
     esac
 done
 
 SOURCES_KEY="$(maven_tool_sources_key "$UPDATE_DIR")"
-DATA_KEY="$(printf '%s|%s|%s|%s|%s|%s' "$SOURCES_KEY" "$PARTITIONS" "$SEED" "$FORMAT" "$EVERY" "$FIRST_GENERATION" |
+case "$TIMESTAMPS" in after-dataset|after-row) ;; *) die "--timestamps must be after-dataset or after-row" ;; esac
+DATA_KEY="$(printf '%s|%s|%s|%s|%s|%s|%s' "$SOURCES_KEY" "$PARTITIONS" "$SEED" "$FORMAT" "$EVERY" "$FIRST_GENERATION" \
+            "$TIMESTAMPS" |
             sha256sum | cut -c1-16)"
 OUT="$CACHE_ROOT/update-$DATA_KEY"
 
@@ -91,7 +101,8 @@ start=$(date +%s.%N)
     -Djava.security.manager=allow \
     -Dlogback.configurationFile="$LOGBACK" \
     -cp "$MAVEN_TOOL_CLASSPATH" cqlite.bench.UpdateDataset \
-    "$TABLE_DIR" "$PARTITIONS" "$SEED" "$FORMAT" "$EVERY" "$FIRST_GENERATION" >"$OUT.tmp/generation.txt"
+    "$TABLE_DIR" "$PARTITIONS" "$SEED" "$FORMAT" "$EVERY" "$FIRST_GENERATION" "$TIMESTAMPS" \
+    >"$OUT.tmp/generation.txt"
 end=$(date +%s.%N)
 printf 'wall_seconds=%.1f\n' "$(echo "$end - $start" | bc)" >>"$OUT.tmp/generation.txt"
 rm -rf "$OUT"

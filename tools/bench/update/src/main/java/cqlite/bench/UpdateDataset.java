@@ -31,11 +31,15 @@ import org.apache.cassandra.utils.StorageCompatibilityMode;
  * one row in {@code every} of each sensor (at a per-sensor offset). Of the
  * picked rows, one in ten is deleted (a row tombstone), the others are
  * written again with changed values (temperature, status, counters, a note)
- * and the same TTL as before. Every change is one second newer than the row it
- * replaces. Updates and deletes go to two SSTables, as two flushes would leave
- * them, named generations {@code first-generation} and {@code first-generation + 1}.
+ * and the same TTL as before. Updates and deletes go to two SSTables, as two
+ * flushes would leave them, named generations {@code first-generation} and
+ * {@code first-generation + 1}. Their write timestamps, by {@code timestamps}:
+ * {@code after-dataset}, a minute after the dataset's newest reading (as an
+ * application that changes rows after the dataset was written stamps its
+ * writes), or {@code after-row}, one second after the row each replaces (older
+ * than the newer readings of the same sensor).
  *
- *   UpdateDataset <table-dir> <partitions> <seed> <nb|oa> <every> <first-generation>
+ *   UpdateDataset <table-dir> <partitions> <seed> <nb|oa> <every> <first-generation> [after-dataset|after-row]
  *
  * It must stay in step with GenerateDataset's loop (same draws, same order).
  */
@@ -78,6 +82,8 @@ public final class UpdateDataset {
     static final long END_MILLIS = 1767225600000L;
     static final int TTL_SECONDS = 90 * 24 * 3600;
     static final long LATER_MICROS = 1_000_000L;
+    // A minute after the newest reading any sensor has (END_MILLIS less jitter).
+    static final long AFTER_DATASET_MICROS = (END_MILLIS + 60_000L) * 1000L;
 
     static void moveGeneration(Path passDir, Path dir, int generation) throws java.io.IOException {
         try (java.util.stream.Stream<Path> files = Files.list(passDir)) {
@@ -97,8 +103,9 @@ public final class UpdateDataset {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 6) {
-            System.err.println("usage: UpdateDataset <table-dir> <partitions> <seed> <nb|oa> <every> <first-generation>");
+        if (args.length != 6 && args.length != 7) {
+            System.err.println("usage: UpdateDataset <table-dir> <partitions> <seed> <nb|oa> <every> <first-generation> "
+                               + "[after-dataset|after-row]");
             System.exit(2);
         }
         Path dir = Paths.get(args[0]);
@@ -107,6 +114,12 @@ public final class UpdateDataset {
         String format = args[3];
         int every = Integer.parseInt(args[4]);
         int firstGeneration = Integer.parseInt(args[5]);
+        String timestamps = args.length > 6 ? args[6] : "after-dataset";
+        if (!timestamps.equals("after-dataset") && !timestamps.equals("after-row")) {
+            System.err.println("UpdateDataset: timestamps must be after-dataset or after-row, not " + timestamps);
+            System.exit(2);
+        }
+        boolean afterDataset = timestamps.equals("after-dataset");
         StorageCompatibilityMode mode;
         if (format.equals("nb")) mode = StorageCompatibilityMode.CASSANDRA_4;
         else if (format.equals("oa")) mode = StorageCompatibilityMode.NONE;
@@ -170,7 +183,7 @@ public final class UpdateDataset {
                     int ttl = ttlSensor ? TTL_SECONDS : 0;
                     rows++;
                     if (i % every == offset) {
-                        long later = writeTimestampMicros + LATER_MICROS;
+                        long later = afterDataset ? AFTER_DATASET_MICROS + i : writeTimestampMicros + LATER_MICROS;
                         if (picked++ % 10 == 9) {
                             deletes.addRow(later, id, new Date(ts));
                             deleted++;

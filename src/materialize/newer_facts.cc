@@ -1,0 +1,366 @@
+#include "materialize/newer_facts.h"
+
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
+
+#include "cassandra/value_format.h"
+#include "fold/table_fold.h"
+#include "fold/value_order.h"
+#include "iceberg/schema.h"
+#include "materialize/batched_data_file.h"
+#include "materialize/facts.h"
+#include "materialize/position_deletes.h"
+#include "util/strings.h"
+
+namespace cqlite::materialize {
+
+namespace {
+
+constexpr int64_t kProgressEvery = 200000;
+
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+// A row's key as the lookups use it: the partition key's length (4 bytes),
+// the partition key, then the clustering as the row index holds it.
+void RowKey(std::string_view partition_key, std::string_view clustering, std::string* out) {
+  out->clear();
+  uint32_t n = static_cast<uint32_t>(partition_key.size());
+  for (int shift = 24; shift >= 0; shift -= 8) out->push_back(static_cast<char>((n >> shift) & 0xff));
+  out->append(partition_key);
+  out->append(clustering);
+}
+
+std::string_view PartitionKeyOf(std::string_view row_key) {
+  uint32_t n = 0;
+  for (int i = 0; i < 4; ++i) n = (n << 8) | static_cast<uint8_t>(row_key[i]);
+  return row_key.substr(4, n);
+}
+
+std::string_view ClusteringOf(std::string_view row_key) {
+  return row_key.substr(4 + PartitionKeyOf(row_key).size());
+}
+
+// A row the new facts hold, and where the table has it now.
+struct TouchedRow {
+  bool indexed = false;  // the row index has a current entry for it
+  int data_file = 0;     // into TouchedRows::data_files
+  int64_t position = 0;
+  uint64_t hash = 0;
+  bool folded = false;   // the new facts fold to a row at this key
+};
+
+struct TouchedRows {
+  std::unordered_map<std::string, TouchedRow, StringHash, std::equal_to<>> rows;
+  // The rows of each partition by the bytes of their clustering, so that the
+  // index scan finds an entry's row with a short binary search.
+  using ByClustering = std::vector<std::pair<std::string_view, TouchedRow*>>;
+  std::unordered_map<std::string_view, ByClustering> partitions;
+  std::vector<std::string> data_files;  // of indexed rows, each once
+
+  void GroupByPartition() {
+    for (auto& [key, row] : rows) partitions[PartitionKeyOf(key)].emplace_back(ClusteringOf(key), &row);
+    for (auto& [key, by_clustering] : partitions) std::sort(by_clustering.begin(), by_clustering.end());
+  }
+};
+
+// Why a table's rows cannot be decided by newer facts alone, or empty.
+std::string TableWhyNot(const TableSchema& schema) {
+  if (schema.compact_storage) return "the table uses COMPACT STORAGE";
+  if (!schema.dropped_columns.empty()) return "the table has dropped columns";
+  for (const ColumnSchema& column : schema.columns) {
+    if (column.kind == ColumnKind::kStatic) return "the table has static columns";
+    if (column.type->kind == CqlKind::kCounter) return "the table has counter columns";
+  }
+  return "";
+}
+
+// Why `row` of the new facts needs the kept facts to fold, or empty.
+// `horizon`: the newest timestamp among the kept facts.
+std::string RowWhyNot(const FoldRow& row, const TableSchema& schema, size_t regular_columns, int64_t horizon) {
+  // A deletion at the horizon still covers every kept fact; a write there
+  // would tie with one.
+  auto covers = [&](const DeletionTime& d) { return d.marked_for_delete_at >= horizon; };
+  bool deleted = !row.deletion.IsLive();
+  if (deleted && (row.deletion_is_shadowable || !covers(row.deletion))) {
+    return "the new generations hold a row deletion older than the kept facts";
+  }
+  if (!row.liveness.IsEmpty() && row.liveness.timestamp <= horizon) return "the new generations hold a write older than the kept facts";
+  size_t covered = 0;
+  for (const FoldColumn& column : row.columns) {
+    for (const FoldCell& cell : column.cells) {
+      if (cell.timestamp <= horizon) return "the new generations hold a write older than the kept facts";
+    }
+    bool whole = column.is_complex ? !column.complex_deletion.IsLive() : !column.cells.empty();
+    if (column.is_complex && whole && !covers(column.complex_deletion)) {
+      return "the new generations hold a collection tombstone older than the kept facts";
+    }
+    if (whole && schema.columns[column.column].kind == ColumnKind::kRegular) ++covered;
+  }
+  if (deleted) return "";
+  if (row.liveness.IsEmpty()) return "the new generations hold a row written without its primary key liveness (an UPDATE)";
+  if (covered < regular_columns) return "the new generations hold a row written in part";
+  return "";
+}
+
+// Reads the new facts once: why they cannot decide their rows alone (the
+// first thing found), or empty with the keys of their rows in `touched`.
+Result<std::string> Screen(FileSystem& fs, const TableSSTables& table, const std::vector<FactsSet>& new_facts,
+                           int64_t horizon, int64_t max_rows, TouchedRows* touched) {
+  ASSIGN_OR_RETURN(OpenedFacts opened, OpenFacts(fs, new_facts, table));
+  if (!opened.partitioner) return std::string("the partitioner is not one cqlite orders keys by");
+  const TableSchema& schema = *opened.schema;
+  size_t regular_columns = std::count_if(schema.columns.begin(), schema.columns.end(),
+                                         [](const ColumnSchema& c) { return c.kind == ColumnKind::kRegular; });
+  std::string clustering, key;
+  for (auto& source : opened.sources) {
+    FoldPartition partition;
+    while (true) {
+      ASSIGN_OR_RETURN(bool more, source->Next(&partition));
+      if (!more) break;
+      if (!partition.deletion.IsLive()) return std::string("the new generations hold a partition deletion");
+      if (partition.has_static_row) return std::string("the new generations hold a static row");
+      while (true) {
+        if (!partition.markers.empty()) return std::string("the new generations hold a range tombstone");
+        for (const FoldRow& row : partition.rows) {
+          std::string why = RowWhyNot(row, schema, regular_columns, horizon);
+          if (!why.empty()) return why;
+          EncodeRowIndexClustering(row.clustering, &clustering);
+          RowKey(partition.key, clustering, &key);
+          touched->rows.try_emplace(key);
+        }
+        if (static_cast<int64_t>(touched->rows.size()) > max_rows) {
+          return StrCat("the new generations hold more than ", max_rows, " rows, more than the row index's update layer takes");
+        }
+        if (partition.complete) break;
+        RETURN_IF_ERROR(source->More(&partition));
+      }
+    }
+  }
+  return std::string();
+}
+
+// Finds the touched rows in one layer of the row index: the update layer
+// after the base, so that its entries win.
+Status LookUp(FileSystem& fs, const std::vector<std::string>& files, TouchedRows* touched) {
+  ASSIGN_OR_RETURN(auto reader, RowIndexReader::Open(fs, files));
+  std::unordered_map<std::string, int, StringHash, std::equal_to<>> file_numbers;
+  for (size_t i = 0; i < touched->data_files.size(); ++i) file_numbers[touched->data_files[i]] = static_cast<int>(i);
+  RowIndexReader::EntryView entry;
+  std::string last_partition;
+  const TouchedRows::ByClustering* partition = nullptr;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, reader->NextView(&entry));
+    if (!more) break;
+    std::string_view clustering = entry.clustering;
+    // Entries come a partition at a time.
+    if (entry.partition_key != last_partition) {
+      last_partition = entry.partition_key;
+      auto found = touched->partitions.find(std::string_view(last_partition));
+      partition = found == touched->partitions.end() ? nullptr : &found->second;
+    }
+    if (partition == nullptr) continue;
+    auto it = std::lower_bound(partition->begin(), partition->end(), clustering,
+                               [](const auto& a, std::string_view c) { return a.first < c; });
+    if (it == partition->end() || it->first != clustering) continue;
+    TouchedRow& row = *it->second;
+    row.indexed = !entry.data_file.empty();  // an empty one: an update that removes the row
+    if (!row.indexed) continue;
+    auto [file, added] =
+        file_numbers.try_emplace(std::string(entry.data_file), static_cast<int>(touched->data_files.size()));
+    if (added) touched->data_files.emplace_back(entry.data_file);
+    row.data_file = file->second;
+    row.position = entry.position;
+    row.hash = entry.hash;
+  }
+  return Status::OK();
+}
+
+// One entry of the run's update layer.
+struct Change {
+  std::string_view key;  // RowKey form; the touched row's
+  FoldClustering clustering;
+  bool removes = false;
+  int64_t position = 0;  // in the run's data file
+  uint64_t hash = 0;
+  size_t partition_rank = 0;
+};
+
+// The ranks of `keys` in the partitioner's order.
+std::unordered_map<std::string_view, size_t> PartitionRanks(Partitioner partitioner,
+                                                            std::vector<std::string_view> keys) {
+  if (partitioner == Partitioner::kMurmur3) {
+    // Tokens computed once each, not once per comparison.
+    std::vector<std::pair<int64_t, std::string_view>> tokens;
+    tokens.reserve(keys.size());
+    for (std::string_view k : keys) tokens.emplace_back(Murmur3Token(k), k);
+    std::sort(tokens.begin(), tokens.end());  // by token, then bytes: ComparePartitionKeys
+    for (size_t i = 0; i < tokens.size(); ++i) keys[i] = tokens[i].second;
+  } else {
+    std::sort(keys.begin(), keys.end(), PartitionKeyLess{partitioner});
+  }
+  std::unordered_map<std::string_view, size_t> ranks;
+  for (size_t i = 0; i < keys.size(); ++i) ranks[keys[i]] = i;
+  return ranks;
+}
+
+}  // namespace
+
+Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTables& table,
+                                                 const TableMapping& mapping, const std::string& table_dir,
+                                                 const std::vector<FactsSet>& new_facts, const FoldState& last,
+                                                 const RowChangesOptions& options, RunFiles& files,
+                                                 std::string* why_not) {
+  auto not_here = [&](std::string why) -> Result<std::optional<RowChanges>> {
+    *why_not = std::move(why);
+    return std::optional<RowChanges>();
+  };
+  if (last.generations.empty()) return not_here("no generation was consumed before");
+  if (options.now_seconds < last.folded_at) return not_here("--now is before the last run's");
+  if (options.now_seconds >= last.next_expiry) return not_here("rows folded before have expired since");
+  for (const FactsSet& set : new_facts) {
+    if (set.form != FactsForm::kSSTable) return not_here("new facts that are not SSTables");
+  }
+  std::string why = TableWhyNot(table.schema.table);
+  if (!why.empty()) return not_here(why);
+  int64_t allowance = kRowIndexUpdateAllowance + last.row_count / 4 - last.row_index_update_count;
+  int64_t max_rows = std::min(kMaxNewerFactsRows, allowance);
+  if (max_rows <= 0) return not_here("the row index's update layer is full");
+
+  const int64_t horizon = last.DeltaHorizonMicros();
+  TouchedRows touched;
+  ASSIGN_OR_RETURN(why, Screen(fs, table, new_facts, horizon, max_rows, &touched));
+  if (!why.empty()) return not_here(why);
+  if (options.progress) {
+    options.progress(StrCat("the new generations decide their ", touched.rows.size(),
+                            " rows alone; looking them up in the row index"));
+  }
+  touched.GroupByPartition();
+  RETURN_IF_ERROR(LookUp(fs, last.row_index, &touched));
+  RETURN_IF_ERROR(LookUp(fs, last.row_index_updates, &touched));
+
+  // The fold of the new facts alone.
+  ASSIGN_OR_RETURN(OpenedFacts opened, OpenFacts(fs, new_facts, table));
+  const TableSchema& fold_schema = *opened.schema;
+  const Partitioner partitioner = *opened.partitioner;
+  ASSIGN_OR_RETURN(TableMapping fold_mapping, MapTable(fold_schema, options.mapping));
+  if (!iceberg::SameStructure(fold_mapping.schema, mapping.schema)) {
+    return Status::NotSupported(StrCat(table_dir, ": the schema of the new generations differs from the "
+                                                  "table's; schema changes are not supported yet"));
+  }
+  ASSIGN_OR_RETURN(auto fold, TableFold::Make(fold_schema, partitioner, std::move(opened.sources),
+                                              options.now_seconds));
+  RowBatchConverter converter(fold_schema, fold_mapping, options.mapping);
+  const ClusteringOrder order = ClusteringOrder::OfTable(fold_schema);
+  parquet::WriterOptions writer_options;
+  writer_options.compression = options.compression;
+  if (options.compression == parquet::CompressionCodec::kZstd) writer_options.compression_level = options.compression_level;
+  writer_options.row_group_size = options.row_group_bytes;
+  BatchedDataFile data(fs, files.DataFile(0), mapping.schema, writer_options);
+  PositionDeleteWriter deletes(fs, [&](int i) { return files.DeleteFile(0, i); }, options.compression);
+
+  RowChanges changes;
+  changes.next_expiry = last.next_expiry;
+  std::vector<Change> updates;
+  FoldedPartition partition;
+  auto in_partition = [&](const Status& status) {
+    auto key = PartitionKeyStrings(*fold_schema.PartitionKeyType(), partition.key);
+    return status.WithContext(StrCat(table_dir, ": partition ", key.ok() ? Join(*key, ":") : ToHex(partition.key)));
+  };
+  std::string clustering, key;
+  int64_t rows_seen = 0;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, fold->Next(&partition));
+    if (!more) break;
+    for (const FoldRow& row : partition.rows) {
+      if (++rows_seen % kProgressEvery == 0 && options.progress) {
+        options.progress(StrCat(rows_seen, " rows folded, ", changes.rows_appended, " written, ",
+                                changes.rows_deleted, " deleted"));
+      }
+      changes.next_expiry = std::min(changes.next_expiry, RowConverter::EarliestExpiry(row));
+      EncodeRowIndexClustering(row.clustering, &clustering);
+      RowKey(partition.key, clustering, &key);
+      auto it = touched.rows.find(key);
+      if (it == touched.rows.end()) {
+        return Status::Corruption(StrCat(table_dir, ": the fold of the new generations gave a row they do not hold"));
+      }
+      TouchedRow& old = it->second;
+      old.folded = true;
+      if (old.indexed) {
+        auto hash = converter.Append(partition.key, nullptr, row, nullptr);
+        if (!hash.ok()) return in_partition(hash.status());
+        if (*hash == old.hash) continue;  // written again as it was: it keeps its place
+        RETURN_IF_ERROR(deletes.Add(touched.data_files[old.data_file], old.position));
+        ++changes.rows_deleted;
+      }
+      ASSIGN_OR_RETURN(parquet::RowBatch * batch, data.batch());
+      int64_t position = data.next_position();
+      auto hash = converter.Append(partition.key, nullptr, row, batch);
+      if (!hash.ok()) return in_partition(hash.status());
+      updates.push_back({it->first, row.clustering, false, position, *hash, 0});
+      ++changes.rows_appended;
+    }
+  }
+  // Rows the new facts deleted (or whose every cell they made dead).
+  for (auto& [row_key, old] : touched.rows) {
+    if (old.folded || !old.indexed) continue;
+    RETURN_IF_ERROR(deletes.Add(touched.data_files[old.data_file], old.position));
+    ++changes.rows_deleted;
+    Change removal{row_key, {}, true, 0, 0, 0};
+    if (!DecodeRowIndexClustering(ClusteringOf(row_key), &removal.clustering)) {
+      return Status::Corruption(StrCat(table_dir, ": a malformed row key"));
+    }
+    updates.push_back(std::move(removal));
+  }
+
+  // This run's entries in fold order, over the last update layer's.
+  std::vector<std::string_view> partitions;
+  for (const auto& [partition_key, rows] : touched.partitions) partitions.push_back(partition_key);
+  auto ranks = PartitionRanks(partitioner, std::move(partitions));
+  for (Change& c : updates) c.partition_rank = ranks.at(PartitionKeyOf(c.key));
+  std::sort(updates.begin(), updates.end(), [&](const Change& a, const Change& b) {
+    if (a.partition_rank != b.partition_rank) return a.partition_rank < b.partition_rank;
+    return order.CompareRows(a.clustering, b.clustering) < 0;
+  });
+  ASSIGN_OR_RETURN(auto previous, RowIndexReader::Open(fs, last.row_index_updates));
+  RowIndexWriter layer(fs, [&](int i) { return files.RowIndexUpdateFile(i); });
+  RowIndexEntry before;
+  ASSIGN_OR_RETURN(bool has_before, previous->Next(&before));
+  RowIndexEntry entry;
+  for (const Change& c : updates) {
+    std::string_view partition_key = PartitionKeyOf(c.key);
+    int placed = 1;
+    while (has_before &&
+           (placed = CompareToRowIndexEntry(partitioner, order, before, partition_key, c.clustering)) < 0) {
+      RETURN_IF_ERROR(layer.Add(before));
+      ASSIGN_OR_RETURN(has_before, previous->Next(&before));
+    }
+    if (has_before && placed == 0) {  // replaced
+      ASSIGN_OR_RETURN(has_before, previous->Next(&before));
+    }
+    entry.partition_key = partition_key;
+    entry.clustering = c.clustering;
+    entry.data_file = c.removes ? std::string() : data.path();
+    entry.position = c.position;
+    entry.hash = c.hash;
+    RETURN_IF_ERROR(layer.Add(entry));
+  }
+  while (has_before) {
+    RETURN_IF_ERROR(layer.Add(before));
+    ASSIGN_OR_RETURN(has_before, previous->Next(&before));
+  }
+  ASSIGN_OR_RETURN(changes.row_index_updates, layer.Close());
+  for (const std::string& path : changes.row_index_updates) RETURN_IF_ERROR(fs.SyncFile(path));
+  changes.row_index_update_count = layer.count();
+  changes.row_index = last.row_index;
+  changes.rows_total = last.row_count + changes.rows_appended - changes.rows_deleted;
+  ASSIGN_OR_RETURN(std::optional<iceberg::DataFile> data_file, data.Close());
+  if (data_file) changes.data_files.push_back(std::move(*data_file));
+  ASSIGN_OR_RETURN(changes.delete_files, deletes.Finish());
+  return std::optional<RowChanges>(std::move(changes));
+}
+
+}  // namespace cqlite::materialize
