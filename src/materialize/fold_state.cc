@@ -294,11 +294,11 @@ Result<bool> RowIndexReader::NextView(EntryView* entry) {
     next_row_ = 0;
   }
   size_t r = next_row_++;
-  entry->partition_key = columns_[0][r].bytes();
-  entry->clustering = columns_[1][r].bytes();
-  entry->data_file = columns_[2][r].bytes();
-  entry->position = columns_[3][r].int64_value();
-  entry->hash = static_cast<uint64_t>(columns_[4][r].int64_value());
+  entry->partition_key = columns_[0].Bytes(r);
+  entry->clustering = columns_[1].Bytes(r);
+  entry->data_file = columns_[2].Bytes(r);
+  entry->position = columns_[3].ints[r];
+  entry->hash = static_cast<uint64_t>(columns_[4].ints[r]);
   return true;
 }
 

@@ -182,7 +182,7 @@ class RowIndexReader {
   size_t file_ = 0;
   std::unique_ptr<parquet::ParquetReader> reader_;  // of files_[file_]
   int next_group_ = 0;
-  std::vector<std::vector<parquet::Value>> columns_;  // of row group next_group_ - 1
+  std::vector<parquet::FlatColumn> columns_;  // of row group next_group_ - 1
   size_t rows_ = 0;
   size_t next_row_ = 0;
 };

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "cassandra/value_format.h"
@@ -143,24 +145,25 @@ Result<std::string> Screen(FileSystem& fs, const TableSSTables& table, const std
   return std::string();
 }
 
-// Finds the touched rows in one layer of the row index: the update layer
-// after the base, so that its entries win.
-Status LookUp(FileSystem& fs, const std::vector<std::string>& files, TouchedRows* touched) {
-  ASSIGN_OR_RETURN(auto reader, RowIndexReader::Open(fs, files));
-  std::unordered_map<std::string, int, StringHash, std::equal_to<>> file_numbers;
-  for (size_t i = 0; i < touched->data_files.size(); ++i) file_numbers[touched->data_files[i]] = static_cast<int>(i);
+// Finds the touched rows in some files of one layer of the row index.
+// `intern` numbers a data file's name (TouchedRows::data_files).
+Status LookUpIn(FileSystem& fs, std::vector<std::string> files, const TouchedRows& touched,
+                const std::function<int(std::string_view)>& intern) {
+  ASSIGN_OR_RETURN(auto reader, RowIndexReader::Open(fs, std::move(files)));
   RowIndexReader::EntryView entry;
   std::string last_partition;
+  bool started = false;
   const TouchedRows::ByClustering* partition = nullptr;
   while (true) {
     ASSIGN_OR_RETURN(bool more, reader->NextView(&entry));
     if (!more) break;
     std::string_view clustering = entry.clustering;
     // Entries come a partition at a time.
-    if (entry.partition_key != last_partition) {
+    if (!started || entry.partition_key != last_partition) {
+      started = true;
       last_partition = entry.partition_key;
-      auto found = touched->partitions.find(std::string_view(last_partition));
-      partition = found == touched->partitions.end() ? nullptr : &found->second;
+      auto found = touched.partitions.find(std::string_view(last_partition));
+      partition = found == touched.partitions.end() ? nullptr : &found->second;
     }
     if (partition == nullptr) continue;
     auto it = std::lower_bound(partition->begin(), partition->end(), clustering,
@@ -169,13 +172,39 @@ Status LookUp(FileSystem& fs, const std::vector<std::string>& files, TouchedRows
     TouchedRow& row = *it->second;
     row.indexed = !entry.data_file.empty();  // an empty one: an update that removes the row
     if (!row.indexed) continue;
-    auto [file, added] =
-        file_numbers.try_emplace(std::string(entry.data_file), static_cast<int>(touched->data_files.size()));
-    if (added) touched->data_files.emplace_back(entry.data_file);
-    row.data_file = file->second;
+    row.data_file = intern(entry.data_file);
     row.position = entry.position;
     row.hash = entry.hash;
   }
+  return Status::OK();
+}
+
+// Finds the touched rows in one layer of the row index (the update layer
+// after the base, so that its entries win), its files split among up to
+// `threads` threads: each key is in one file of a layer.
+Status LookUp(FileSystem& fs, const std::vector<std::string>& files, int threads, TouchedRows* touched) {
+  std::mutex mu;
+  std::unordered_map<std::string, int, StringHash, std::equal_to<>> numbers;
+  for (size_t i = 0; i < touched->data_files.size(); ++i) numbers[touched->data_files[i]] = static_cast<int>(i);
+  auto intern = [&](std::string_view name) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto [it, added] = numbers.try_emplace(std::string(name), static_cast<int>(touched->data_files.size()));
+    if (added) touched->data_files.emplace_back(name);
+    return it->second;
+  };
+  size_t parts = std::max<size_t>(1, std::min(files.size(), static_cast<size_t>(std::max(1, threads))));
+  if (parts == 1) return LookUpIn(fs, files, *touched, intern);
+  std::vector<Status> results(parts);
+  std::vector<std::thread> workers;
+  for (size_t k = 0; k < parts; ++k) {
+    std::vector<std::string> own(files.begin() + static_cast<std::ptrdiff_t>(files.size() * k / parts),
+                                 files.begin() + static_cast<std::ptrdiff_t>(files.size() * (k + 1) / parts));
+    workers.emplace_back([&, k, own = std::move(own)]() mutable {
+      results[k] = LookUpIn(fs, std::move(own), *touched, intern);
+    });
+  }
+  for (std::thread& worker : workers) worker.join();
+  for (Status& status : results) RETURN_IF_ERROR(status);
   return Status::OK();
 }
 
@@ -219,6 +248,11 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
     return std::optional<RowChanges>();
   };
   if (last.generations.empty()) return not_here("no generation was consumed before");
+  // A generation whose Statistics.db gave no maximum timestamp was recorded
+  // with 0: its facts may be newer than the horizon says.
+  for (const ConsumedGeneration& g : last.generations) {
+    if (g.max_timestamp == 0) return not_here("a consumed generation's newest timestamp is not known");
+  }
   if (options.now_seconds < last.folded_at) return not_here("--now is before the last run's");
   if (options.now_seconds >= last.next_expiry) return not_here("rows folded before have expired since");
   for (const FactsSet& set : new_facts) {
@@ -239,8 +273,8 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
                             " rows alone; looking them up in the row index"));
   }
   touched.GroupByPartition();
-  RETURN_IF_ERROR(LookUp(fs, last.row_index, &touched));
-  RETURN_IF_ERROR(LookUp(fs, last.row_index_updates, &touched));
+  RETURN_IF_ERROR(LookUp(fs, last.row_index, options.threads, &touched));
+  RETURN_IF_ERROR(LookUp(fs, last.row_index_updates, options.threads, &touched));
 
   // The fold of the new facts alone.
   ASSIGN_OR_RETURN(OpenedFacts opened, OpenFacts(fs, new_facts, table));

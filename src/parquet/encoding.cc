@@ -382,6 +382,36 @@ Status DecodePlain(const Field& column, std::span<const uint8_t> data, size_t* p
   return Status::OK();
 }
 
+Status DecodePlainInt64s(std::span<const uint8_t> data, size_t* pos, size_t count, std::vector<int64_t>* out,
+                         const std::string& what) {
+  if (count > (data.size() - *pos) / 8) {
+    return Status::Corruption(StrCat(what, ": PLAIN values run past the end of the page at byte ", *pos));
+  }
+  size_t first = out->size();
+  out->resize(first + count);
+  for (size_t i = 0; i < count; ++i) (*out)[first + i] = LoadLittleEndian<int64_t>(data.data() + *pos + 8 * i);
+  *pos += 8 * count;
+  return Status::OK();
+}
+
+Status DecodePlainByteArrays(std::span<const uint8_t> data, size_t* pos, size_t count, std::vector<std::string>* out,
+                             const std::string& what) {
+  // Every value takes at least its 4-byte length, which bounds the reservation.
+  out->reserve(out->size() + std::min(count, (data.size() - *pos) / 4));
+  for (size_t i = 0; i < count; ++i) {
+    if (data.size() - *pos < 4) {
+      return Status::Corruption(StrCat(what, ": PLAIN values run past the end of the page at byte ", *pos));
+    }
+    uint32_t n = LoadLittleEndian<uint32_t>(data.data() + *pos);
+    *pos += 4;
+    if (n > data.size() - *pos) {
+      return Status::Corruption(StrCat(what, ": PLAIN values run past the end of the page at byte ", *pos));
+    }
+    out->emplace_back(reinterpret_cast<const char*>(data.data() + *pos), n);
+    *pos += n;
+  }
+  return Status::OK();
+}
 
 namespace {
 

@@ -62,6 +62,12 @@ Status CheckValueKind(const Field& column, const Value& value);
 Status DecodePlain(const Field& column, std::span<const uint8_t> data, size_t* pos, size_t count,
                    std::vector<Value>* out, const std::string& what);
 
+// The same for INT64 and BYTE_ARRAY columns, as plain C++ values.
+Status DecodePlainInt64s(std::span<const uint8_t> data, size_t* pos, size_t count, std::vector<int64_t>* out,
+                         const std::string& what);
+Status DecodePlainByteArrays(std::span<const uint8_t> data, size_t* pos, size_t count, std::vector<std::string>* out,
+                             const std::string& what);
+
 // DELTA_BINARY_PACKED: the first value, then blocks of kDeltaBlockValues
 // differences to the value before, each block's minimum difference once and
 // the rest above it bit-packed in kDeltaMiniblocks miniblocks of their own

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 
 #include "io/checksum.h"
 #include "io/codec.h"
@@ -119,8 +120,8 @@ Status ParquetReader::VerifyFooterChecksum(std::vector<uint8_t>& footer, uint64_
   return Status::OK();
 }
 
-Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDescriptor& column,
-                                      int64_t num_rows, DecodedColumn* out) {
+Status ParquetReader::ReadPages(const ColumnChunk& chunk, const ColumnDescriptor& column, DecodedColumn* levels,
+                               const std::function<Status(const PageValues&)>& visit) {
   const ColumnMetaData& m = *chunk.meta_data;
   const Field& field = *column.field;
   std::string what = StrCat(path_, " column ", column.path.back());
@@ -149,7 +150,6 @@ Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDesc
   std::vector<uint8_t> data(static_cast<size_t>(m.total_compressed_size));
   if (!data.empty()) RETURN_IF_ERROR(file_->ReadExactly(static_cast<uint64_t>(start), data));
 
-  std::vector<Value> dictionary;
   bool has_dictionary = false;
   size_t pos = 0;
   int64_t values_read = 0;
@@ -197,9 +197,7 @@ Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDesc
       if (d.num_values < 0 || static_cast<size_t>(d.num_values) > page.size()) {
         return Status::Corruption(StrCat(page_what, ": bad dictionary size ", d.num_values));
       }
-      size_t vpos = 0;
-      RETURN_IF_ERROR(
-          DecodePlain(field, page, &vpos, static_cast<size_t>(d.num_values), &dictionary, page_what));
+      RETURN_IF_ERROR(visit({true, Encoding::kPlain, page, static_cast<size_t>(d.num_values), page_what}));
       has_dictionary = true;
       continue;
     }
@@ -216,9 +214,9 @@ Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDesc
     }
     size_t count = static_cast<size_t>(d.num_values);
     size_t ppos = 0;
-    auto read_levels = [&](int max_level, std::vector<uint32_t>* levels) -> Status {
+    auto read_levels = [&](int max_level, std::vector<uint32_t>* out) -> Status {
       if (max_level == 0) {
-        levels->insert(levels->end(), count, 0);
+        out->insert(out->end(), count, 0);
         return Status::OK();
       }
       if (page.size() - ppos < 4) return Status::Corruption(StrCat(page_what, ": truncated levels"));
@@ -229,56 +227,96 @@ Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDesc
         return Status::Corruption(StrCat(page_what, ": levels run past the page"));
       RleHybridDecoder decoder(std::span<const uint8_t>(page.data() + ppos, size),
                                BitWidth(static_cast<uint32_t>(max_level)));
-      size_t before = levels->size();
-      RETURN_IF_ERROR(decoder.Decode(count, levels).WithContext(page_what));
-      for (size_t i = before; i < levels->size(); ++i) {
-        if ((*levels)[i] > static_cast<uint32_t>(max_level)) {
+      size_t before = out->size();
+      RETURN_IF_ERROR(decoder.Decode(count, out).WithContext(page_what));
+      for (size_t i = before; i < out->size(); ++i) {
+        if ((*out)[i] > static_cast<uint32_t>(max_level)) {
           return Status::Corruption(
-              StrCat(page_what, ": level ", (*levels)[i], " above the maximum ", max_level));
+              StrCat(page_what, ": level ", (*out)[i], " above the maximum ", max_level));
         }
       }
       ppos += size;
       return Status::OK();
     };
-    size_t first_level = out->def_levels.size();
-    RETURN_IF_ERROR(read_levels(column.max_rep_level, &out->rep_levels));
-    RETURN_IF_ERROR(read_levels(column.max_def_level, &out->def_levels));
-    size_t present = 0;
-    for (size_t i = first_level; i < out->def_levels.size(); ++i) {
-      if (out->def_levels[i] == static_cast<uint32_t>(column.max_def_level)) ++present;
+    size_t present = count;
+    if (levels != nullptr) {
+      size_t first_level = levels->def_levels.size();
+      RETURN_IF_ERROR(read_levels(column.max_rep_level, &levels->rep_levels));
+      RETURN_IF_ERROR(read_levels(column.max_def_level, &levels->def_levels));
+      present = 0;
+      for (size_t i = first_level; i < levels->def_levels.size(); ++i) {
+        if (levels->def_levels[i] == static_cast<uint32_t>(column.max_def_level)) ++present;
+      }
+    } else if (column.max_rep_level != 0 || column.max_def_level != 0) {
+      return Status::InvalidArgument(StrCat(what, ": levels not asked for"));
     }
     std::span<const uint8_t> values(page.data() + ppos, page.size() - ppos);
-    if (d.encoding == Encoding::kPlain) {
-      size_t vpos = 0;
-      RETURN_IF_ERROR(DecodePlain(field, values, &vpos, present, &out->values, page_what));
-    } else if (d.encoding == Encoding::kRleDictionary ||
-               (d.encoding == Encoding::kPlainDictionary && !checked_pages_)) {
-      if (!has_dictionary)
-        return Status::Corruption(StrCat(page_what, ": dictionary-encoded page without a dictionary"));
-      if (present > 0) {
-        if (values.empty()) return Status::Corruption(StrCat(page_what, ": missing index bit width"));
-        std::vector<uint32_t> indices;
-        RleHybridDecoder decoder(values.subspan(1), values[0]);
-        RETURN_IF_ERROR(decoder.Decode(present, &indices).WithContext(page_what));
-        for (uint32_t index : indices) {
-          if (index >= dictionary.size()) {
-            return Status::Corruption(StrCat(page_what, ": dictionary index ", index, " out of range"));
-          }
-          out->values.push_back(dictionary[index]);
-        }
-      }
-    } else if (d.encoding == Encoding::kDeltaBinaryPacked || d.encoding == Encoding::kDeltaLengthByteArray ||
-               d.encoding == Encoding::kDeltaByteArray) {
-      RETURN_IF_ERROR(DecodeDelta(field, d.encoding, values, present, &out->values, page_what));
-    } else {
+    if (d.encoding == Encoding::kPlainDictionary && checked_pages_) {
       return Status::NotSupported(StrCat(page_what, ": value encoding ", static_cast<int>(d.encoding)));
     }
+    Encoding encoding = d.encoding == Encoding::kPlainDictionary ? Encoding::kRleDictionary : d.encoding;
+    if (encoding == Encoding::kRleDictionary && !has_dictionary) {
+      return Status::Corruption(StrCat(page_what, ": dictionary-encoded page without a dictionary"));
+    }
+    RETURN_IF_ERROR(visit({false, encoding, values, present, page_what}));
     values_read += d.num_values;
   }
+  return Status::OK();
+}
+
+namespace {
+
+// The indices of a dictionary-encoded page's `count` values.
+Status DictionaryIndices(std::span<const uint8_t> values, size_t count, size_t dictionary_size,
+                         std::vector<uint32_t>* indices, const std::string& what) {
+  if (count == 0) return Status::OK();
+  if (values.empty()) return Status::Corruption(StrCat(what, ": missing index bit width"));
+  size_t first = indices->size();
+  RleHybridDecoder decoder(values.subspan(1), values[0]);
+  RETURN_IF_ERROR(decoder.Decode(count, indices).WithContext(what));
+  for (size_t i = first; i < indices->size(); ++i) {
+    if ((*indices)[i] >= dictionary_size) {
+      return Status::Corruption(StrCat(what, ": dictionary index ", (*indices)[i], " out of range"));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDescriptor& column,
+                                      int64_t num_rows, DecodedColumn* out) {
+  const Field& field = *column.field;
+  std::vector<Value> dictionary;
+  std::vector<uint32_t> indices;
+  RETURN_IF_ERROR(ReadPages(chunk, column, out, [&](const PageValues& page) -> Status {
+    if (page.dictionary) {
+      size_t vpos = 0;
+      return DecodePlain(field, page.values, &vpos, page.count, &dictionary, page.what);
+    }
+    switch (page.encoding) {
+      case Encoding::kPlain: {
+        size_t vpos = 0;
+        return DecodePlain(field, page.values, &vpos, page.count, &out->values, page.what);
+      }
+      case Encoding::kRleDictionary:
+        indices.clear();
+        RETURN_IF_ERROR(DictionaryIndices(page.values, page.count, dictionary.size(), &indices, page.what));
+        for (uint32_t index : indices) out->values.push_back(dictionary[index]);
+        return Status::OK();
+      case Encoding::kDeltaBinaryPacked:
+      case Encoding::kDeltaLengthByteArray:
+      case Encoding::kDeltaByteArray:
+        return DecodeDelta(field, page.encoding, page.values, page.count, &out->values, page.what);
+      default:
+        return Status::NotSupported(StrCat(page.what, ": value encoding ", static_cast<int>(page.encoding)));
+    }
+  }));
   int64_t records = 0;
   for (uint32_t r : out->rep_levels) records += r == 0 ? 1 : 0;
   if (records != num_rows || (!out->rep_levels.empty() && out->rep_levels[0] != 0)) {
-    return Status::Corruption(StrCat(what, ": chunk holds ", records, " records, the row group ", num_rows));
+    return Status::Corruption(StrCat(path_, " column ", column.path.back(), ": chunk holds ", records,
+                                     " records, the row group ", num_rows));
   }
   return Status::OK();
 }
@@ -409,30 +447,83 @@ Result<std::vector<Value>> ParquetReader::ReadRowGroup(int index) {
   return rows;
 }
 
-Status ParquetReader::ReadFlatColumns(int index, std::vector<std::vector<Value>>* columns) {
+std::string_view FlatColumn::Bytes(size_t row) const {
+  return indices.empty() ? std::string_view(strings[row]) : std::string_view(dictionary[indices[row]]);
+}
+
+size_t FlatColumn::size() const { return ints.size() + (indices.empty() ? strings.size() : indices.size()); }
+
+Status ParquetReader::ReadFlatColumns(int index, std::vector<FlatColumn>* columns) {
   if (index < 0 || index >= num_row_groups()) {
     return Status::InvalidArgument(StrCat(path_, ": no row group ", index));
   }
   if (plan_.columns.size() != plan_.roots.size()) {
     return Status::InvalidArgument(StrCat(path_, ": not a file of top-level primitive columns only"));
   }
-  for (const ColumnDescriptor& column : plan_.columns) {
-    if (column.max_def_level != 0 || column.max_rep_level != 0) {
-      return Status::InvalidArgument(StrCat(path_, ": column ", Join(column.path, "."), " is not required"));
-    }
-  }
   const RowGroup& group = metadata_.row_groups[index];
   columns->resize(plan_.columns.size());
   for (size_t i = 0; i < plan_.columns.size(); ++i) {
-    DecodedColumn decoded;
-    decoded.values = std::move((*columns)[i]);
-    decoded.values.clear();
-    RETURN_IF_ERROR(ReadColumnChunk(group.columns[i], plan_.columns[i], group.num_rows, &decoded));
-    if (decoded.values.size() != static_cast<size_t>(group.num_rows)) {
-      return Status::Corruption(StrCat(path_, ": column ", Join(plan_.columns[i].path, "."), " of row group ", index,
-                                       " has ", decoded.values.size(), " values for ", group.num_rows, " rows"));
+    const ColumnDescriptor& descriptor = plan_.columns[i];
+    PhysicalType type = descriptor.field->physical_type;
+    if (descriptor.max_def_level != 0 || descriptor.max_rep_level != 0 ||
+        (type != PhysicalType::kInt64 && type != PhysicalType::kByteArray)) {
+      return Status::InvalidArgument(StrCat(path_, ": column ", Join(descriptor.path, "."),
+                                            " is not a required INT64 or BYTE_ARRAY"));
     }
-    (*columns)[i] = std::move(decoded.values);
+    FlatColumn& column = (*columns)[i];
+    column.ints.clear();
+    column.strings.clear();
+    column.dictionary.clear();
+    column.indices.clear();
+    bool ints = type == PhysicalType::kInt64;
+    std::vector<int64_t> int_dictionary;
+    RETURN_IF_ERROR(ReadPages(group.columns[i], descriptor, nullptr, [&](const PageValues& page) -> Status {
+      size_t vpos = 0;
+      if (page.dictionary) {
+        return ints ? DecodePlainInt64s(page.values, &vpos, page.count, &int_dictionary, page.what)
+                    : DecodePlainByteArrays(page.values, &vpos, page.count, &column.dictionary, page.what);
+      }
+      if (page.encoding == Encoding::kRleDictionary && ints) {
+        std::vector<uint32_t> indices;
+        RETURN_IF_ERROR(DictionaryIndices(page.values, page.count, int_dictionary.size(), &indices, page.what));
+        for (uint32_t k : indices) column.ints.push_back(int_dictionary[k]);
+        return Status::OK();
+      }
+      if (page.encoding == Encoding::kRleDictionary) {
+        // Pages that are not dictionary-encoded came before: every value by itself.
+        if (!column.strings.empty()) {
+          std::vector<uint32_t> indices;
+          RETURN_IF_ERROR(DictionaryIndices(page.values, page.count, column.dictionary.size(), &indices, page.what));
+          for (uint32_t k : indices) column.strings.push_back(column.dictionary[k]);
+          return Status::OK();
+        }
+        return DictionaryIndices(page.values, page.count, column.dictionary.size(), &column.indices, page.what);
+      }
+      if (!ints && !column.indices.empty()) {  // a page past the dictionary's fallback
+        for (uint32_t k : column.indices) column.strings.push_back(column.dictionary[k]);
+        column.indices.clear();
+      }
+      switch (page.encoding) {
+        case Encoding::kPlain:
+          return ints ? DecodePlainInt64s(page.values, &vpos, page.count, &column.ints, page.what)
+                      : DecodePlainByteArrays(page.values, &vpos, page.count, &column.strings, page.what);
+        case Encoding::kDeltaBinaryPacked:
+          if (!ints) break;
+          return DecodeDeltaBinaryPacked<int64_t>(page.values, &vpos, page.count, &column.ints, page.what);
+        case Encoding::kDeltaLengthByteArray:
+        case Encoding::kDeltaByteArray:
+          if (ints) break;
+          return DecodeDeltaByteArrays(page.encoding, page.values, &vpos, page.count, &column.strings, page.what);
+        default:
+          break;
+      }
+      return Status::NotSupported(StrCat(page.what, ": value encoding ", static_cast<int>(page.encoding), " for ",
+                                         PhysicalTypeName(type), " values"));
+    }));
+    if (column.size() != static_cast<size_t>(group.num_rows)) {
+      return Status::Corruption(StrCat(path_, ": column ", Join(descriptor.path, "."), " of row group ", index,
+                                       " has ", column.size(), " values for ", group.num_rows, " rows"));
+    }
   }
   return Status::OK();
 }

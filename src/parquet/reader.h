@@ -14,6 +14,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
+#include <string_view>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +28,18 @@
 #include "util/status.h"
 
 namespace cqlite::parquet {
+
+// One column of a row group as ReadFlatColumns decodes it.
+struct FlatColumn {
+  std::vector<int64_t> ints;         // an INT64 column's values
+  std::vector<std::string> strings;  // a BYTE_ARRAY column's values, unless dictionary-encoded:
+  std::vector<std::string> dictionary;
+  std::vector<uint32_t> indices;     // then each row's entry of the dictionary
+
+  // Row `row`'s value of a BYTE_ARRAY column.
+  std::string_view Bytes(size_t row) const;
+  size_t size() const;
+};
 
 class ParquetReader {
  public:
@@ -45,10 +60,11 @@ class ParquetReader {
   Result<bool> NextRow(Value* row);
   // All rows of the file.
   Result<std::vector<Value>> ReadAll();
-  // The values of one row group column by column, without assembling rows:
-  // (*columns)[c][r] is row r's value of top-level field c. REQUIRES: every
-  // field is a required primitive (InvalidArgument otherwise).
-  Status ReadFlatColumns(int index, std::vector<std::vector<Value>>* columns);
+  // The values of one row group column by column, as plain C++ values and
+  // without assembling rows: (*columns)[c] holds every row's value of
+  // top-level field c. REQUIRES: every field is a required INT64 or
+  // BYTE_ARRAY (InvalidArgument otherwise). Reuses the columns' buffers.
+  Status ReadFlatColumns(int index, std::vector<FlatColumn>* columns);
 
  private:
   struct DecodedColumn {
@@ -65,6 +81,18 @@ class ParquetReader {
   // (kFooterChecksumKey), and drops that entry from the metadata.
   Status VerifyFooterChecksum(std::vector<uint8_t>& footer, uint64_t footer_offset);
   bool checked_pages_ = false;  // the footer had its checksum: pages are read exactly (ParsePageHeader)
+  // What a column chunk holds, page by page: a dictionary page's PLAIN
+  // values, or a data page's `count` present values (after its levels, which
+  // go to `levels` when it is not null; a column with levels needs it).
+  struct PageValues {
+    bool dictionary = false;
+    Encoding encoding = Encoding::kPlain;  // PLAIN_DICTIONARY reads as RLE_DICTIONARY
+    std::span<const uint8_t> values;
+    size_t count = 0;
+    const std::string& what;  // names the file, column and page
+  };
+  Status ReadPages(const ColumnChunk& chunk, const ColumnDescriptor& column, DecodedColumn* levels,
+                   const std::function<Status(const PageValues&)>& visit);
   Status ReadColumnChunk(const ColumnChunk& chunk, const ColumnDescriptor& column, int64_t num_rows,
                          DecodedColumn* out);
   Result<Value> Assemble(const SchemaNode& node, std::vector<DecodedColumn>& columns);

@@ -653,5 +653,61 @@ TEST(ParquetReaderTest, EveryFlippedByteOfANestedFileIsHandled) {
   }
 }
 
+// ReadFlatColumns gives, column by column, the values ReadRowGroup assembles
+// into rows: INT64 and BYTE_ARRAY columns in PLAIN, dictionary (also an INT64
+// dictionary, and a dictionary that falls back to PLAIN halfway) and DELTA
+// pages; other schemas are refused.
+TEST(ParquetWriterTest, FlatColumnsHoldTheValuesOfTheRows) {
+  Schema s;
+  s.fields = {Field::Int64("delta", kReq, 1), Field::Int64("repeats", kReq, 2), Field::Int64("plain", kReq, 3),
+              Field::Binary("sorted", kReq, 4), Field::String("fallback", kReq, 5), Field::Binary("raw", kReq, 6)};
+  std::vector<Value> rows;
+  for (int k = 0; k < 30000; ++k) {
+    rows.push_back(Row({I64(int64_t{1} << 40 | k), I64(k % 3), I64(k * 0x9e3779b97f4a7c15LL),
+                        Value::Bytes("key-" + std::to_string(100000 + k / 7)),
+                        Str(k < 9000 ? "few-" + std::to_string(k % 5) : "many-" + std::to_string(k)),
+                        Value::Bytes(std::string(static_cast<size_t>(k % 23), static_cast<char>(k)))}));
+  }
+  MemoryFileSystem fs;
+  WriterOptions options;
+  options.page_size = 4096;
+  options.row_group_rows = 12000;
+  options.dictionary_page_size_limit = 16 * 1024;
+  options.column_encodings = {{"delta", Encoding::kDeltaBinaryPacked},
+                              {"sorted", Encoding::kDeltaByteArray},
+                              {"raw", Encoding::kDeltaLengthByteArray}};
+  Written w = RoundTrip(fs, s, rows, options);
+  ASSERT_NE(w.reader, nullptr);
+  ASSERT_EQ(w.reader->num_row_groups(), 3);
+  std::vector<FlatColumn> columns;
+  size_t row = 0;
+  for (int g = 0; g < w.reader->num_row_groups(); ++g) {
+    Status status = w.reader->ReadFlatColumns(g, &columns);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    ASSERT_EQ(columns.size(), 6u);
+    size_t n = columns[0].size();
+    for (const FlatColumn& c : columns) ASSERT_EQ(c.size(), n);
+    for (size_t r = 0; r < n; ++r, ++row) {
+      const auto& f = rows[row].fields();
+      ASSERT_EQ(columns[0].ints[r], f[0].int64_value()) << row;
+      ASSERT_EQ(columns[1].ints[r], f[1].int64_value()) << row;
+      ASSERT_EQ(columns[2].ints[r], f[2].int64_value()) << row;
+      ASSERT_EQ(columns[3].Bytes(r), f[3].bytes()) << row;
+      ASSERT_EQ(columns[4].Bytes(r), f[4].bytes()) << row;
+      ASSERT_EQ(columns[5].Bytes(r), f[5].bytes()) << row;
+    }
+  }
+  EXPECT_EQ(row, rows.size());
+  EXPECT_FALSE(w.reader->ReadFlatColumns(3, &columns).ok());
+
+  Schema nested;
+  nested.fields = {Field::Int64("n", kReq, 1), Field::String("maybe", kOpt, 2)};
+  MemoryFileSystem fs2;
+  Written other = RoundTrip(fs2, nested, {Row({I64(1), Value::Null()})}, WriterOptions());
+  ASSERT_NE(other.reader, nullptr);
+  Status refused = other.reader->ReadFlatColumns(0, &columns);
+  EXPECT_EQ(refused.kind(), StatusKind::kInvalidArgument) << refused.ToString();
+}
+
 }  // namespace
 }  // namespace cqlite::parquet
