@@ -170,6 +170,8 @@ class RowIndexReader {
     std::string_view data_file;
     int64_t position = 0;
     uint64_t hash = 0;
+
+    bool removes() const { return data_file.empty(); }  // as RowIndexEntry::removes
   };
   Result<bool> NextView(EntryView* entry);
 

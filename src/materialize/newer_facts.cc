@@ -170,7 +170,7 @@ Status LookUpIn(FileSystem& fs, std::vector<std::string> files, const TouchedRow
                                [](const auto& a, std::string_view c) { return a.first < c; });
     if (it == partition->end() || it->first != clustering) continue;
     TouchedRow& row = *it->second;
-    row.indexed = !entry.data_file.empty();  // an empty one: an update that removes the row
+    row.indexed = !entry.removes();
     if (!row.indexed) continue;
     row.data_file = intern(entry.data_file);
     row.position = entry.position;
