@@ -1,6 +1,8 @@
 // The data file a materialize run writes its rows to (one per token range,
-// warehouse_files.h): opened when the first row comes, filled a RowBatch at
-// a time in columns (RowBatchConverter), and synced when closed.
+// warehouse_files.h): filled a RowBatch at a time in columns
+// (RowBatchConverter), opened when the first batch is written, and synced
+// when closed. A row appended to the batch can be taken back until the next
+// call of batch() (RowBatch::MarkTo).
 #pragma once
 
 #include <cstdint>
@@ -37,17 +39,14 @@ class BatchedDataFile {
 
   // The batch to append the next row to.
   Result<parquet::RowBatch*> batch() {
-    if (!writer_) {
-      ASSIGN_OR_RETURN(writer_, parquet::ParquetWriter::Open(fs_, path_, parquet_schema_, options_));
-    }
     if (batch_.num_rows() >= kRowsPerBatch) RETURN_IF_ERROR(Flush());
     return &batch_;
   }
 
-  // The file, written and synced; nullopt if no row came.
+  // The file, written and synced; nullopt (and no file) if no row came.
   Result<std::optional<iceberg::DataFile>> Close() {
-    if (!writer_) return std::optional<iceberg::DataFile>();
     RETURN_IF_ERROR(Flush());
+    if (!writer_) return std::optional<iceberg::DataFile>();
     ASSIGN_OR_RETURN(parquet::WriteResult written, writer_->Close());
     RETURN_IF_ERROR(fs_.SyncFile(path_));
     return std::optional<iceberg::DataFile>(iceberg::DescribeDataFile(path_, written, iceberg_schema_));
@@ -56,6 +55,9 @@ class BatchedDataFile {
  private:
   Status Flush() {
     if (batch_.num_rows() == 0) return Status::OK();
+    if (!writer_) {
+      ASSIGN_OR_RETURN(writer_, parquet::ParquetWriter::Open(fs_, path_, parquet_schema_, options_));
+    }
     RETURN_IF_ERROR(writer_->WriteBatch(batch_));
     written_ += batch_.num_rows();
     batch_.Clear();

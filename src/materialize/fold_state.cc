@@ -281,7 +281,7 @@ Result<bool> RowIndexReader::Next(RowIndexEntry* entry) {
   return true;
 }
 
-Result<bool> RowIndexReader::NextView(EntryView* entry) {
+Result<bool> RowIndexReader::FillGroup() {
   if (!reader_) return false;
   while (next_row_ >= rows_) {
     if (next_group_ >= reader_->num_row_groups()) {
@@ -293,12 +293,32 @@ Result<bool> RowIndexReader::NextView(EntryView* entry) {
     rows_ = columns_.empty() ? 0 : columns_[0].size();
     next_row_ = 0;
   }
+  return true;
+}
+
+Result<bool> RowIndexReader::NextView(EntryView* entry) {
+  ASSIGN_OR_RETURN(bool more, FillGroup());
+  if (!more) return false;
   size_t r = next_row_++;
   entry->partition_key = columns_[0].Bytes(r);
   entry->clustering = columns_[1].Bytes(r);
   entry->data_file = columns_[2].Bytes(r);
   entry->position = columns_[3].ints[r];
   entry->hash = static_cast<uint64_t>(columns_[4].ints[r]);
+  return true;
+}
+
+Result<bool> RowIndexReader::NextEntries(EntryColumns* entries) {
+  ASSIGN_OR_RETURN(bool more, FillGroup());
+  if (!more) return false;
+  entries->partition_key = &columns_[0];
+  entries->clustering = &columns_[1];
+  entries->data_file = &columns_[2];
+  entries->position = &columns_[3];
+  entries->hash = &columns_[4];
+  entries->begin = next_row_;
+  entries->end = rows_;
+  next_row_ = rows_;
   return true;
 }
 

@@ -174,10 +174,26 @@ class RowIndexReader {
     bool removes() const { return data_file.empty(); }  // as RowIndexEntry::removes
   };
   Result<bool> NextView(EntryView* entry);
+  // The entries not read yet of the current row group, or else of the next
+  // one, column by column (BYTE_ARRAY: partition_key, clustering, data_file;
+  // INT64: position, hash), valid until the next call; false at the end.
+  struct EntryColumns {
+    const parquet::FlatColumn* partition_key = nullptr;
+    const parquet::FlatColumn* clustering = nullptr;
+    const parquet::FlatColumn* data_file = nullptr;
+    const parquet::FlatColumn* position = nullptr;
+    const parquet::FlatColumn* hash = nullptr;
+    size_t begin = 0, end = 0;  // the rows of the columns that are these entries
+
+    bool removes(size_t row) const { return data_file->Bytes(row).empty(); }  // as RowIndexEntry::removes
+  };
+  Result<bool> NextEntries(EntryColumns* entries);
 
  private:
   RowIndexReader(FileSystem& fs, std::vector<std::string> files) : fs_(fs), files_(std::move(files)) {}
   Status OpenFile(size_t index);
+  // Reads row groups until one has an entry not read yet; false at the end.
+  Result<bool> FillGroup();
 
   FileSystem& fs_;
   std::vector<std::string> files_;

@@ -380,6 +380,35 @@ TEST(RowIndexTest, RoundTripAcrossRowGroupsAndFiles) {
   more = (*reader)->Next(&entry);  // and stays at the end
   ASSERT_TRUE(more.ok());
   EXPECT_FALSE(*more);
+
+  // Column by column, after a few entries one by one: the same entries, each once.
+  reader = RowIndexReader::Open(fs, files);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  int64_t next = 0;
+  for (; next < 10; ++next) ASSERT_TRUE(*(*reader)->Next(&entry));
+  RowIndexReader::EntryColumns columns;
+  int calls = 0;
+  while (true) {
+    auto got = (*reader)->NextEntries(&columns);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    if (!*got) break;
+    ++calls;
+    ASSERT_LT(columns.begin, columns.end);
+    EXPECT_EQ(columns.begin, calls == 1 ? 10u : 0u);
+    for (size_t r = columns.begin; r < columns.end; ++r, ++next) {
+      RowIndexEntry want = SampleEntry(next);
+      std::string clustering;
+      EncodeRowIndexClustering(want.clustering, &clustering);
+      ASSERT_EQ(columns.partition_key->Bytes(r), want.partition_key) << next;
+      ASSERT_EQ(columns.clustering->Bytes(r), clustering) << next;
+      ASSERT_EQ(columns.data_file->Bytes(r), want.data_file) << next;
+      ASSERT_FALSE(columns.removes(r));
+      ASSERT_EQ(columns.position->ints[r], want.position) << next;
+      ASSERT_EQ(static_cast<uint64_t>(columns.hash->ints[r]), want.hash) << next;
+    }
+  }
+  EXPECT_EQ(next, kEntries);
+  EXPECT_GE(calls, 4);  // every row group of the three files
 }
 
 TEST(RowIndexTest, ReusedEntryIsOverwritten) {

@@ -1,6 +1,7 @@
 #include "materialize/newer_facts.h"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -55,17 +56,57 @@ struct TouchedRow {
   bool folded = false;   // the new facts fold to a row at this key
 };
 
+// A clustering's fingerprint as the lookups compare it: its last 8 bytes (an
+// encoded clustering ends with its last component's value) and its length.
+uint64_t Fingerprint(std::string_view clustering) {
+  uint64_t tail = 0;
+  size_t n = std::min<size_t>(clustering.size(), 8);
+  std::memcpy(&tail, clustering.data() + clustering.size() - n, n);
+  return tail ^ (clustering.size() * 0x9e3779b97f4a7c15ULL);
+}
+
+// The touched rows of one partition, found by their clusterings' fingerprints.
+class PartitionRows {
+ public:
+  void Add(std::string_view clustering, TouchedRow* row) { rows_.push_back({Fingerprint(clustering), clustering, row}); }
+  void Seal() {
+    std::sort(rows_.begin(), rows_.end(), [](const Row& a, const Row& b) { return a.fingerprint < b.fingerprint; });
+    for (const Row& row : rows_) filter_[FilterBit(row.fingerprint) >> 6] |= uint64_t{1} << (FilterBit(row.fingerprint) & 63);
+  }
+  // The row at `clustering`, or null. Most clusterings an index scan meets
+  // are not touched: a 256-bit filter turns nearly all of them away.
+  TouchedRow* Find(std::string_view clustering) const {
+    uint64_t fingerprint = Fingerprint(clustering);
+    unsigned bit = FilterBit(fingerprint);
+    if ((filter_[bit >> 6] & (uint64_t{1} << (bit & 63))) == 0) return nullptr;
+    auto it = std::lower_bound(rows_.begin(), rows_.end(), fingerprint,
+                               [](const Row& a, uint64_t f) { return a.fingerprint < f; });
+    for (; it != rows_.end() && it->fingerprint == fingerprint; ++it) {
+      if (it->clustering == clustering) return it->row;
+    }
+    return nullptr;
+  }
+
+ private:
+  struct Row {
+    uint64_t fingerprint;
+    std::string_view clustering;
+    TouchedRow* row;
+  };
+  static unsigned FilterBit(uint64_t fingerprint) { return static_cast<unsigned>((fingerprint * 0xff51afd7ed558ccdULL) >> 56); }
+
+  std::vector<Row> rows_;
+  uint64_t filter_[4] = {0, 0, 0, 0};
+};
+
 struct TouchedRows {
   std::unordered_map<std::string, TouchedRow, StringHash, std::equal_to<>> rows;
-  // The rows of each partition by the bytes of their clustering, so that the
-  // index scan finds an entry's row with a short binary search.
-  using ByClustering = std::vector<std::pair<std::string_view, TouchedRow*>>;
-  std::unordered_map<std::string_view, ByClustering> partitions;
+  std::unordered_map<std::string_view, PartitionRows> partitions;
   std::vector<std::string> data_files;  // of indexed rows, each once
 
   void GroupByPartition() {
-    for (auto& [key, row] : rows) partitions[PartitionKeyOf(key)].emplace_back(ClusteringOf(key), &row);
-    for (auto& [key, by_clustering] : partitions) std::sort(by_clustering.begin(), by_clustering.end());
+    for (auto& [key, row] : rows) partitions[PartitionKeyOf(key)].Add(ClusteringOf(key), &row);
+    for (auto& [key, partition] : partitions) partition.Seal();
   }
 };
 
@@ -150,31 +191,39 @@ Result<std::string> Screen(FileSystem& fs, const TableSSTables& table, const std
 Status LookUpIn(FileSystem& fs, std::vector<std::string> files, const TouchedRows& touched,
                 const std::function<int(std::string_view)>& intern) {
   ASSIGN_OR_RETURN(auto reader, RowIndexReader::Open(fs, std::move(files)));
-  RowIndexReader::EntryView entry;
-  std::string last_partition;
-  bool started = false;
-  const TouchedRows::ByClustering* partition = nullptr;
+  RowIndexReader::EntryColumns entries;
   while (true) {
-    ASSIGN_OR_RETURN(bool more, reader->NextView(&entry));
+    ASSIGN_OR_RETURN(bool more, reader->NextEntries(&entries));
     if (!more) break;
-    std::string_view clustering = entry.clustering;
-    // Entries come a partition at a time.
-    if (!started || entry.partition_key != last_partition) {
-      started = true;
-      last_partition = entry.partition_key;
-      auto found = touched.partitions.find(std::string_view(last_partition));
-      partition = found == touched.partitions.end() ? nullptr : &found->second;
+    const parquet::FlatColumn& keys = *entries.partition_key;
+    const parquet::FlatColumn& clusterings = *entries.clustering;
+    // Entries come a partition at a time: each run of one key is looked up
+    // once, by its dictionary entry where the column has one.
+    const bool by_index = !keys.indices.empty();
+    size_t r = entries.begin;
+    while (r < entries.end) {
+      std::string_view key = keys.Bytes(r);
+      size_t run_end = r + 1;
+      if (by_index) {
+        while (run_end < entries.end && keys.indices[run_end] == keys.indices[r]) ++run_end;
+      } else {
+        while (run_end < entries.end && keys.Bytes(run_end) == key) ++run_end;
+      }
+      auto found = touched.partitions.find(key);
+      if (found != touched.partitions.end()) {
+        const PartitionRows& partition = found->second;
+        for (size_t i = r; i < run_end; ++i) {
+          TouchedRow* row = partition.Find(clusterings.Bytes(i));
+          if (row == nullptr) continue;
+          row->indexed = !entries.removes(i);
+          if (!row->indexed) continue;
+          row->data_file = intern(entries.data_file->Bytes(i));
+          row->position = entries.position->ints[i];
+          row->hash = static_cast<uint64_t>(entries.hash->ints[i]);
+        }
+      }
+      r = run_end;
     }
-    if (partition == nullptr) continue;
-    auto it = std::lower_bound(partition->begin(), partition->end(), clustering,
-                               [](const auto& a, std::string_view c) { return a.first < c; });
-    if (it == partition->end() || it->first != clustering) continue;
-    TouchedRow& row = *it->second;
-    row.indexed = !entry.removes();
-    if (!row.indexed) continue;
-    row.data_file = intern(entry.data_file);
-    row.position = entry.position;
-    row.hash = entry.hash;
   }
   return Status::OK();
 }
@@ -305,6 +354,7 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
     return status.WithContext(StrCat(table_dir, ": partition ", key.ok() ? Join(*key, ":") : ToHex(partition.key)));
   };
   std::string clustering, key;
+  parquet::RowBatch::Mark before_row;
   int64_t rows_seen = 0;
   while (true) {
     ASSIGN_OR_RETURN(bool more, fold->Next(&partition));
@@ -323,17 +373,19 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
       }
       TouchedRow& old = it->second;
       old.folded = true;
+      ASSIGN_OR_RETURN(parquet::RowBatch * batch, data.batch());
+      int64_t position = data.next_position();
+      batch->MarkTo(&before_row);
+      auto hash = converter.Append(partition.key, nullptr, row, batch);
+      if (!hash.ok()) return in_partition(hash.status());
       if (old.indexed) {
-        auto hash = converter.Append(partition.key, nullptr, row, nullptr);
-        if (!hash.ok()) return in_partition(hash.status());
-        if (*hash == old.hash) continue;  // written again as it was: it keeps its place
+        if (*hash == old.hash) {  // written again as it was: it keeps its place
+          batch->TruncateTo(before_row);
+          continue;
+        }
         RETURN_IF_ERROR(deletes.Add(touched.data_files[old.data_file], old.position));
         ++changes.rows_deleted;
       }
-      ASSIGN_OR_RETURN(parquet::RowBatch * batch, data.batch());
-      int64_t position = data.next_position();
-      auto hash = converter.Append(partition.key, nullptr, row, batch);
-      if (!hash.ok()) return in_partition(hash.status());
       updates.push_back({it->first, row.clustering, false, position, *hash, 0});
       ++changes.rows_appended;
     }

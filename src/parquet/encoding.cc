@@ -394,10 +394,11 @@ Status DecodePlainInt64s(std::span<const uint8_t> data, size_t* pos, size_t coun
   return Status::OK();
 }
 
-Status DecodePlainByteArrays(std::span<const uint8_t> data, size_t* pos, size_t count, std::vector<std::string>* out,
+Status DecodePlainByteArrays(std::span<const uint8_t> data, size_t* pos, size_t count, ByteArrays* out,
                              const std::string& what) {
-  // Every value takes at least its 4-byte length, which bounds the reservation.
-  out->reserve(out->size() + std::min(count, (data.size() - *pos) / 4));
+  // Every value takes at least its 4-byte length, which bounds the reservations.
+  out->ends.reserve(out->ends.size() + std::min(count, (data.size() - *pos) / 4));
+  out->data.reserve(out->data.size() + (data.size() - *pos));
   for (size_t i = 0; i < count; ++i) {
     if (data.size() - *pos < 4) {
       return Status::Corruption(StrCat(what, ": PLAIN values run past the end of the page at byte ", *pos));
@@ -407,7 +408,7 @@ Status DecodePlainByteArrays(std::span<const uint8_t> data, size_t* pos, size_t 
     if (n > data.size() - *pos) {
       return Status::Corruption(StrCat(what, ": PLAIN values run past the end of the page at byte ", *pos));
     }
-    out->emplace_back(reinterpret_cast<const char*>(data.data() + *pos), n);
+    out->push_back(std::string_view(reinterpret_cast<const char*>(data.data() + *pos), n));
     *pos += n;
   }
   return Status::OK();
@@ -439,15 +440,38 @@ void AppendBitPacked64(const uint64_t* values, size_t n, int width, std::string*
 }
 
 // Reads n values of `width` bits each from the n * width / 8 bytes at p.
-void UnpackBits64(const uint8_t* p, size_t n, int width, uint64_t* out) {
+// Unpacks `n` values of `width` bits each, least significant bit first, from
+// `p`, which holds `available` bytes (at least n * width / 8).
+void UnpackBits64(const uint8_t* p, size_t n, int width, size_t available, uint64_t* out) {
   if (width == 0) {
     std::fill(out, out + n, 0);
     return;
   }
   const uint64_t mask = width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+  size_t i = 0;
+  if (width <= 56) {
+    // Each value lies within the 8 bytes from the one its first bit is in:
+    // one load and a shift, while those 8 bytes are in the buffer.
+    const size_t w = static_cast<size_t>(width);
+    for (; i < n; ++i) {
+      const size_t bit = i * w;
+      if ((bit >> 3) + 8 > available) break;
+      uint64_t word;
+      std::memcpy(&word, p + (bit >> 3), 8);
+      out[i] = (word >> (bit & 7)) & mask;  // a little-endian host (see above)
+    }
+    if (i == n) return;
+  }
+  size_t bit = i * static_cast<size_t>(width);
+  p += bit >> 3;
+  int skip = static_cast<int>(bit & 7);
   unsigned __int128 buffer = 0;
   int bits = 0;
-  for (size_t i = 0; i < n; ++i) {
+  if (skip > 0) {
+    buffer = static_cast<unsigned __int128>(*p++) >> skip;
+    bits = 8 - skip;
+  }
+  for (; i < n; ++i) {
     while (bits < width) {
       buffer |= static_cast<unsigned __int128>(*p++) << bits;
       bits += 8;
@@ -564,9 +588,11 @@ Status DecodeDeltaBinaryPacked(std::span<const uint8_t> data, size_t* pos, size_
   if (count == 0) return Status::OK();
   const size_t mini_values = static_cast<size_t>(block_values / miniblocks);
   std::vector<uint64_t> unpacked(mini_values);
-  out->reserve(out->size() + count);
+  const size_t base = out->size();
+  out->resize(base + count);
+  T* values = out->data() + base;
   T value = static_cast<T>(static_cast<U>(UnZigZag(first)));
-  out->push_back(value);
+  *values++ = value;
   size_t remaining = count - 1;
   while (remaining > 0) {
     uint64_t min_zigzag = 0;
@@ -580,12 +606,12 @@ Status DecodeDeltaBinaryPacked(std::span<const uint8_t> data, size_t* pos, size_
       if (width > static_cast<int>(sizeof(T) * 8)) return error(StrCat("bit width ", width));
       const size_t bytes = mini_values * static_cast<size_t>(width) / 8;
       if (bytes > data.size() - *pos) return error("miniblock truncated");
-      UnpackBits64(data.data() + *pos, mini_values, width, unpacked.data());
+      UnpackBits64(data.data() + *pos, mini_values, width, data.size() - *pos, unpacked.data());
       *pos += bytes;
       const size_t take = std::min(mini_values, remaining);
       for (size_t j = 0; j < take; ++j) {
         value = static_cast<T>(static_cast<U>(static_cast<U>(value) + min_delta + static_cast<U>(unpacked[j])));
-        out->push_back(value);
+        *values++ = value;
       }
       remaining -= take;
     }
@@ -599,41 +625,56 @@ template Status DecodeDeltaBinaryPacked<int64_t>(std::span<const uint8_t>, size_
                                                  const std::string&);
 
 Status DecodeDeltaByteArrays(Encoding encoding, std::span<const uint8_t> data, size_t* pos, size_t count,
-                             std::vector<std::string>* out, const std::string& what) {
+                             ByteArrays* out, const std::string& what) {
   const bool prefixed = encoding == Encoding::kDeltaByteArray;
   std::vector<int32_t> prefixes;
   if (prefixed) RETURN_IF_ERROR(DecodeDeltaBinaryPacked<int32_t>(data, pos, count, &prefixes, what));
   std::vector<int32_t> lengths;
   RETURN_IF_ERROR(DecodeDeltaBinaryPacked<int32_t>(data, pos, count, &lengths, what));
-  const size_t base = out->size();
-  out->reserve(base + count);
-  size_t decoded_bytes = 0;
+  // The decoded size first, checked, so that the values are copied into a
+  // buffer that does not move.
+  size_t suffix_bytes = 0, decoded_bytes = 0, before = 0;
   for (size_t i = 0; i < count; ++i) {
-    if (lengths[i] < 0 || static_cast<size_t>(lengths[i]) > data.size() - *pos) {
-      return Status::Corruption(
-          StrCat(what, ": a value of ", lengths[i], " bytes runs past the page at byte ", *pos));
+    if (lengths[i] < 0 || static_cast<size_t>(lengths[i]) > data.size() - *pos - suffix_bytes) {
+      return Status::Corruption(StrCat(what, ": a value of ", lengths[i], " bytes runs past the page at byte ",
+                                       *pos + suffix_bytes));
     }
-    std::string_view suffix(reinterpret_cast<const char*>(data.data() + *pos), static_cast<size_t>(lengths[i]));
-    *pos += suffix.size();
-    std::string value;
+    size_t shared = 0;
     if (prefixed) {
-      const size_t before = i == 0 ? 0 : (*out)[base + i - 1].size();
       if (prefixes[i] < 0 || static_cast<size_t>(prefixes[i]) > before) {
         return Status::Corruption(StrCat(what, ": value ", i, " shares ", prefixes[i],
                                          " bytes with a value of ", before));
       }
-      const size_t shared = static_cast<size_t>(prefixes[i]);
-      value.reserve(shared + suffix.size());
-      if (shared > 0) value.assign((*out)[base + i - 1], 0, shared);
+      shared = static_cast<size_t>(prefixes[i]);
     }
-    value.append(suffix);
-    decoded_bytes += value.size();
+    suffix_bytes += static_cast<size_t>(lengths[i]);
+    before = shared + static_cast<size_t>(lengths[i]);
+    decoded_bytes += before;
     if (decoded_bytes > kMaxDecodedPageBytes) {
       return Status::Corruption(StrCat(what, ": the page's values decode to more than ",
                                        kMaxDecodedPageBytes >> 20, " MiB"));
     }
-    out->push_back(std::move(value));
   }
+  const size_t start = out->data.size();
+  out->data.resize(start + decoded_bytes);
+  out->ends.reserve(out->ends.size() + count);
+  char* dst = out->data.data() + start;
+  const char* src = reinterpret_cast<const char*>(data.data() + *pos);
+  const char* previous = dst;
+  size_t at = start;
+  for (size_t i = 0; i < count; ++i) {
+    const size_t shared = prefixed ? static_cast<size_t>(prefixes[i]) : 0;
+    const size_t suffix = static_cast<size_t>(lengths[i]);
+    char* value = dst;
+    if (shared > 0) std::memcpy(value, previous, shared);  // from the value before, just behind it
+    if (suffix > 0) std::memcpy(value + shared, src, suffix);
+    src += suffix;
+    dst += shared + suffix;
+    at += shared + suffix;
+    previous = value;
+    out->ends.push_back(at);
+  }
+  *pos += suffix_bytes;
   return Status::OK();
 }
 
@@ -656,15 +697,16 @@ Status DecodeDelta(const Field& column, Encoding encoding, std::span<const uint8
   } else if ((encoding == Encoding::kDeltaLengthByteArray || encoding == Encoding::kDeltaByteArray) &&
              (column.physical_type == PhysicalType::kByteArray ||
               column.physical_type == PhysicalType::kFixedLenByteArray)) {
-    std::vector<std::string> values;
+    ByteArrays values;
     RETURN_IF_ERROR(DecodeDeltaByteArrays(encoding, data, &pos, count, &values, what));
-    for (std::string& v : values) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      std::string_view v = values[i];
       if (column.physical_type == PhysicalType::kFixedLenByteArray &&
           v.size() != static_cast<size_t>(column.type_length)) {
         return Status::Corruption(
             StrCat(what, ": a value of ", v.size(), " bytes in a column of ", column.type_length));
       }
-      out->push_back(Value::Bytes(std::move(v)));
+      out->push_back(Value::Bytes(std::string(v)));
     }
     return Status::OK();
   }

@@ -62,10 +62,33 @@ Status CheckValueKind(const Field& column, const Value& value);
 Status DecodePlain(const Field& column, std::span<const uint8_t> data, size_t* pos, size_t count,
                    std::vector<Value>* out, const std::string& what);
 
+// Byte-array values one after another in one buffer, so that decoding a
+// page allocates nothing per value: value i is
+// data[ends[i - 1] (0 for the first), ends[i]).
+struct ByteArrays {
+  std::string data;
+  std::vector<uint64_t> ends;
+
+  size_t size() const { return ends.size(); }
+  bool empty() const { return ends.empty(); }
+  std::string_view operator[](size_t i) const {
+    const uint64_t begin = i == 0 ? 0 : ends[i - 1];
+    return std::string_view(data.data() + begin, ends[i] - begin);
+  }
+  void push_back(std::string_view v) {
+    data.append(v);
+    ends.push_back(data.size());
+  }
+  void clear() {
+    data.clear();
+    ends.clear();
+  }
+};
+
 // The same for INT64 and BYTE_ARRAY columns, as plain C++ values.
 Status DecodePlainInt64s(std::span<const uint8_t> data, size_t* pos, size_t count, std::vector<int64_t>* out,
                          const std::string& what);
-Status DecodePlainByteArrays(std::span<const uint8_t> data, size_t* pos, size_t count, std::vector<std::string>* out,
+Status DecodePlainByteArrays(std::span<const uint8_t> data, size_t* pos, size_t count, ByteArrays* out,
                              const std::string& what);
 
 // DELTA_BINARY_PACKED: the first value, then blocks of kDeltaBlockValues
@@ -91,7 +114,7 @@ Status DecodeDeltaBinaryPacked(std::span<const uint8_t> data, size_t* pos, size_
 // Decodes `count` values of a DELTA_LENGTH_BYTE_ARRAY or DELTA_BYTE_ARRAY
 // stream (`encoding`) from data[*pos...], appended to `out`; advances *pos.
 Status DecodeDeltaByteArrays(Encoding encoding, std::span<const uint8_t> data, size_t* pos, size_t count,
-                             std::vector<std::string>* out, const std::string& what);
+                             ByteArrays* out, const std::string& what);
 
 // Decodes `count` values of a page in one of the DELTA encodings into
 // Values of `column` (INT32 or INT64 for DELTA_BINARY_PACKED, BYTE_ARRAY for

@@ -203,6 +203,29 @@ void ExpectDeltaRoundTrip(const std::vector<T>& values) {
   ASSERT_TRUE(st.ok()) << st.ToString();
   EXPECT_EQ(decoded, values);
   EXPECT_EQ(out.substr(pos), "after") << "the decoder stops where the stream ends";
+  // The same stream at the very end of the buffer.
+  out.resize(out.size() - 5);
+  pos = 6;
+  decoded.clear();
+  st = DecodeDeltaBinaryPacked<T>(Bytes(out), &pos, values.size(), &decoded, "t");
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(decoded, values);
+  EXPECT_EQ(pos, out.size());
+}
+
+TEST(DeltaBinaryPackedTest, RoundTripsEveryBitWidth) {
+  std::mt19937_64 rng(11);
+  for (int width = 0; width <= 63; ++width) {
+    std::vector<int64_t> values;
+    int64_t v = 0;
+    for (int i = 0; i < 300; ++i) {
+      const uint64_t delta = width == 0 ? 0 : rng() >> (64 - width);
+      v = static_cast<int64_t>(static_cast<uint64_t>(v) + delta);
+      values.push_back(v);
+    }
+    SCOPED_TRACE(width);
+    ExpectDeltaRoundTrip(values);
+  }
 }
 
 TEST(DeltaBinaryPackedTest, RoundTripsSortedRandomAndExtremeValues) {
@@ -270,14 +293,17 @@ TEST(DeltaByteArrayTest, RoundTripsSharedPrefixesAndEmptyValues) {
       EncodeDeltaLengthByteArray(views, &out);
     }
     size_t pos = 0;
-    std::vector<std::string> decoded;
+    ByteArrays decoded;
+    decoded.push_back("already there");  // values are appended
     Status st = DecodeDeltaByteArrays(encoding, Bytes(out), &pos, strings.size(), &decoded, "t");
     ASSERT_TRUE(st.ok()) << st.ToString();
-    EXPECT_EQ(decoded, strings);
+    ASSERT_EQ(decoded.size(), strings.size() + 1);
+    EXPECT_EQ(decoded[0], "already there");
+    for (size_t i = 0; i < strings.size(); ++i) EXPECT_EQ(decoded[i + 1], strings[i]) << i;
     EXPECT_EQ(pos, out.size());
     for (size_t cut = 0; cut < out.size(); cut += 7) {
       size_t at = 0;
-      std::vector<std::string> partial;
+      ByteArrays partial;
       EXPECT_EQ(DecodeDeltaByteArrays(encoding, Bytes(out.substr(0, cut)), &at, strings.size(), &partial, "t")
                     .kind(),
                 StatusKind::kCorruption)
@@ -291,7 +317,7 @@ TEST(DeltaByteArrayTest, RoundTripsSharedPrefixesAndEmptyValues) {
   EncodeDeltaBinaryPacked<int32_t>(prefixes, &bad);
   EncodeDeltaLengthByteArray(suffixes, &bad);
   size_t pos = 0;
-  std::vector<std::string> decoded;
+  ByteArrays decoded;
   EXPECT_EQ(DecodeDeltaByteArrays(Encoding::kDeltaByteArray, Bytes(bad), &pos, 2, &decoded, "t").kind(),
             StatusKind::kCorruption);
 }

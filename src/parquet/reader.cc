@@ -447,12 +447,6 @@ Result<std::vector<Value>> ParquetReader::ReadRowGroup(int index) {
   return rows;
 }
 
-std::string_view FlatColumn::Bytes(size_t row) const {
-  return indices.empty() ? std::string_view(strings[row]) : std::string_view(dictionary[indices[row]]);
-}
-
-size_t FlatColumn::size() const { return ints.size() + (indices.empty() ? strings.size() : indices.size()); }
-
 Status ParquetReader::ReadFlatColumns(int index, std::vector<FlatColumn>* columns) {
   if (index < 0 || index >= num_row_groups()) {
     return Status::InvalidArgument(StrCat(path_, ": no row group ", index));

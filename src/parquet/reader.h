@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "io/file_system.h"
+#include "parquet/encoding.h"
 #include "parquet/parquet_format.h"
 #include "parquet/schema.h"
 #include "parquet/value.h"
@@ -31,14 +32,16 @@ namespace cqlite::parquet {
 
 // One column of a row group as ReadFlatColumns decodes it.
 struct FlatColumn {
-  std::vector<int64_t> ints;         // an INT64 column's values
-  std::vector<std::string> strings;  // a BYTE_ARRAY column's values, unless dictionary-encoded:
-  std::vector<std::string> dictionary;
-  std::vector<uint32_t> indices;     // then each row's entry of the dictionary
+  std::vector<int64_t> ints;  // an INT64 column's values
+  ByteArrays strings;         // a BYTE_ARRAY column's values, unless dictionary-encoded:
+  ByteArrays dictionary;
+  std::vector<uint32_t> indices;  // then each row's entry of the dictionary
 
   // Row `row`'s value of a BYTE_ARRAY column.
-  std::string_view Bytes(size_t row) const;
-  size_t size() const;
+  std::string_view Bytes(size_t row) const {
+    return indices.empty() ? strings[row] : dictionary[indices[row]];
+  }
+  size_t size() const { return ints.size() + (indices.empty() ? strings.size() : indices.size()); }
 };
 
 class ParquetReader {

@@ -118,6 +118,24 @@ void ColumnBatch::Clear() {
   offsets_.assign(1, 0);
 }
 
+ColumnBatch::Mark ColumnBatch::mark() const {
+  return {num_levels_,    def_levels_.size(), rep_levels_.size(), bools_.size(), int32s_.size(),
+          int64s_.size(), floats_.size(),     doubles_.size(),    bytes_.size(), offsets_.size()};
+}
+
+void ColumnBatch::Truncate(const Mark& mark) {
+  num_levels_ = mark.levels;
+  def_levels_.resize(mark.defs);
+  rep_levels_.resize(mark.reps);
+  bools_.resize(mark.bools);
+  int32s_.resize(mark.int32s);
+  int64s_.resize(mark.int64s);
+  floats_.resize(mark.floats);
+  doubles_.resize(mark.doubles);
+  bytes_.resize(mark.bytes);
+  offsets_.resize(mark.offsets);
+}
+
 RowBatch::RowBatch(const Schema& schema) : schema_(std::make_unique<Schema>(schema)) {
   plan_ = BuildLevelPlan(*schema_);
   columns_.reserve(plan_.columns.size());
@@ -129,6 +147,17 @@ RowBatch::RowBatch(const Schema& schema) : schema_(std::make_unique<Schema>(sche
 void RowBatch::Clear() {
   for (ColumnBatch& c : columns_) c.Clear();
   num_rows_ = 0;
+}
+
+void RowBatch::MarkTo(Mark* mark) const {
+  mark->rows = num_rows_;
+  mark->columns.resize(columns_.size());
+  for (size_t i = 0; i < columns_.size(); ++i) mark->columns[i] = columns_[i].mark();
+}
+
+void RowBatch::TruncateTo(const Mark& mark) {
+  num_rows_ = mark.rows;
+  for (size_t i = 0; i < columns_.size(); ++i) columns_[i].Truncate(mark.columns[i]);
 }
 
 void RowBatch::Shred(int field, const Value& value) {

@@ -75,6 +75,15 @@ class ColumnBatch {
 
   void Clear();
 
+  // Where the column stands, to take back what is appended after it.
+  struct Mark {
+    size_t levels = 0, defs = 0, reps = 0, bools = 0, int32s = 0, int64s = 0, floats = 0, doubles = 0, bytes = 0,
+           offsets = 0;
+  };
+  Mark mark() const;
+  // REQUIRES: `mark` is this column's, and no Clear() came since.
+  void Truncate(const Mark& mark);
+
   PhysicalType physical_type() const { return type_; }
   int max_def_level() const { return max_def_level_; }
   int max_rep_level() const { return max_rep_level_; }
@@ -145,6 +154,17 @@ class RowBatch {
   Status AppendField(int field, const Value& value);
 
   void Clear();
+
+  // The batch as it stands, so that rows appended after it can be taken back
+  // (a row converted, then found unchanged). `mark` is reused: no allocation
+  // after the first.
+  struct Mark {
+    int64_t rows = 0;
+    std::vector<ColumnBatch::Mark> columns;
+  };
+  void MarkTo(Mark* mark) const;
+  // Takes back every row appended since `mark`. REQUIRES: no Clear() since.
+  void TruncateTo(const Mark& mark);
 
  private:
   void Shred(int field, const Value& value);

@@ -227,9 +227,8 @@ TEST(RowBatchTest, NestedListsAndMapsByHand) {
   }
 }
 
-// Random nested rows: WriteBatch gives the file WriteRow gives, with pages,
-// dictionary fallbacks and row groups cut at the same places.
-TEST(RowBatchTest, RandomNestedRowsMatchTheRowPath) {
+// Lists, maps, structs and lists of lists, optional at every level.
+Schema NestedSchema() {
   Schema s;
   s.fields = {
       Field::Int64("id", kReq, 1),
@@ -242,11 +241,16 @@ TEST(RowBatchTest, RandomNestedRowsMatchTheRowPath) {
       Field::List("matrix", kOpt, 12, Field::List("element", kOpt, 13, Field::Int32("element", kOpt, 14))),
       Field::Boolean("flag", kOpt, 15),
   };
-  std::mt19937 rng(7);
+  return s;
+}
+
+// Random rows of NestedSchema(), `n` of them.
+std::vector<Value> RandomNestedRows(int n, unsigned seed) {
+  std::mt19937 rng(seed);
   auto pick = [&](int n) { return static_cast<int>(rng() % n); };
   auto text = [&] { return Str("t" + std::to_string(pick(3) == 0 ? pick(100000) : pick(20))); };
   std::vector<Value> rows;
-  for (int i = 0; i < 3000; ++i) {
+  for (int i = 0; i < n; ++i) {
     std::vector<Value> tags;
     for (int j = pick(4); j > 0; --j) tags.push_back(pick(5) == 0 ? Value::Null() : text());
     std::vector<std::pair<Value, Value>> attrs;
@@ -270,6 +274,14 @@ TEST(RowBatchTest, RandomNestedRowsMatchTheRowPath) {
              pick(6) == 0 ? Value::Null() : Value::List(std::move(matrix)),
              pick(3) == 0 ? Value::Null() : Value::Bool(pick(2) == 0)}));
   }
+  return rows;
+}
+
+// Random nested rows: WriteBatch gives the file WriteRow gives, with pages,
+// dictionary fallbacks and row groups cut at the same places.
+TEST(RowBatchTest, RandomNestedRowsMatchTheRowPath) {
+  const Schema s = NestedSchema();
+  const std::vector<Value> rows = RandomNestedRows(3000, 7);
   for (bool dictionary : {true, false}) {
     WriterOptions options;
     options.enable_dictionary = dictionary;
@@ -280,6 +292,44 @@ TEST(RowBatchTest, RandomNestedRowsMatchTheRowPath) {
     ExpectSameAsRowPath(s, rows, options, 333);
     ExpectSameAsRowPath(s, rows, options, 5000);
   }
+}
+
+// Rows taken back (RowBatch::TruncateTo) leave the batch as if they had
+// never been appended: the file is WriteRow's of the rows kept.
+TEST(RowBatchTest, RowsTakenBackLeaveNoTrace) {
+  const Schema s = NestedSchema();
+  const std::vector<Value> rows = RandomNestedRows(2000, 11);
+  std::mt19937 rng(3);
+  WriterOptions options;
+  options.page_size = 700;
+  options.row_group_rows = 600;
+  MemoryFileSystem fs;
+  auto writer = ParquetWriter::Open(fs, "batches.parquet", s, options);
+  ASSERT_TRUE(writer.ok());
+  RowBatch batch(s);
+  RowBatch::Mark mark;
+  std::vector<Value> kept;
+  int taken_back = 0;
+  for (const Value& row : rows) {
+    batch.MarkTo(&mark);
+    ASSERT_TRUE(batch.AppendRow(row).ok());
+    if (rng() % 3 == 0) {
+      batch.TruncateTo(mark);
+      ++taken_back;
+    } else {
+      kept.push_back(row);
+    }
+    if (batch.num_rows() == 250) {
+      ASSERT_TRUE((*writer)->WriteBatch(batch).ok());
+      batch.Clear();
+    }
+  }
+  ASSERT_TRUE((*writer)->WriteBatch(batch).ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  EXPECT_GT(taken_back, 500);
+  ASSERT_TRUE(WriteWithRows(fs, "rows.parquet", s, kept, options).ok());
+  EXPECT_EQ(*fs.ReadFileToString("rows.parquet"), *fs.ReadFileToString("batches.parquet"));
+  ExpectRows(ReadBack(fs, "batches.parquet"), kept);
 }
 
 TEST(RowBatchTest, WriteRowAndWriteBatchMix) {
