@@ -27,48 +27,33 @@ struct StringHash {
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
-// A row's key as the lookups use it: the partition key's length (4 bytes),
-// the partition key, then the clustering as the row index holds it.
-void RowKey(std::string_view partition_key, std::string_view clustering, std::string* out) {
-  out->clear();
-  uint32_t n = static_cast<uint32_t>(partition_key.size());
-  for (int shift = 24; shift >= 0; shift -= 8) out->push_back(static_cast<char>((n >> shift) & 0xff));
-  out->append(partition_key);
-  out->append(clustering);
-}
-
-std::string_view PartitionKeyOf(std::string_view row_key) {
-  uint32_t n = 0;
-  for (int i = 0; i < 4; ++i) n = (n << 8) | static_cast<uint8_t>(row_key[i]);
-  return row_key.substr(4, n);
-}
-
-std::string_view ClusteringOf(std::string_view row_key) {
-  return row_key.substr(4 + PartitionKeyOf(row_key).size());
-}
-
 // A row the new facts hold, and where the table has it now.
 struct TouchedRow {
-  bool indexed = false;  // the row index has a current entry for it
-  int data_file = 0;     // into TouchedRows::data_files
+  uint32_t partition = 0;   // into TouchedRows::partitions
+  std::string clustering;   // as the row index holds it (EncodeRowIndexClustering)
+  FoldClustering decoded;   // the same, for ordering
+  bool indexed = false;     // the row index has a current entry for it
+  int data_file = 0;        // into TouchedRows::data_files
   int64_t position = 0;
   uint64_t hash = 0;
-  bool folded = false;   // the new facts fold to a row at this key
 };
 
 // A clustering's fingerprint as the lookups compare it: its last 8 bytes (an
 // encoded clustering ends with its last component's value) and its length.
 uint64_t Fingerprint(std::string_view clustering) {
   uint64_t tail = 0;
-  size_t n = std::min<size_t>(clustering.size(), 8);
-  std::memcpy(&tail, clustering.data() + clustering.size() - n, n);
+  if (clustering.size() >= 8) {
+    std::memcpy(&tail, clustering.data() + clustering.size() - 8, 8);
+  } else {
+    for (char c : clustering) tail = (tail << 8) | static_cast<uint8_t>(c);
+  }
   return tail ^ (clustering.size() * 0x9e3779b97f4a7c15ULL);
 }
 
 // The touched rows of one partition, found by their clusterings' fingerprints.
 class PartitionRows {
  public:
-  void Add(std::string_view clustering, TouchedRow* row) { rows_.push_back({Fingerprint(clustering), clustering, row}); }
+  void Add(TouchedRow* row) { rows_.push_back({Fingerprint(row->clustering), row}); }
   void Seal() {
     std::sort(rows_.begin(), rows_.end(), [](const Row& a, const Row& b) { return a.fingerprint < b.fingerprint; });
     for (const Row& row : rows_) filter_[FilterBit(row.fingerprint) >> 6] |= uint64_t{1} << (FilterBit(row.fingerprint) & 63);
@@ -82,7 +67,7 @@ class PartitionRows {
     auto it = std::lower_bound(rows_.begin(), rows_.end(), fingerprint,
                                [](const Row& a, uint64_t f) { return a.fingerprint < f; });
     for (; it != rows_.end() && it->fingerprint == fingerprint; ++it) {
-      if (it->clustering == clustering) return it->row;
+      if (it->row->clustering == clustering) return it->row;
     }
     return nullptr;
   }
@@ -90,7 +75,6 @@ class PartitionRows {
  private:
   struct Row {
     uint64_t fingerprint;
-    std::string_view clustering;
     TouchedRow* row;
   };
   static unsigned FilterBit(uint64_t fingerprint) { return static_cast<unsigned>((fingerprint * 0xff51afd7ed558ccdULL) >> 56); }
@@ -99,14 +83,78 @@ class PartitionRows {
   uint64_t filter_[4] = {0, 0, 0, 0};
 };
 
+struct TouchedPartition {
+  std::string key;
+  size_t rank = 0;  // in fold order among the touched partitions
+  PartitionRows rows;
+};
+
+// The rows the new facts hold: gathered source by source (each in fold
+// order), then put in fold order once, so that the fold of the new facts,
+// which comes in the same order, meets them one after another.
 struct TouchedRows {
-  std::unordered_map<std::string, TouchedRow, StringHash, std::equal_to<>> rows;
-  std::unordered_map<std::string_view, PartitionRows> partitions;
+  std::vector<TouchedPartition> partitions;
+  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> partition_numbers;
+  std::vector<TouchedRow> rows;
+  std::vector<size_t> source_ends;  // where each source's rows end, before Order()
   std::vector<std::string> data_files;  // of indexed rows, each once
 
-  void GroupByPartition() {
-    for (auto& [key, row] : rows) partitions[PartitionKeyOf(key)].Add(ClusteringOf(key), &row);
-    for (auto& [key, partition] : partitions) partition.Seal();
+  uint32_t Partition(std::string_view key) {
+    auto [it, added] = partition_numbers.try_emplace(std::string(key), static_cast<uint32_t>(partitions.size()));
+    if (added) partitions.push_back({std::string(key), 0, {}});
+    return it->second;
+  }
+  const PartitionRows* RowsOf(std::string_view partition_key) const {
+    auto found = partition_numbers.find(partition_key);
+    return found == partition_numbers.end() ? nullptr : &partitions[found->second].rows;
+  }
+  std::string_view PartitionKeyOf(const TouchedRow& row) const { return partitions[row.partition].key; }
+
+  // Puts the rows in fold order, each key once, and indexes each partition's.
+  void Order(Partitioner partitioner, const ClusteringOrder& order) {
+    std::vector<std::string_view> keys;
+    keys.reserve(partitions.size());
+    for (const TouchedPartition& p : partitions) keys.push_back(p.key);
+    auto ranks = PartitionRanks(partitioner, std::move(keys));
+    for (TouchedPartition& p : partitions) p.rank = ranks.at(p.key);
+    auto less = [&](const TouchedRow& a, const TouchedRow& b) {
+      if (a.partition != b.partition) return partitions[a.partition].rank < partitions[b.partition].rank;
+      return order.CompareRows(a.decoded, b.decoded) < 0;
+    };
+    // Each source's rows are in fold order already: merge the runs.
+    size_t merged = 0;
+    for (size_t end : source_ends) {
+      if (merged > 0 && end > merged) {
+        std::inplace_merge(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(merged),
+                           rows.begin() + static_cast<std::ptrdiff_t>(end), less);
+      }
+      merged = std::max(merged, end);
+    }
+    auto same = [](const TouchedRow& a, const TouchedRow& b) {
+      return a.partition == b.partition && a.clustering == b.clustering;
+    };
+    rows.erase(std::unique(rows.begin(), rows.end(), same), rows.end());
+    for (TouchedRow& row : rows) partitions[row.partition].rows.Add(&row);
+    for (TouchedPartition& p : partitions) p.rows.Seal();
+  }
+
+ private:
+  // The ranks of `keys` in the partitioner's order.
+  static std::unordered_map<std::string_view, size_t> PartitionRanks(Partitioner partitioner,
+                                                                     std::vector<std::string_view> keys) {
+    if (partitioner == Partitioner::kMurmur3) {
+      // Tokens computed once each, not once per comparison.
+      std::vector<std::pair<int64_t, std::string_view>> tokens;
+      tokens.reserve(keys.size());
+      for (std::string_view k : keys) tokens.emplace_back(Murmur3Token(k), k);
+      std::sort(tokens.begin(), tokens.end());  // by token, then bytes: ComparePartitionKeys
+      for (size_t i = 0; i < tokens.size(); ++i) keys[i] = tokens[i].second;
+    } else {
+      std::sort(keys.begin(), keys.end(), PartitionKeyLess{partitioner});
+    }
+    std::unordered_map<std::string_view, size_t> ranks;
+    for (size_t i = 0; i < keys.size(); ++i) ranks[keys[i]] = i;
+    return ranks;
   }
 };
 
@@ -158,7 +206,12 @@ Result<std::string> Screen(FileSystem& fs, const TableSSTables& table, const std
   const TableSchema& schema = *opened.schema;
   size_t regular_columns = std::count_if(schema.columns.begin(), schema.columns.end(),
                                          [](const ColumnSchema& c) { return c.kind == ColumnKind::kRegular; });
-  std::string clustering, key;
+  // Rows in more than one source are counted once each: beyond this many in
+  // all, more than max_rows are different.
+  const int64_t max_gathered = max_rows * static_cast<int64_t>(std::max<size_t>(1, opened.sources.size()));
+  auto too_many = [&] {
+    return StrCat("the new generations hold more than ", max_rows, " rows, more than the row index's update layer takes");
+  };
   for (auto& source : opened.sources) {
     FoldPartition partition;
     while (true) {
@@ -166,23 +219,26 @@ Result<std::string> Screen(FileSystem& fs, const TableSSTables& table, const std
       if (!more) break;
       if (!partition.deletion.IsLive()) return std::string("the new generations hold a partition deletion");
       if (partition.has_static_row) return std::string("the new generations hold a static row");
+      const uint32_t number = touched->Partition(partition.key);
       while (true) {
         if (!partition.markers.empty()) return std::string("the new generations hold a range tombstone");
         for (const FoldRow& row : partition.rows) {
           std::string why = RowWhyNot(row, schema, regular_columns, horizon);
           if (!why.empty()) return why;
-          EncodeRowIndexClustering(row.clustering, &clustering);
-          RowKey(partition.key, clustering, &key);
-          touched->rows.try_emplace(key);
+          TouchedRow& touched_row = touched->rows.emplace_back();
+          touched_row.partition = number;
+          EncodeRowIndexClustering(row.clustering, &touched_row.clustering);
+          touched_row.decoded = row.clustering;
         }
-        if (static_cast<int64_t>(touched->rows.size()) > max_rows) {
-          return StrCat("the new generations hold more than ", max_rows, " rows, more than the row index's update layer takes");
-        }
+        if (static_cast<int64_t>(touched->rows.size()) > max_gathered) return too_many();
         if (partition.complete) break;
         RETURN_IF_ERROR(source->More(&partition));
       }
     }
+    touched->source_ends.push_back(touched->rows.size());
   }
+  touched->Order(*opened.partitioner, ClusteringOrder::OfTable(schema));
+  if (static_cast<int64_t>(touched->rows.size()) > max_rows) return too_many();
   return std::string();
 }
 
@@ -209,11 +265,9 @@ Status LookUpIn(FileSystem& fs, std::vector<std::string> files, const TouchedRow
       } else {
         while (run_end < entries.end && keys.Bytes(run_end) == key) ++run_end;
       }
-      auto found = touched.partitions.find(key);
-      if (found != touched.partitions.end()) {
-        const PartitionRows& partition = found->second;
+      if (const PartitionRows* partition = touched.RowsOf(key)) {
         for (size_t i = r; i < run_end; ++i) {
-          TouchedRow* row = partition.Find(clusterings.Bytes(i));
+          TouchedRow* row = partition->Find(clusterings.Bytes(i));
           if (row == nullptr) continue;
           row->indexed = !entries.removes(i);
           if (!row->indexed) continue;
@@ -259,31 +313,11 @@ Status LookUp(FileSystem& fs, const std::vector<std::string>& files, int threads
 
 // One entry of the run's update layer.
 struct Change {
-  std::string_view key;  // RowKey form; the touched row's
-  FoldClustering clustering;
+  const TouchedRow* row = nullptr;
   bool removes = false;
   int64_t position = 0;  // in the run's data file
   uint64_t hash = 0;
-  size_t partition_rank = 0;
 };
-
-// The ranks of `keys` in the partitioner's order.
-std::unordered_map<std::string_view, size_t> PartitionRanks(Partitioner partitioner,
-                                                            std::vector<std::string_view> keys) {
-  if (partitioner == Partitioner::kMurmur3) {
-    // Tokens computed once each, not once per comparison.
-    std::vector<std::pair<int64_t, std::string_view>> tokens;
-    tokens.reserve(keys.size());
-    for (std::string_view k : keys) tokens.emplace_back(Murmur3Token(k), k);
-    std::sort(tokens.begin(), tokens.end());  // by token, then bytes: ComparePartitionKeys
-    for (size_t i = 0; i < tokens.size(); ++i) keys[i] = tokens[i].second;
-  } else {
-    std::sort(keys.begin(), keys.end(), PartitionKeyLess{partitioner});
-  }
-  std::unordered_map<std::string_view, size_t> ranks;
-  for (size_t i = 0; i < keys.size(); ++i) ranks[keys[i]] = i;
-  return ranks;
-}
 
 }  // namespace
 
@@ -321,7 +355,6 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
     options.progress(StrCat("the new generations decide their ", touched.rows.size(),
                             " rows alone; looking them up in the row index"));
   }
-  touched.GroupByPartition();
   RETURN_IF_ERROR(LookUp(fs, last.row_index, options.threads, &touched));
   RETURN_IF_ERROR(LookUp(fs, last.row_index_updates, options.threads, &touched));
 
@@ -353,7 +386,18 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
     auto key = PartitionKeyStrings(*fold_schema.PartitionKeyType(), partition.key);
     return status.WithContext(StrCat(table_dir, ": partition ", key.ok() ? Join(*key, ":") : ToHex(partition.key)));
   };
-  std::string clustering, key;
+  // The fold gives the touched rows it keeps in their order: a touched row
+  // it passes over is one the new facts deleted (or whose every cell they
+  // made dead). The changes come in fold order too.
+  size_t next_touched = 0;
+  auto removed = [&](const TouchedRow& old) -> Status {
+    if (!old.indexed) return Status::OK();
+    RETURN_IF_ERROR(deletes.Add(touched.data_files[old.data_file], old.position));
+    ++changes.rows_deleted;
+    updates.push_back({&old, true, 0, 0});
+    return Status::OK();
+  };
+  std::string clustering;
   parquet::RowBatch::Mark before_row;
   int64_t rows_seen = 0;
   while (true) {
@@ -366,13 +410,15 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
       }
       changes.next_expiry = std::min(changes.next_expiry, RowConverter::EarliestExpiry(row));
       EncodeRowIndexClustering(row.clustering, &clustering);
-      RowKey(partition.key, clustering, &key);
-      auto it = touched.rows.find(key);
-      if (it == touched.rows.end()) {
+      while (next_touched < touched.rows.size() &&
+             !(touched.PartitionKeyOf(touched.rows[next_touched]) == partition.key &&
+               touched.rows[next_touched].clustering == clustering)) {
+        RETURN_IF_ERROR(removed(touched.rows[next_touched++]));
+      }
+      if (next_touched == touched.rows.size()) {
         return Status::Corruption(StrCat(table_dir, ": the fold of the new generations gave a row they do not hold"));
       }
-      TouchedRow& old = it->second;
-      old.folded = true;
+      const TouchedRow& old = touched.rows[next_touched++];
       ASSIGN_OR_RETURN(parquet::RowBatch * batch, data.batch());
       int64_t position = data.next_position();
       batch->MarkTo(&before_row);
@@ -386,41 +432,23 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
         RETURN_IF_ERROR(deletes.Add(touched.data_files[old.data_file], old.position));
         ++changes.rows_deleted;
       }
-      updates.push_back({it->first, row.clustering, false, position, *hash, 0});
+      updates.push_back({&old, false, position, *hash});
       ++changes.rows_appended;
     }
   }
-  // Rows the new facts deleted (or whose every cell they made dead).
-  for (auto& [row_key, old] : touched.rows) {
-    if (old.folded || !old.indexed) continue;
-    RETURN_IF_ERROR(deletes.Add(touched.data_files[old.data_file], old.position));
-    ++changes.rows_deleted;
-    Change removal{row_key, {}, true, 0, 0, 0};
-    if (!DecodeRowIndexClustering(ClusteringOf(row_key), &removal.clustering)) {
-      return Status::Corruption(StrCat(table_dir, ": a malformed row key"));
-    }
-    updates.push_back(std::move(removal));
-  }
+  while (next_touched < touched.rows.size()) RETURN_IF_ERROR(removed(touched.rows[next_touched++]));
 
-  // This run's entries in fold order, over the last update layer's.
-  std::vector<std::string_view> partitions;
-  for (const auto& [partition_key, rows] : touched.partitions) partitions.push_back(partition_key);
-  auto ranks = PartitionRanks(partitioner, std::move(partitions));
-  for (Change& c : updates) c.partition_rank = ranks.at(PartitionKeyOf(c.key));
-  std::sort(updates.begin(), updates.end(), [&](const Change& a, const Change& b) {
-    if (a.partition_rank != b.partition_rank) return a.partition_rank < b.partition_rank;
-    return order.CompareRows(a.clustering, b.clustering) < 0;
-  });
+  // This run's entries, in fold order, over the last update layer's.
   ASSIGN_OR_RETURN(auto previous, RowIndexReader::Open(fs, last.row_index_updates));
   RowIndexWriter layer(fs, [&](int i) { return files.RowIndexUpdateFile(i); });
   RowIndexEntry before;
   ASSIGN_OR_RETURN(bool has_before, previous->Next(&before));
   RowIndexEntry entry;
   for (const Change& c : updates) {
-    std::string_view partition_key = PartitionKeyOf(c.key);
+    std::string_view partition_key = touched.PartitionKeyOf(*c.row);
     int placed = 1;
     while (has_before &&
-           (placed = CompareToRowIndexEntry(partitioner, order, before, partition_key, c.clustering)) < 0) {
+           (placed = CompareToRowIndexEntry(partitioner, order, before, partition_key, c.row->decoded)) < 0) {
       RETURN_IF_ERROR(layer.Add(before));
       ASSIGN_OR_RETURN(has_before, previous->Next(&before));
     }
@@ -428,7 +456,7 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
       ASSIGN_OR_RETURN(has_before, previous->Next(&before));
     }
     entry.partition_key = partition_key;
-    entry.clustering = c.clustering;
+    entry.clustering = c.row->decoded;
     entry.data_file = c.removes ? std::string() : data.path();
     entry.position = c.position;
     entry.hash = c.hash;
