@@ -297,8 +297,8 @@ Value IcebergScalar::ToValue() const {
   return Value::Null();
 }
 
-Result<IcebergScalar> ToIcebergScalar(const CqlType& cql, const Type& type, std::string_view bytes,
-                                      const MappingOptions& options) {
+Status ToIcebergScalar(const CqlType& cql, const Type& type, std::string_view bytes, const MappingOptions& options,
+                       IcebergScalar* out) {
   auto need = [&](size_t width) -> Status {
     if (bytes.size() != width) {
       return Status::InvalidArgument(StrCat("has ", bytes.size(), " bytes, not the ", width, " of a ", cql.ToCql()));
@@ -306,29 +306,32 @@ Result<IcebergScalar> ToIcebergScalar(const CqlType& cql, const Type& type, std:
     return Status::OK();
   };
   using Kind = IcebergScalar::Kind;
-  auto of = [](Kind kind, int64_t v) {
-    IcebergScalar scalar;
-    scalar.kind = kind;
-    scalar.int_value = v;
-    return scalar;
+  // Each sets what `out` holds for its kind (reused from value to value:
+  // nothing is allocated but for values made anew).
+  auto of = [out](Kind kind, int64_t v) {
+    out->kind = kind;
+    out->int_value = v;
+    return Status::OK();
   };
-  auto view = [](Kind kind, std::string_view v) {
-    IcebergScalar scalar;
-    scalar.kind = kind;
-    scalar.view = v;
-    return scalar;
+  auto view = [out](Kind kind, std::string_view v) {
+    out->kind = kind;
+    out->view = v;
+    out->is_owned = false;
+    return Status::OK();
   };
-  auto owned = [](Kind kind, std::string v) {
-    IcebergScalar scalar;
-    scalar.kind = kind;
-    scalar.owned = std::move(v);
-    scalar.is_owned = true;
-    return scalar;
+  auto owned = [out](Kind kind, std::string v) {
+    out->kind = kind;
+    out->owned = std::move(v);
+    out->is_owned = true;
+    return Status::OK();
   };
   // Cassandra stores an empty value for any type (`blobAsInt(0x)`); result
   // sets show it as null except where the empty string is a value.
   bool empty_is_value = cql.kind == CqlKind::kAscii || cql.kind == CqlKind::kText || cql.kind == CqlKind::kBlob;
-  if (bytes.empty() && !empty_is_value) return IcebergScalar{};
+  if (bytes.empty() && !empty_is_value) {
+    out->kind = Kind::kNull;
+    return Status::OK();
+  }
   switch (cql.kind) {
     case CqlKind::kAscii:
     case CqlKind::kText:
@@ -356,17 +359,15 @@ Result<IcebergScalar> ToIcebergScalar(const CqlType& cql, const Type& type, std:
       return of(Kind::kBool, bytes[0] != 0);
     case CqlKind::kFloat: {
       RETURN_IF_ERROR(need(4));
-      IcebergScalar scalar;
-      scalar.kind = Kind::kFloat;
-      scalar.float_value = std::bit_cast<float>(static_cast<uint32_t>(ReadBigEndian(bytes)));
-      return scalar;
+      out->kind = Kind::kFloat;
+      out->float_value = std::bit_cast<float>(static_cast<uint32_t>(ReadBigEndian(bytes)));
+      return Status::OK();
     }
     case CqlKind::kDouble: {
       RETURN_IF_ERROR(need(8));
-      IcebergScalar scalar;
-      scalar.kind = Kind::kDouble;
-      scalar.double_value = std::bit_cast<double>(ReadBigEndian(bytes));
-      return scalar;
+      out->kind = Kind::kDouble;
+      out->double_value = std::bit_cast<double>(ReadBigEndian(bytes));
+      return Status::OK();
     }
     case CqlKind::kDecimal: {
       if (bytes.size() < 5) return Status::InvalidArgument("is a truncated decimal");
@@ -411,6 +412,13 @@ Result<IcebergScalar> ToIcebergScalar(const CqlType& cql, const Type& type, std:
     default:
       return Status::NotSupported(StrCat("type ", cql.ToCql(), " is not a primitive Iceberg type"));
   }
+}
+
+Result<IcebergScalar> ToIcebergScalar(const CqlType& cql, const Type& type, std::string_view bytes,
+                                      const MappingOptions& options) {
+  IcebergScalar scalar;
+  RETURN_IF_ERROR(ToIcebergScalar(cql, type, bytes, options, &scalar));
+  return scalar;
 }
 
 Result<Value> ToIcebergValue(const CqlType& cql, const Type& type, std::string_view bytes,
@@ -645,7 +653,8 @@ Result<uint64_t> RowBatchConverter::Append(std::string_view key, const FoldRow* 
   }
   RowHasher hasher;
   hasher.Struct(fields_.size());
-  std::string packed;  // a multi-cell collection or counter, packed
+  std::string packed;    // a multi-cell collection or counter, packed
+  IcebergScalar scalar;  // a scalar field's value, field after field
   for (size_t i = 0; i < fields_.size(); ++i) {
     const FieldPlan& field = fields_[i];
     const ColumnSchema& column = *field.column;
@@ -680,13 +689,13 @@ Result<uint64_t> RowBatchConverter::Append(std::string_view key, const FoldRow* 
       }
       continue;
     }
-    IcebergScalar scalar;
-    if (bytes) {
-      auto converted = ToIcebergScalar(*column.type, *field.type, *bytes, options_);
-      if (!converted.ok()) return fail(converted.status());
-      scalar = std::move(*converted);
-    }
     using Kind = IcebergScalar::Kind;
+    if (bytes) {
+      Status converted = ToIcebergScalar(*column.type, *field.type, *bytes, options_, &scalar);
+      if (!converted.ok()) return fail(converted);
+    } else {
+      scalar.kind = Kind::kNull;
+    }
     if (scalar.kind == Kind::kNull && field.required) {
       if (bytes && bytes->empty()) return EmptyKeyValueError(column.name);
       return Status::InvalidArgument(StrCat("column ", column.name, ": is null, but the Iceberg field is required"));
@@ -705,17 +714,17 @@ Status RowBatchConverter::AppendCells(const FieldPlan& field, const FoldColumn& 
   is_map ? hasher->Map(data.cells.size()) : hasher->List(data.cells.size());
   parquet::ColumnBatch* elements = batch ? &batch->column(field.element_leaf) : nullptr;
   parquet::ColumnBatch* values = batch && is_map ? &batch->column(field.value_leaf) : nullptr;
+  IcebergScalar element, value;
   for (size_t i = 0; i < data.cells.size(); ++i) {
     const FoldCell& cell = data.cells[i];
     int rep_level = i == 0 ? 0 : field.element_rep_level;
-    ASSIGN_OR_RETURN(IcebergScalar element,
-                     ToIcebergScalar(*field.element_cql, *field.element_type,
-                                     is_map || is_set ? std::string_view(cell.path) : std::string_view(cell.value),
-                                     options_));
+    RETURN_IF_ERROR(ToIcebergScalar(*field.element_cql, *field.element_type,
+                                    is_map || is_set ? std::string_view(cell.path) : std::string_view(cell.value),
+                                    options_, &element));
     if (is_map && element.kind == IcebergScalar::Kind::kNull) return Status::InvalidArgument("is a map with a null key");
     AppendScalar(element, elements, field.element_def_level - 1, rep_level, hasher);
     if (is_map) {
-      ASSIGN_OR_RETURN(IcebergScalar value, ToIcebergScalar(*field.value_cql, *field.value_type, cell.value, options_));
+      RETURN_IF_ERROR(ToIcebergScalar(*field.value_cql, *field.value_type, cell.value, options_, &value));
       AppendScalar(value, values, field.value_def_level - 1, rep_level, hasher);
     }
   }

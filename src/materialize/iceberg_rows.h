@@ -113,6 +113,10 @@ struct IcebergScalar {
 // ToIcebergValue for a scalar kind. The result may view `bytes`.
 Result<IcebergScalar> ToIcebergScalar(const CqlType& cql, const iceberg::Type& type, std::string_view bytes,
                                       const MappingOptions& options);
+// The same into `out`, reused from value to value by the converters of many
+// rows. On error `out` holds nothing meaningful.
+Status ToIcebergScalar(const CqlType& cql, const iceberg::Type& type, std::string_view bytes,
+                       const MappingOptions& options, IcebergScalar* out);
 
 // Converts folded rows into Iceberg rows appended to a parquet::RowBatch of
 // iceberg::ToParquetSchema(mapping.schema), as DuckDB's column writers take
