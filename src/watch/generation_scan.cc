@@ -86,7 +86,8 @@ Result<TableDirectoryScan> ScanTableDirectory(FileSystem& fs, const std::string&
   std::vector<std::string> order;
   for (auto& [prefix, g] : generations) {
     std::set<std::string> files(g.files.begin(), g.files.end());
-    auto held = [&](const std::string& why) { scan.held_back.push_back(StrCat(prefix, ": ", why)); };
+    const std::string& generation = prefix;  // clang 14 lambdas cannot capture a structured binding
+    auto held = [&](const std::string& why) { scan.held_back.push_back(StrCat(generation, ": ", why)); };
     if (auto it = unreadable.find(prefix); it != unreadable.end()) {
       held(it->second);
       continue;
