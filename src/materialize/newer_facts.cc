@@ -112,11 +112,7 @@ struct TouchedRows {
 
   // Puts the rows in fold order, each key once, and indexes each partition's.
   void Order(Partitioner partitioner, const ClusteringOrder& order) {
-    std::vector<std::string_view> keys;
-    keys.reserve(partitions.size());
-    for (const TouchedPartition& p : partitions) keys.push_back(p.key);
-    auto ranks = PartitionRanks(partitioner, std::move(keys));
-    for (TouchedPartition& p : partitions) p.rank = ranks.at(p.key);
+    RankPartitions(partitioner);
     auto less = [&](const TouchedRow& a, const TouchedRow& b) {
       if (a.partition != b.partition) return partitions[a.partition].rank < partitions[b.partition].rank;
       return order.CompareRows(a.decoded, b.decoded) < 0;
@@ -139,22 +135,25 @@ struct TouchedRows {
   }
 
  private:
-  // The ranks of `keys` in the partitioner's order.
-  static std::unordered_map<std::string_view, size_t> PartitionRanks(Partitioner partitioner,
-                                                                     std::vector<std::string_view> keys) {
+  // Each partition's rank in the partitioner's order.
+  void RankPartitions(Partitioner partitioner) {
+    std::vector<uint32_t> in_order(partitions.size());
+    for (uint32_t i = 0; i < in_order.size(); ++i) in_order[i] = i;
     if (partitioner == Partitioner::kMurmur3) {
-      // Tokens computed once each, not once per comparison.
-      std::vector<std::pair<int64_t, std::string_view>> tokens;
-      tokens.reserve(keys.size());
-      for (std::string_view k : keys) tokens.emplace_back(Murmur3Token(k), k);
-      std::sort(tokens.begin(), tokens.end());  // by token, then bytes: ComparePartitionKeys
-      for (size_t i = 0; i < tokens.size(); ++i) keys[i] = tokens[i].second;
+      // Tokens computed once each, not once per comparison; then the key
+      // bytes, as ComparePartitionKeys orders them.
+      std::vector<int64_t> tokens;
+      tokens.reserve(partitions.size());
+      for (const TouchedPartition& p : partitions) tokens.push_back(Murmur3Token(p.key));
+      std::sort(in_order.begin(), in_order.end(), [&](uint32_t a, uint32_t b) {
+        return tokens[a] != tokens[b] ? tokens[a] < tokens[b] : partitions[a].key < partitions[b].key;
+      });
     } else {
-      std::sort(keys.begin(), keys.end(), PartitionKeyLess{partitioner});
+      PartitionKeyLess key_less{partitioner};
+      std::sort(in_order.begin(), in_order.end(),
+                [&](uint32_t a, uint32_t b) { return key_less(partitions[a].key, partitions[b].key); });
     }
-    std::unordered_map<std::string_view, size_t> ranks;
-    for (size_t i = 0; i < keys.size(); ++i) ranks[keys[i]] = i;
-    return ranks;
+    for (size_t rank = 0; rank < in_order.size(); ++rank) partitions[in_order[rank]].rank = rank;
   }
 };
 
@@ -390,12 +389,14 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
   // it passes over is one the new facts deleted (or whose every cell they
   // made dead). The changes come in fold order too.
   size_t next_touched = 0;
+  auto delete_old = [&](const TouchedRow& old) -> Status {
+    ++changes.rows_deleted;
+    return deletes.Add(touched.data_files[old.data_file], old.position);
+  };
   auto removed = [&](const TouchedRow& old) -> Status {
     if (!old.indexed) return Status::OK();
-    RETURN_IF_ERROR(deletes.Add(touched.data_files[old.data_file], old.position));
-    ++changes.rows_deleted;
     updates.push_back({&old, true, 0, 0});
-    return Status::OK();
+    return delete_old(old);
   };
   std::string clustering;
   parquet::RowBatch::Mark before_row;
@@ -429,8 +430,7 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
           batch->TruncateTo(before_row);
           continue;
         }
-        RETURN_IF_ERROR(deletes.Add(touched.data_files[old.data_file], old.position));
-        ++changes.rows_deleted;
+        RETURN_IF_ERROR(delete_old(old));
       }
       updates.push_back({&old, false, position, *hash});
       ++changes.rows_appended;

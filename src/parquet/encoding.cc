@@ -661,7 +661,6 @@ Status DecodeDeltaByteArrays(Encoding encoding, std::span<const uint8_t> data, s
   char* dst = out->data.data() + start;
   const char* src = reinterpret_cast<const char*>(data.data() + *pos);
   const char* previous = dst;
-  size_t at = start;
   for (size_t i = 0; i < count; ++i) {
     const size_t shared = prefixed ? static_cast<size_t>(prefixes[i]) : 0;
     const size_t suffix = static_cast<size_t>(lengths[i]);
@@ -670,9 +669,8 @@ Status DecodeDeltaByteArrays(Encoding encoding, std::span<const uint8_t> data, s
     if (suffix > 0) std::memcpy(value + shared, src, suffix);
     src += suffix;
     dst += shared + suffix;
-    at += shared + suffix;
     previous = value;
-    out->ends.push_back(at);
+    out->ends.push_back(static_cast<uint64_t>(dst - out->data.data()));
   }
   *pos += suffix_bytes;
   return Status::OK();
