@@ -9,19 +9,23 @@ OUT_DIR/<target>/, in each target's input layout (fuzz/fuzz_*.cc):
 
 - fuzz_parquet: Parquet files pyarrow writes (every codec, PLAIN,
   dictionary and DELTA encodings, nested types, several row groups), DuckDB
-  writes, PyIceberg writes, and cqlite's own data and delete files;
+  writes, PyIceberg writes, the Iceberg Java library (parquet-java) writes
+  (data, position delete and equality delete files), and cqlite's own data
+  and delete files;
 - fuzz_thrift_compact: those files' footers and their first page headers;
 - fuzz_envelope: cqlite's envelope files of the bundled example tables and
   Rust CQLite v1 files built with pyarrow;
-- fuzz_avro: manifests and manifest lists PyIceberg and cqlite write,
-  containers fastavro writes (null and deflate codecs), and schema + datum
-  pairs;
+- fuzz_avro: manifests and manifest lists PyIceberg, the Iceberg Java
+  library and cqlite write, containers fastavro writes (null and deflate
+  codecs), the Iceberg Java library's Avro data and delete files, and
+  schema + datum pairs;
 - fuzz_iceberg_metadata: table metadata, manifest lists and manifests of
-  PyIceberg's and cqlite's tables;
+  PyIceberg's, the Iceberg Java library's and cqlite's tables;
 - fuzz_cli_values: --now and --where texts.
 
 Seeds are written at fuzzing time and never committed. With no
-CQLITE_BINARY, cqlite's own files are left out.
+CQLITE_BINARY, cqlite's own files are left out; without Java and Maven, the
+Iceberg Java library's (tools/iceberg_readers/iceberg_java.sh write-sample).
 """
 import glob
 import io
@@ -159,8 +163,9 @@ def iceberg_table_files(seeds, root):
             seeds.put("fuzz_iceberg_metadata", b"\x00" + data)
         elif path.suffix == ".avro":
             seeds.put("fuzz_avro", b"\x00" + data)
-            is_list = path.name.startswith("snap-")
-            seeds.put("fuzz_iceberg_metadata", (b"\x01" if is_list else b"\x02") + data)
+            if path.parent.name == "metadata":  # not an Avro data or delete file
+                is_list = path.name.startswith("snap-")
+                seeds.put("fuzz_iceberg_metadata", (b"\x01" if is_list else b"\x02") + data)
         elif path.suffix == ".parquet":
             add_parquet(seeds, data)
 
@@ -177,6 +182,16 @@ def pyiceberg_table(seeds, tmp):
     table.delete("id < 10")
     table.append(data.slice(0, 5))
     iceberg_table_files(seeds, warehouse)
+
+
+def iceberg_java_tables(seeds, tmp):
+    out = tmp / "iceberg-java"
+    tool = REPO / "tools" / "iceberg_readers" / "iceberg_java.sh"
+    if not (shutil.which("java") and shutil.which("mvn")):
+        print("fuzz_file_seeds.py: no java and mvn: leaving out the Iceberg Java library's files", file=sys.stderr)
+        return
+    subprocess.run([str(tool), "write-sample", str(out)], check=True)
+    iceberg_table_files(seeds, out)
 
 
 def cqlite_files(seeds, tmp, cqlite):
@@ -245,6 +260,7 @@ def main():
         duckdb_files(seeds, tmp)
         avro_files(seeds, tmp)
         pyiceberg_table(seeds, tmp)
+        iceberg_java_tables(seeds, tmp)
         v1_envelopes(seeds, tmp)
         if cqlite and os.access(cqlite, os.X_OK):
             cqlite_files(seeds, tmp, cqlite)

@@ -15,6 +15,7 @@ bool BoundsFollowIcebergOrder(Type::Kind kind) {
     case Type::Kind::kDouble:
     case Type::Kind::kDate:
     case Type::Kind::kTime:
+    case Type::Kind::kTimestamp:
     case Type::Kind::kTimestamptz:
     case Type::Kind::kString:
     case Type::Kind::kBinary:

@@ -19,7 +19,8 @@ struct PrimitiveName {
 constexpr PrimitiveName kPrimitiveNames[] = {
     {Kind::kBoolean, "boolean"}, {Kind::kInt, "int"},       {Kind::kLong, "long"},
     {Kind::kFloat, "float"},     {Kind::kDouble, "double"}, {Kind::kDate, "date"},
-    {Kind::kTime, "time"},       {Kind::kTimestamptz, "timestamptz"}, {Kind::kString, "string"},
+    {Kind::kTime, "time"},       {Kind::kTimestamp, "timestamp"}, {Kind::kTimestamptz, "timestamptz"},
+    {Kind::kString, "string"},
     {Kind::kUuid, "uuid"},       {Kind::kBinary, "binary"},
 };
 
@@ -78,6 +79,13 @@ Result<TypePtr> TypeFromJson(const json& j) {
         std::sscanf(name.c_str(), "decimal(%d,%d)", &precision, &scale) == 2) {
       return Type::Decimal(precision, scale);
     }
+    int length = 0;
+    char end = 0;
+    if (std::sscanf(name.c_str(), "fixed[%d%c", &length, &end) == 2 && end == ']' &&
+        name == StrCat("fixed[", length, "]")) {
+      if (length <= 0) return Status::Corruption(StrCat("Iceberg type ", name, ": a fixed type has at least 1 byte"));
+      return Type::Fixed(length);
+    }
     return Status::NotSupported(StrCat("Iceberg type ", name));
   }
   if (!j.is_object() || !j.contains("type")) return Status::Corruption(StrCat("not an Iceberg type: ", j.dump()));
@@ -130,7 +138,7 @@ bool SameFields(const std::vector<NestedField>& a, const std::vector<NestedField
 }
 
 bool SameType(const Type& a, const Type& b) {
-  return a.kind == b.kind && a.precision == b.precision && a.scale == b.scale && SameFields(a.fields, b.fields);
+  return a.kind == b.kind && a.precision == b.precision && a.scale == b.scale && a.length == b.length && SameFields(a.fields, b.fields);
 }
 
 using parquet::Field;
@@ -151,11 +159,15 @@ Field ToParquetField(const std::string& name, bool required, int32_t id, const T
                               LogicalType::Decimal(type.precision, type.scale), kDecimalBytes);
     case Kind::kDate: return Field::Primitive(name, PhysicalType::kInt32, r, id, LogicalType::Date());
     case Kind::kTime: return Field::Primitive(name, PhysicalType::kInt64, r, id, LogicalType::TimeMicros());
+    case Kind::kTimestamp:
+      return Field::Primitive(name, PhysicalType::kInt64, r, id, LogicalType::TimestampMicros(false));
     case Kind::kTimestamptz:
       return Field::Primitive(name, PhysicalType::kInt64, r, id, LogicalType::TimestampMicros(true));
     case Kind::kString: return Field::String(name, r, id);
     case Kind::kUuid:
       return Field::Primitive(name, PhysicalType::kFixedLenByteArray, r, id, LogicalType{LogicalType::kUuid}, 16);
+    case Kind::kFixed:
+      return Field::Primitive(name, PhysicalType::kFixedLenByteArray, r, id, LogicalType{}, type.length);
     case Kind::kBinary: return Field::Binary(name, r, id);
     case Kind::kStruct: {
       std::vector<Field> children;
@@ -184,6 +196,7 @@ std::string Type::ToString() const {
   }
   switch (kind) {
     case Kind::kDecimal: return StrCat("decimal(", precision, ", ", scale, ")");
+    case Kind::kFixed: return StrCat("fixed[", length, "]");
     case Kind::kStruct: return "struct";
     case Kind::kList: return "list";
     case Kind::kMap: return "map";
@@ -194,6 +207,13 @@ std::string Type::ToString() const {
 TypePtr Type::Primitive(Kind kind) {
   auto t = std::make_shared<Type>();
   t->kind = kind;
+  return t;
+}
+
+TypePtr Type::Fixed(int32_t length) {
+  auto t = std::make_shared<Type>();
+  t->kind = Kind::kFixed;
+  t->length = length;
   return t;
 }
 

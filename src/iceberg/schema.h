@@ -31,12 +31,13 @@ struct NestedField {
 
 struct Type {
   enum class Kind {
-    kBoolean, kInt, kLong, kFloat, kDouble, kDecimal, kDate, kTime, kTimestamptz,
-    kString, kUuid, kBinary, kStruct, kList, kMap,
+    kBoolean, kInt, kLong, kFloat, kDouble, kDecimal, kDate, kTime, kTimestamp, kTimestamptz,
+    kString, kUuid, kFixed, kBinary, kStruct, kList, kMap,
   };
   Kind kind = Kind::kString;
   int32_t precision = 0;  // kDecimal
   int32_t scale = 0;      // kDecimal
+  int32_t length = 0;     // kFixed: its bytes
   // kStruct: its fields. kList: {element}. kMap: {key, value}. The names of
   // list elements and map keys and values are "element", "key", "value".
   std::vector<NestedField> fields;
@@ -47,6 +48,7 @@ struct Type {
 
   static TypePtr Primitive(Kind kind);
   static TypePtr Decimal(int32_t precision, int32_t scale);
+  static TypePtr Fixed(int32_t length);
   static TypePtr Struct(std::vector<NestedField> fields);
   static TypePtr List(int32_t element_id, bool element_required, TypePtr element);
   static TypePtr Map(int32_t key_id, TypePtr key, int32_t value_id, bool value_required, TypePtr value);

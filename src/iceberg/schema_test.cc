@@ -87,6 +87,42 @@ TEST(IcebergSchemaTest, PrimitiveTypeNames) {
   EXPECT_EQ(P(Kind::kBinary)->ToString(), "binary");
   EXPECT_EQ(Type::Decimal(9, 2)->ToString(), "decimal(9, 2)");
   EXPECT_EQ(Type::Decimal(38, 0)->ToString(), "decimal(38, 0)");
+  EXPECT_EQ(P(Kind::kTimestamp)->ToString(), "timestamp");
+  EXPECT_EQ(Type::Fixed(16)->ToString(), "fixed[16]");
+}
+
+// Types CQLite's own tables never use, in schemas other engines commit (the
+// Iceberg Java library writes both): timestamp without a zone and fixed[L].
+TEST(IcebergSchemaTest, FromJsonReadsTimestampAndFixed) {
+  const char* text = R"json({"type":"struct","schema-id":0,"fields":[
+      {"id":1,"name":"local_ts","required":false,"type":"timestamp"},
+      {"id":2,"name":"digest","required":true,"type":"fixed[16]"}]})json";
+  auto parsed = SchemaFromJson(json::parse(text));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->fields[0].type->kind, Kind::kTimestamp);
+  EXPECT_EQ(parsed->fields[1].type->kind, Kind::kFixed);
+  EXPECT_EQ(parsed->fields[1].type->length, 16);
+  EXPECT_EQ(SchemaToJson(*parsed), json::parse(text));
+  Schema other = *parsed;
+  other.fields[1].type = Type::Fixed(8);
+  EXPECT_FALSE(SameStructure(*parsed, other));
+
+  parquet::Schema p = ToParquetSchema(*parsed);
+  EXPECT_EQ(p.fields[0].physical_type, parquet::PhysicalType::kInt64);
+  EXPECT_EQ(p.fields[0].logical_type.kind, parquet::LogicalType::kTimestamp);
+  EXPECT_FALSE(p.fields[0].logical_type.utc_adjusted);
+  EXPECT_EQ(p.fields[1].physical_type, parquet::PhysicalType::kFixedLenByteArray);
+  EXPECT_EQ(p.fields[1].logical_type.kind, parquet::LogicalType::kNone);
+  EXPECT_EQ(p.fields[1].type_length, 16);
+  EXPECT_TRUE(parquet::ValidateSchema(p).ok()) << parquet::ValidateSchema(p).ToString();
+
+  for (const char* bad : {"fixed[0]", "fixed[-3]", "fixed[16", "fixed[16]x", "fixed[ 16]", "fixed[016]"}) {
+    SCOPED_TRACE(bad);
+    json j = json::parse(R"json({"type":"struct","fields":[{"id":1,"name":"a","type":"int"}]})json");
+    j["fields"][0]["type"] = bad;
+    auto refused = SchemaFromJson(j);
+    EXPECT_FALSE(refused.ok());
+  }
 }
 
 TEST(IcebergSchemaTest, ToJsonIsTheSpecForm) {

@@ -205,9 +205,18 @@ Status ParquetReader::ReadPages(const ColumnChunk& chunk, const ColumnDescriptor
       return Status::NotSupported(StrCat(page_what, ": page type ", static_cast<int>(header.type)));
     }
     const DataPageHeader& d = *header.data_page_header;
-    if (d.definition_level_encoding != Encoding::kRle || d.repetition_level_encoding != Encoding::kRle) {
-      return Status::NotSupported(StrCat(page_what, ": level encodings ", static_cast<int>(d.definition_level_encoding),
-                                         " and ", static_cast<int>(d.repetition_level_encoding), " (RLE is read)"));
+    // A level whose maximum is 0 is not in the page, whatever encoding the
+    // header names for it: parquet-java names BIT_PACKED there. CQLite
+    // names RLE for both.
+    auto levels_readable = [&](Encoding encoding, int max_level) {
+      return encoding == Encoding::kRle || (max_level == 0 && !checked_pages_);
+    };
+    if (!levels_readable(d.definition_level_encoding, column.max_def_level) ||
+        !levels_readable(d.repetition_level_encoding, column.max_rep_level)) {
+      std::string levels = StrCat(page_what, ": level encodings ", static_cast<int>(d.definition_level_encoding),
+                                  " and ", static_cast<int>(d.repetition_level_encoding));
+      if (checked_pages_) return Status::Corruption(StrCat(levels, " in a file of CQLite's, which writes RLE"));
+      return Status::NotSupported(StrCat(levels, " (RLE is read)"));
     }
     if (d.num_values < 0 || d.num_values > kMaxPageValues || d.num_values > m.num_values - values_read) {
       return Status::Corruption(StrCat(page_what, ": bad value count ", d.num_values));

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -651,6 +652,106 @@ TEST(ParquetReaderTest, EveryFlippedByteOfANestedFileIsHandled) {
     }
     EXPECT_GT(errors, 0);
   }
+}
+
+// `file`, one CQLite wrote, as another writer would have written it: no
+// CQLite footer checksum, parquet-java's created_by, and every data page
+// header passed through `edit` (which must keep its length, so that no
+// offset moves; the page CRC-32s cover the pages' bytes only).
+std::string AsOtherWritersFile(const std::string& file,
+                               const std::function<void(const ColumnMetaData&, DataPageHeader&)>& edit) {
+  uint32_t footer_size;
+  std::memcpy(&footer_size, file.data() + file.size() - 8, 4);
+  const size_t footer_at = file.size() - 8 - footer_size;
+  auto metadata = ParseFileMetaData(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(file.data()) + footer_at, footer_size), "t.parquet");
+  EXPECT_TRUE(metadata.ok()) << metadata.status().ToString();
+  if (!metadata.ok()) return {};
+  std::string out = file.substr(0, footer_at);
+  for (const RowGroup& group : metadata->row_groups) {
+    for (const ColumnChunk& chunk : group.columns) {
+      const ColumnMetaData& m = *chunk.meta_data;
+      size_t pos = static_cast<size_t>(m.dictionary_page_offset ? *m.dictionary_page_offset : m.data_page_offset);
+      const size_t end = pos + static_cast<size_t>(m.total_compressed_size);
+      while (pos < end) {
+        size_t size = 0;
+        auto header = ParsePageHeader(
+            std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(out.data()) + pos, end - pos), "page", &size);
+        EXPECT_TRUE(header.ok()) << header.status().ToString();
+        if (!header.ok()) return {};
+        if (header->data_page_header) {
+          edit(m, *header->data_page_header);
+          std::string again = SerializePageHeader(*header);
+          EXPECT_EQ(again.size(), size);
+          out.replace(pos, size, again);
+        }
+        pos += size + static_cast<size_t>(header->compressed_page_size);
+      }
+    }
+  }
+  std::erase_if(metadata->key_value_metadata, [](const KeyValue& kv) { return kv.key == kFooterChecksumKey; });
+  metadata->created_by = "parquet-mr version 1.15.2 (build 0)";
+  std::string footer = SerializeFileMetaData(*metadata);
+  out += footer;
+  out += Le(static_cast<uint32_t>(footer.size()));
+  out += "PAR1";
+  return out;
+}
+
+// parquet-java names BIT_PACKED as the encoding of levels a column does not
+// have (a required column's definition levels, a flat column's repetition
+// levels). They are not in the page, so such pages read as any other; levels
+// a column has must still be RLE, and in a file of CQLite's (which names RLE
+// for every level) another name is damage.
+TEST(ParquetReaderTest, LevelsAColumnDoesNotHaveMayNameAnyEncoding) {
+  MemoryFileSystem fs;
+  Schema schema;
+  schema.fields = {Field::Int64("id", kReq, 1), Field::String("s", kOpt, 2)};
+  std::vector<Value> rows;
+  for (int i = 0; i < 40; ++i) rows.push_back(Row({I64(i * 3), i % 4 == 0 ? Value::Null() : Str("v" + std::to_string(i))}));
+  WriterOptions options;
+  options.row_group_rows = 16;
+  Written w = RoundTrip(fs, schema, rows, options);
+  ASSERT_NE(w.reader, nullptr);
+  const std::string ours = *fs.ReadFileToString("t.parquet");
+
+  auto read = [&](const std::string& name, const std::string& bytes) -> Result<std::vector<Value>> {
+    fs.AddFile(name, bytes);
+    ASSIGN_OR_RETURN(std::unique_ptr<ParquetReader> reader, ParquetReader::Open(fs, name));
+    return reader->ReadAll();
+  };
+  auto absent_as_bit_packed = [](const ColumnMetaData& m, DataPageHeader& d) {
+    d.repetition_level_encoding = Encoding::kBitPacked;
+    if (m.path_in_schema[0] == "id") d.definition_level_encoding = Encoding::kBitPacked;
+  };
+  auto theirs = read("parquet-java.parquet", AsOtherWritersFile(ours, absent_as_bit_packed));
+  ASSERT_TRUE(theirs.ok()) << theirs.status().ToString();
+  EXPECT_EQ(*theirs, rows);
+
+  auto present_as_bit_packed = [](const ColumnMetaData& m, DataPageHeader& d) {
+    if (m.path_in_schema[0] == "s") d.definition_level_encoding = Encoding::kBitPacked;
+  };
+  auto refused = read("bit-packed.parquet", AsOtherWritersFile(ours, present_as_bit_packed));
+  EXPECT_EQ(refused.status().kind(), StatusKind::kNotSupported) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("bit-packed.parquet column s page at byte"), std::string::npos)
+      << refused.status().ToString();
+
+  // The same header in a file that keeps CQLite's footer checksum.
+  std::string damaged = ours;
+  fs.AddFile("t.parquet", ours);
+  size_t size = 0;
+  const ColumnMetaData& id = *w.reader->metadata().row_groups[0].columns[0].meta_data;
+  auto header = ParsePageHeader(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(ours.data()) + id.data_page_offset,
+                               ours.size() - static_cast<size_t>(id.data_page_offset)),
+      "page", &size);
+  ASSERT_TRUE(header.ok()) << header.status().ToString();
+  header->data_page_header->repetition_level_encoding = Encoding::kBitPacked;
+  std::string again = SerializePageHeader(*header);
+  ASSERT_EQ(again.size(), size);
+  damaged.replace(static_cast<size_t>(id.data_page_offset), size, again);
+  auto ours_damaged = read("damaged.parquet", damaged);
+  EXPECT_EQ(ours_damaged.status().kind(), StatusKind::kCorruption) << ours_damaged.status().ToString();
 }
 
 // ReadFlatColumns gives, column by column, the values ReadRowGroup assembles

@@ -4,6 +4,7 @@
 #   iceberg_java.sh read      <catalog.db> <warehouse> <catalog-name> <namespace> <table>
 #   iceberg_java.sh list      <catalog.db> <warehouse> <catalog-name>
 #   iceberg_java.sh snapshots <catalog.db> <warehouse> <catalog-name> <namespace> <table>
+#   iceberg_java.sh write-sample <dir>  # small v2 tables the library writes (fuzz seeds)
 #   iceberg_java.sh build     # builds (if needed) and prints nothing
 #   iceberg_java.sh version   # prints the key of its code (hash of pom.xml and src/)
 #   iceberg_java.sh classpath # prints the full runtime classpath
@@ -27,7 +28,7 @@ ensure_built() {
 }
 
 cmd="${1:-}"
-[[ -n "$cmd" ]] || die "usage: iceberg_java.sh read|read-many|list|snapshots|build|version|classpath ..."
+[[ -n "$cmd" ]] || die "usage: iceberg_java.sh read|read-many|list|snapshots|write-sample|build|version|classpath ..."
 
 case "$cmd" in
     version)
@@ -46,6 +47,12 @@ case "$cmd" in
         # harmless and goes to stderr like every other log line.
         exec "$JAVA" -XX:TieredStopAtLevel=1 ${ICEBERG_JAVA_OPTS:-} \
             -cp "$MAVEN_TOOL_CLASSPATH" cqlite.icebergreaders.IcebergJavaReader "$@"
+        ;;
+    write-sample)
+        [[ $# -eq 2 ]] || die "usage: iceberg_java.sh write-sample <dir>"
+        ensure_built
+        exec "$JAVA" -XX:TieredStopAtLevel=1 ${ICEBERG_JAVA_OPTS:-} \
+            -cp "$MAVEN_TOOL_CLASSPATH" cqlite.icebergreaders.IcebergJavaSampleWriter "$@"
         ;;
     *)
         die "unknown subcommand '$cmd'"
