@@ -5,7 +5,7 @@
 # same run.
 #
 #   bench/run_materialize_bench.sh [--rows N] [--reps N] [--work DIR] [--publish-dir DIR] [--small]
-#                                  [--skip-materialize] [--skip-publish]
+#                                  [--skip-materialize] [--skip-publish] [--baseline REV]
 #
 #   --rows N           rows of the publish comparison (default 2000000)
 #   --reps N           timed publish runs per contender (default 3)
@@ -16,6 +16,13 @@
 #                      /dev/shm/cqlite-publish-bench: neither contender waits
 #                      for the disk, and PyIceberg does not fsync)
 #   --small            the 600-partition dataset (~60 MB), a smoke test
+#   --baseline REV     also time run 1 with the cqlite of git revision REV
+#                      (built from `git archive` in build-rel/baseline-<REV>/,
+#                      Release), one thread, on the same SSTables into a
+#                      warehouse of its own, in this run: the "today" of issue
+#                      12 is 6d58107, the last commit before its redesign
+#                      (about 20 minutes more at full size, more on a slow
+#                      machine)
 #   --mem-limit GIB    address-space limit (ulimit -v) of each materialize
 #                      run, so that a run that would exhaust the shared
 #                      machine's memory fails instead (default: 60% of
@@ -64,6 +71,7 @@ SMALL=0
 MEM_LIMIT_GIB=""
 DO_MATERIALIZE=1
 DO_PUBLISH=1
+BASELINE=""
 die() { echo "run_materialize_bench.sh: $*" >&2; exit 2; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -75,6 +83,7 @@ while [[ $# -gt 0 ]]; do
         --mem-limit) MEM_LIMIT_GIB="$2"; shift 2 ;;
         --skip-materialize) DO_MATERIALIZE=0; shift ;;
         --skip-publish) DO_PUBLISH=0; shift ;;
+        --baseline) BASELINE="$2"; shift 2 ;;
         *) die "unknown argument: $1" ;;
     esac
 done
@@ -97,6 +106,22 @@ nice cmake --build "$BUILD" --target cqlite publish_bench scan_bench -j2 >"$BUIL
 CQLITE="$(find "$BUILD" -name cqlite -type f -perm -u+x | head -1)"
 [[ -x $CQLITE ]] || die "no cqlite binary in $BUILD"
 PUBLISH_BENCH="$BUILD/bench/publish_bench"
+BASELINE_CQLITE=""
+if [[ -n $BASELINE ]]; then
+    baseline_rev="$(git -C "$ROOT" rev-parse --short "$BASELINE^{commit}")" || die "--baseline $BASELINE: no such revision"
+    baseline_dir="$BUILD/baseline-$baseline_rev"
+    if ! [[ -x $baseline_dir/build/src/cli/cqlite ]]; then
+        echo "run_materialize_bench.sh: building the cqlite of $baseline_rev (Release) in $baseline_dir" >&2
+        rm -rf "$baseline_dir"
+        mkdir -p "$baseline_dir/src"
+        git -C "$ROOT" archive "$baseline_rev" | tar -x -C "$baseline_dir/src"
+        nice cmake -S "$baseline_dir/src" -B "$baseline_dir/build" -DCMAKE_BUILD_TYPE=Release \
+            >"$baseline_dir/cmake.log" 2>&1 || { cat "$baseline_dir/cmake.log" >&2; die "cmake of $baseline_rev failed"; }
+        nice cmake --build "$baseline_dir/build" --target cqlite -j2 >"$baseline_dir/build.log" 2>&1 ||
+            { tail -50 "$baseline_dir/build.log" >&2; die "build of $baseline_rev failed"; }
+    fi
+    BASELINE_CQLITE="$baseline_dir/build/src/cli/cqlite"
+fi
 SCAN_BENCH="$BUILD/bench/scan_bench"
 THREADS="$(nproc)"
 OUT="$BUILD/materialize_bench_out"
@@ -127,14 +152,16 @@ else
 fi
 echo "$MEM_LIMIT_KIB" >"$OUT/mem_limit_kib"
 
-# run <name> <args...>: one `cqlite materialize` under /usr/bin/time -v.
+# run <name> <args...>: one `cqlite materialize` under /usr/bin/time -v
+# (the cqlite of this checkout, or the one in $RUN_WITH).
 run() {
     local name="$1"
     shift
-    echo "run_materialize_bench.sh: $name: cqlite materialize $*" >&2
+    local binary="${RUN_WITH:-$CQLITE}"
+    echo "run_materialize_bench.sh: $name: $binary materialize $*" >&2
     loadavg >"$OUT/$name.load_before"
     local rc=0
-    (ulimit -v "$MEM_LIMIT_KIB" && exec /usr/bin/time -v -o "$OUT/$name.time" "$CQLITE" materialize "$@" --json) \
+    (ulimit -v "$MEM_LIMIT_KIB" && exec /usr/bin/time -v -o "$OUT/$name.time" "$binary" materialize "$@" --json) \
         >"$OUT/$name.json" 2>"$OUT/$name.stderr" || rc=$?
     loadavg >"$OUT/$name.load_after"
     echo "$rc" >"$OUT/$name.rc"
@@ -173,6 +200,12 @@ if [[ $DO_MATERIALIZE == 1 ]]; then
         run run1t "$TABLE" --warehouse "$WAREHOUSE_T" --now "$NOW" --threads "$THREADS"; then
     du -sb --apparent-size "$WAREHOUSE" | cut -f1 >"$OUT/run1.warehouse_bytes"
     du -sb --apparent-size "$WAREHOUSE_T" | cut -f1 >"$OUT/run1t.warehouse_bytes"
+    if [[ -n $BASELINE_CQLITE ]]; then
+        for f in input_bytes data_bytes sstables; do cp "$OUT/run1.$f" "$OUT/run1b.$f"; done
+        echo "$baseline_rev" >"$OUT/baseline_rev"
+        RUN_WITH="$BASELINE_CQLITE" run run1b "$TABLE" --warehouse "$WORK/warehouse-baseline" --now "$NOW" || true
+        rm -rf "$WORK/warehouse-baseline"
+    fi
     for f in "$UPDATE_TABLE"/*; do
         ln "$f" "$TABLE/" 2>/dev/null || cp "$f" "$TABLE/"
     done
@@ -351,8 +384,12 @@ if do_materialize:
               "run1t": f"1: the same, --threads {threads}",
               "run2": f"2: +{sstables('run2')} SSTables (~1% changed), --threads 1",
               "run2t": f"2: the same, --threads {threads}", "run3": "3: nothing new",
-              "run1r": "1r: as 1, --threads 1", "run2r": "2r: as 2, the changes after-row, --threads 1"}
-    ran = [n for n in ("run1", "run1t", "run2", "run2t", "run3", "run1r", "run2r") if os.path.exists(p(f"{n}.rc"))]
+              "run1r": "1r: as 1, --threads 1", "run2r": "2r: as 2, the changes after-row, --threads 1",
+              "run1b": "1b: as 1, the cqlite of "
+                       + (read("baseline_rev") if os.path.exists(p("baseline_rev")) else "?")}
+    ran = [n for n in ("run1", "run1t", "run1b", "run2", "run2t", "run3", "run1r", "run2r")
+           if os.path.exists(p(f"{n}.rc"))]
+    required = [n for n in ran if n != "run1b"]
     failed = [n for n in ran if read(f"{n}.rc") != "0"]
     for name in ran:
         if name in failed:
@@ -377,9 +414,9 @@ if do_materialize:
             f"| {in_bytes / MB / t['wall']:,.1f} "
             f"| {t['rss_kib'] / 1024:,.1f} MiB | {'' if wh is None else f'{wh / MB:,.1f} MB'} "
             f"| {read(name + '.load_before')} -> {read(name + '.load_after')} |")
-    if failed or len(ran) < 7:
+    if failed or len(required) < 7:
         lines += ["", f"Runs failed: {', '.join(failed)}; see {out}/*.stderr and *.time.", ""]
-    if not failed and len(ran) == 7:
+    if not [n for n in failed if n != "run1b"] and len(required) == 7:
       r1, r2, r3 = report_of("run1"), report_of("run2"), report_of("run3")
       t1, t2 = time_v("run1"), time_v("run2")
       t1t, t2t = time_v("run1t"), time_v("run2t")
@@ -389,13 +426,18 @@ if do_materialize:
       scan_wall = statistics.median(b["real_time"] * unit[b["time_unit"]] for b in scan_runs)
       state_bytes = int(read("fold_state_bytes"))
       table_bytes = int(read("table_bytes_after"))
-      peak = max(time_v(n)["rss_kib"] for n in ran)
+      peak = max(time_v(n)["rss_kib"] for n in required)
       met = lambda ok: "met" if ok else "NOT met"
       lines += ["", "Against the targets (issue 12, line a):", "",
                 f"- run 1, one thread: {t1['wall']:.2f} s (target <= 60 s: {met(t1['wall'] <= 60)}); "
                 f"the scan alone (scan_bench BM_Scan, median of {len(scan_runs)}, in this run, load "
                 f"{read('scan.load_before')} -> {read('scan.load_after')}): {scan_wall:.2f} s; run 1 / scan: "
                 f"{t1['wall'] / scan_wall:.1f}x (target <= 15x: {met(t1['wall'] / scan_wall <= 15)})",
+                *([f"- run 1, one thread, against the cqlite of {read('baseline_rev')} on the same SSTables in "
+                   f"this run: {t1['wall']:.2f} s against {time_v('run1b')['wall']:.2f} s, "
+                   f"{time_v('run1b')['wall'] / t1['wall']:.1f}x faster (target >= 20x: "
+                   f"{met(time_v('run1b')['wall'] / t1['wall'] >= 20)})"]
+                  if "run1b" in ran and "run1b" not in failed else []),
                 f"- run 1 with --threads {threads}: {t1t['wall']:.2f} s, {t1['wall'] / t1t['wall']:.2f}x faster than "
                 f"with 1 (target >= 1.7x with 2: {met(t1['wall'] / t1t['wall'] >= 1.7)})",
                 f"- run 2 / run 1: {t2['wall'] / t1['wall']:.3f} with one thread, {t2t['wall'] / t1t['wall']:.3f} "
