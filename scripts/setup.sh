@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config ccache
   liblz4-dev libzstd-dev libsnappy-dev zlib1g-dev libsqlite3-dev
   nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
   clang libclang-rt-14-dev

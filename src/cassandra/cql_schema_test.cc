@@ -6,6 +6,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include "test_paths.h"
 
 namespace cqlite {
 namespace {

@@ -8,6 +8,7 @@
 #include "io/checksum.h"
 #include "io/file_system.h"
 #include "util/strings.h"
+#include "test_paths.h"
 
 namespace cqlite {
 namespace {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include "test_paths.h"
 
 namespace cqlite {
 namespace {

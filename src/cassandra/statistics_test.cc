@@ -9,6 +9,7 @@
 
 #include "io/file_system.h"
 #include "util/strings.h"
+#include "test_paths.h"
 
 namespace cqlite {
 namespace {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "util/strings.h"
+#include "test_paths.h"
 
 namespace cqlite {
 namespace {

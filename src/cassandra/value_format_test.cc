@@ -12,6 +12,7 @@
 #include <string>
 
 #include "util/strings.h"
+#include "test_paths.h"
 
 namespace cqlite {
 namespace {

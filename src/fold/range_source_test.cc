@@ -7,6 +7,7 @@
 #include "cassandra/table_sstables.h"
 #include "fold/select_json.h"
 #include "fold/sstable_source.h"
+#include "test_paths.h"
 
 namespace cqlite {
 namespace {

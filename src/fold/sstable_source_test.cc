@@ -9,6 +9,7 @@
 #include "cassandra/table_sstables.h"
 #include "io/file_system.h"
 #include "util/strings.h"
+#include "test_paths.h"
 
 namespace cqlite {
 namespace {

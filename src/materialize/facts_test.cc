@@ -9,6 +9,7 @@
 #include "fold/select_json.h"
 #include "fold/sstable_source.h"
 #include "util/strings.h"
+#include "test_paths.h"
 
 namespace cqlite::materialize {
 namespace {

@@ -26,6 +26,7 @@
 #include "materialize/fold_state.h"
 #include "parquet/reader.h"
 #include "util/strings.h"
+#include "test_paths.h"
 
 namespace cqlite::materialize {
 namespace {

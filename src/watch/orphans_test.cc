@@ -9,6 +9,7 @@
 #include "catalog/sql_catalog.h"
 #include "materialize/materializer.h"
 #include "util/strings.h"
+#include "test_paths.h"
 
 namespace cqlite::watch {
 namespace {
