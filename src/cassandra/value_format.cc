@@ -278,15 +278,10 @@ std::string FormatUuid(std::string_view bytes) {
 // ---------------------------------------------------------------------------
 // Composite values
 
-struct Field {
-  bool present = false;  // false: null (length -1)
-  std::string_view bytes;
-};
-
 // TupleType.split: int32-length-prefixed fields, possibly fewer than the type
 // has; a negative length is null.
-Result<std::vector<Field>> SplitTuple(const CqlType& type, std::string_view bytes) {
-  std::vector<Field> fields;
+Result<std::vector<ValuePart>> SplitTuple(const CqlType& type, std::string_view bytes) {
+  std::vector<ValuePart> fields;
   size_t pos = 0;
   for (size_t i = 0; i < type.params.size(); ++i) {
     if (pos == bytes.size()) break;
@@ -307,35 +302,6 @@ Result<std::vector<Field>> SplitTuple(const CqlType& type, std::string_view byte
     return Status::Corruption(StrCat("a ", type.ToCql(), " value has more fields than its type"));
   }
   return fields;
-}
-
-// A CQL collection value: int32 count, then int32-length-prefixed elements.
-Result<std::vector<Field>> SplitCollection(std::string_view bytes, size_t per_entry) {
-  if (bytes.size() < 4) return Status::Corruption("a collection value is shorter than its element count");
-  int32_t count = static_cast<int32_t>(BigEndian(bytes, 0, 4));
-  if (count < 0) return Status::Corruption(StrCat("a collection value has a negative count ", count));
-  // Each element takes at least four bytes.
-  if (static_cast<uint64_t>(count) * per_entry > (bytes.size() - 4) / 4) {
-    return Status::Corruption(StrCat("a collection value's count ", count, " exceeds its size"));
-  }
-  std::vector<Field> elements;
-  size_t pos = 4;
-  for (uint64_t i = 0; i < static_cast<uint64_t>(count) * per_entry; ++i) {
-    if (bytes.size() - pos < 4)
-      return Status::Corruption(StrCat("a collection element ", i, " is truncated"));
-    int32_t size = static_cast<int32_t>(BigEndian(bytes, pos, 4));
-    pos += 4;
-    if (size < 0) {
-      elements.push_back({});
-      continue;
-    }
-    if (bytes.size() - pos < static_cast<size_t>(size)) {
-      return Status::Corruption(StrCat("a collection element ", i, " is truncated"));
-    }
-    elements.push_back({true, bytes.substr(pos, size)});
-    pos += size;
-  }
-  return elements;
 }
 
 // VectorType: fixed-length elements back to back, or unsigned-vint-length
@@ -667,6 +633,34 @@ Result<std::string> ToText(const CqlType& type, std::string_view bytes, int dept
 }
 
 }  // namespace
+
+Result<std::vector<ValuePart>> SplitCollection(std::string_view bytes, size_t per_entry) {
+  if (bytes.size() < 4) return Status::Corruption("a collection value is shorter than its element count");
+  int32_t count = static_cast<int32_t>(BigEndian(bytes, 0, 4));
+  if (count < 0) return Status::Corruption(StrCat("a collection value has a negative count ", count));
+  // Each element takes at least four bytes.
+  if (static_cast<uint64_t>(count) * per_entry > (bytes.size() - 4) / 4) {
+    return Status::Corruption(StrCat("a collection value's count ", count, " exceeds its size"));
+  }
+  std::vector<ValuePart> elements;
+  size_t pos = 4;
+  for (uint64_t i = 0; i < static_cast<uint64_t>(count) * per_entry; ++i) {
+    if (bytes.size() - pos < 4)
+      return Status::Corruption(StrCat("a collection element ", i, " is truncated"));
+    int32_t size = static_cast<int32_t>(BigEndian(bytes, pos, 4));
+    pos += 4;
+    if (size < 0) {
+      elements.push_back({});
+      continue;
+    }
+    if (bytes.size() - pos < static_cast<size_t>(size)) {
+      return Status::Corruption(StrCat("a collection element ", i, " is truncated"));
+    }
+    elements.push_back({true, bytes.substr(pos, size)});
+    pos += size;
+  }
+  return elements;
+}
 
 Result<std::string> ValueToJson(const CqlType& type, std::string_view bytes) {
   return ToJson(type, bytes, 0);

@@ -46,6 +46,18 @@ Result<std::string> ValueToString(const CqlType& type, std::string_view bytes);
 // REQUIRES: composite.kind == CqlKind::kComposite.
 Result<std::vector<std::string>> SplitCompositeKey(const CqlType& composite, std::string_view key);
 
+// One part of a serialized collection, tuple or user type value.
+struct ValuePart {
+  bool present = false;  // false: null (a negative length)
+  std::string_view bytes;
+};
+
+// The parts of a serialized collection value (CollectionSerializer): an int32
+// count, then count * per_entry int32-length-prefixed parts (per_entry 2 for
+// a map: key, value, key, value...). Corruption when the parts do not fit;
+// bytes after the last part are not looked at.
+Result<std::vector<ValuePart>> SplitCollection(std::string_view bytes, size_t per_entry);
+
 // The strings sstabledump prints in a partition's "key" array: one per
 // component (each with its own type's getString) for a CompositeType key,
 // otherwise one.
