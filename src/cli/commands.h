@@ -17,6 +17,7 @@ CommandRunner AddSelectCommand(CLI::App& app);
 CommandRunner AddDeltaExportCommand(CLI::App& app);
 CommandRunner AddMaterializeCommand(CLI::App& app);
 CommandRunner AddWatchCommand(CLI::App& app);
+CommandRunner AddRingCommand(CLI::App& app);
 
 // The transform of every --now option: a time as seconds since the Unix
 // epoch or in ISO-8601 (ParseInstantSeconds), handed on as seconds.

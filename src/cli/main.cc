@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   auto delta_export = cqlite::AddDeltaExportCommand(app);
   auto materialize = cqlite::AddMaterializeCommand(app);
   auto watch = cqlite::AddWatchCommand(app);
+  auto ring = cqlite::AddRingCommand(app);
   // An unknown command is an error, --help or not (CLI11 would print the
   // main help for `cqlite nosuch --help` and exit 0).
   if (argc > 1 && argv[1][0] != '-') {
@@ -28,7 +29,7 @@ int main(int argc, char** argv) {
     for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) known |= sub->get_name() == argv[1];
     if (!known) {
       std::cerr << "cqlite: unknown command '" << argv[1]
-                << "'; the commands are ls, dump, select, delta-export, materialize and watch (cqlite --help)\n";
+                << "'; the commands are ls, dump, select, delta-export, materialize, watch and ring (cqlite --help)\n";
       return 2;
     }
   }
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("delta-export")) return delta_export();
     if (app.got_subcommand("materialize")) return materialize();
     if (app.got_subcommand("watch")) return watch();
+    if (app.got_subcommand("ring")) return ring();
   } catch (const std::exception& e) {
     std::cerr << "cqlite: internal error: " << e.what() << "\n";
     return 70;

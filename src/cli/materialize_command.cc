@@ -7,12 +7,16 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include "cassandra/sstable.h"
 #include "catalog/sql_catalog.h"
 #include "cli/commands.h"
+#include "cluster/coverage.h"
+#include "cluster/node_metadata.h"
 #include "materialize/materializer.h"
 #include "util/json_writer.h"
 #include "util/strings.h"
@@ -27,6 +31,8 @@ int DefaultThreads() { return static_cast<int>(std::max(1u, std::thread::hardwar
 
 struct MaterializeCommandOptions {
   std::string path;
+  std::vector<std::string> cluster;  // data directories of a cluster's nodes
+  bool allow_missing_replicas = false;
   std::string warehouse = "warehouse";
   std::string catalog;  // default: sqlite:<warehouse>/catalog.db
   std::string catalog_name = "cqlite";
@@ -130,6 +136,59 @@ void PrintJson(const std::vector<materialize::TableReport>& reports, const std::
   std::cout << "\n";
 }
 
+// A table to publish: a table directory and, from --cluster, the same
+// table's directories on the other nodes.
+struct ReplicatedTable {
+  std::string dir;
+  std::vector<std::string> replica_dirs;
+};
+
+// The tables of a cluster's nodes (--cluster), each with its directory on
+// every node that has it, after checking that the directories are of one
+// cluster and hold every replica of every token range of each table's
+// keyspace (cluster/coverage.h).
+Result<std::vector<ReplicatedTable>> ClusterTables(FileSystem& fs, const std::vector<std::string>& data_dirs,
+                                                   int64_t now, bool allow_missing_replicas) {
+  std::vector<NodeMetadata> nodes;
+  for (const std::string& dir : data_dirs) {
+    ASSIGN_OR_RETURN(NodeMetadata node, ReadNodeMetadata(fs, Absolute(dir), now));
+    nodes.push_back(std::move(node));
+  }
+  ASSIGN_OR_RETURN(TokenRing ring, RingFromNodes(nodes));
+  // By "<keyspace>/<table>-<id>": a table's id is the same on every node.
+  std::map<std::string, std::vector<size_t>> nodes_of_table;
+  std::map<std::string, std::vector<std::string>> dirs_of_table;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    ASSIGN_OR_RETURN(auto dirs, materialize::FindTableDirectories(fs, nodes[i].data_dir));
+    for (const std::string& dir : dirs) {
+      std::string key = StrCat(BaseName(DirName(dir)), "/", BaseName(dir));
+      nodes_of_table[key].push_back(i);
+      dirs_of_table[key].push_back(dir);
+    }
+  }
+  std::vector<ReplicatedTable> tables;
+  for (auto& [key, dirs] : dirs_of_table) {
+    std::string keyspace = key.substr(0, key.find('/'));
+    std::set<std::string> hosts;
+    const std::vector<size_t>& holders = nodes_of_table[key];
+    ASSIGN_OR_RETURN(Replication replication, nodes[holders[0]].KeyspaceReplication(keyspace));
+    for (size_t i : holders) {
+      ASSIGN_OR_RETURN(Replication other, nodes[i].KeyspaceReplication(keyspace));
+      if (other.ToString() != replication.ToString()) {
+        return Status::InvalidArgument(StrCat(nodes[i].data_dir, ": keyspace ", keyspace, " has replication ",
+                                              other.ToString(), " but ", nodes[holders[0]].data_dir, " says ",
+                                              replication.ToString()));
+      }
+      hosts.insert(nodes[i].self.host_id);
+    }
+    std::string table = key.substr(key.find('/') + 1);
+    table = StrCat(keyspace, ".", table.substr(0, table.rfind('-')));
+    RETURN_IF_ERROR(CheckReplicaCoverage(ring, replication, hosts, table, allow_missing_replicas));
+    tables.push_back({dirs[0], std::vector<std::string>(dirs.begin() + 1, dirs.end())});
+  }
+  return tables;
+}
+
 int Materialize(const MaterializeCommandOptions& options) {
   auto start = std::chrono::steady_clock::now();
   FileSystem& fs = LocalFileSystem();
@@ -152,10 +211,27 @@ int Materialize(const MaterializeCommandOptions& options) {
     if (Status s = catalog::ValidateTableName(options.table_name); !s.ok()) return fail(s);
   }
 
-  auto tables = materialize::FindTableDirectories(fs, options.path);
-  if (!tables.ok()) return fail(tables.status());
-  if (tables->size() > 1 && !options.table_name.empty()) {
-    return fail(Status::InvalidArgument(StrCat(options.path, " holds ", tables->size(),
+  if (options.path.empty() == options.cluster.empty()) {
+    return fail(Status::InvalidArgument("give a path, or --cluster and the data directories of a cluster's nodes"));
+  }
+  // Each table to publish, and its other replicas' table directories.
+  std::vector<ReplicatedTable> tables;
+  if (options.cluster.empty()) {
+    auto dirs = materialize::FindTableDirectories(fs, options.path);
+    if (!dirs.ok()) return fail(dirs.status());
+    for (std::string& dir : *dirs) tables.push_back({std::move(dir), {}});
+  } else {
+    int64_t now = options.now_seconds >= 0 ? options.now_seconds
+                                           : std::chrono::duration_cast<std::chrono::seconds>(
+                                                 std::chrono::system_clock::now().time_since_epoch())
+                                                 .count();
+    auto found = ClusterTables(fs, options.cluster, now, options.allow_missing_replicas);
+    if (!found.ok()) return fail(found.status());
+    tables = std::move(*found);
+  }
+  const std::string& source = options.cluster.empty() ? options.path : options.cluster[0];
+  if (tables.size() > 1 && !options.table_name.empty()) {
+    return fail(Status::InvalidArgument(StrCat(source, " holds ", tables.size(),
                                                " tables; --table names one, so point at one table directory")));
   }
   materialize::MaterializeOptions run;
@@ -181,15 +257,16 @@ int Materialize(const MaterializeCommandOptions& options) {
 
   // Tables that would be refused are refused before the warehouse or the
   // catalog is created.
-  std::vector<std::string> accepted;
+  std::vector<ReplicatedTable> accepted;
   int failures = 0;
-  for (const std::string& table_dir : *tables) {
-    if (Status s = materialize::CheckTable(fs, table_dir, run); !s.ok()) {
+  for (const ReplicatedTable& table : tables) {
+    run.replica_dirs = table.replica_dirs;
+    if (Status s = materialize::CheckTable(fs, table.dir, run); !s.ok()) {
       ++failures;
-      std::cerr << "cqlite materialize: " << s.ToString() << " (nothing committed for " << table_dir << ")\n";
+      std::cerr << "cqlite materialize: " << s.ToString() << " (nothing committed for " << table.dir << ")\n";
       continue;
     }
-    accepted.push_back(table_dir);
+    accepted.push_back(table);
   }
   if (accepted.empty()) return 1;
   if (Status s = fs.CreateDirectories(warehouse); !s.ok()) {
@@ -199,13 +276,18 @@ int Materialize(const MaterializeCommandOptions& options) {
   if (!catalog.ok()) return fail(catalog.status());
 
   std::vector<materialize::TableReport> reports;
-  for (const std::string& table_dir : accepted) {
+  for (const ReplicatedTable& table : accepted) {
+    const std::string& table_dir = table.dir;
+    run.replica_dirs = table.replica_dirs;
     if (terminal) {
       run.progress = [&table_dir](const std::string& line) {
         std::cerr << "\r\033[K" << BaseName(table_dir) << ": " << line << std::flush;
       };
     }
     run.complete_source = options.complete_source || materialize::InLiveDataDirectory(fs, table_dir);
+    for (const std::string& replica_dir : table.replica_dirs) {
+      run.complete_source = run.complete_source && materialize::InLiveDataDirectory(fs, replica_dir);
+    }
     run.fold_newer_facts_alone = !options.fold_everything;
     // Not while a watcher keeps the table: its start removes the data files
     // no snapshot references, this run's among them (watch/table_lock.h).
@@ -255,8 +337,16 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
       "Defaults serve a first run: warehouse ./warehouse, catalog <warehouse>/catalog.db (the JDBC catalog "
       "schema, which PyIceberg's SqlCatalog, Iceberg Java's JdbcCatalog and others open as is), catalog name "
       "cqlite, namespace and table named after the Cassandra keyspace and table.");
-  cmd->add_option("path", options->path, "A Cassandra data directory, keyspace directory or table directory")
-      ->required();
+  cmd->add_option("path", options->path, "A Cassandra data directory, keyspace directory or table directory");
+  cmd->add_option("--cluster", options->cluster,
+                  "Instead of a path: the data directories of a cluster's nodes (live, copies, or put back from "
+                  "snapshots). Each table is folded once from all its replicas, as a read at consistency ALL "
+                  "merges them, after checking that the directories are of one cluster (system.local, "
+                  "system.peers_v2) and hold every replica of every token range (system_schema.keyspaces)")
+      ->expected(1, -1);
+  cmd->add_flag("--allow-missing-replicas", options->allow_missing_replicas,
+                "With --cluster: fold the replicas there are when a token range lacks some (a node left out), as "
+                "long as every range has one");
   cmd->add_option("--warehouse", options->warehouse, "Where table files go: <warehouse>/<namespace>/<table>")
       ->capture_default_str();
   cmd->add_option("--catalog", options->catalog,

@@ -297,13 +297,52 @@ Result<std::vector<std::string>> NullableKeysOfTable(FileSystem& fs, catalog::Sq
   return names;
 }
 
+// The first difference between two replicas' schemas of one table, or empty.
+std::string SchemaDifference(const TableSchema& a, const TableSchema& b) {
+  if (a.keyspace != b.keyspace || a.table != b.table) {
+    return StrCat("it is table ", b.keyspace, ".", b.table, ", not ", a.keyspace, ".", a.table);
+  }
+  auto describe = [](const ColumnSchema& c) {
+    return StrCat(c.name, " ", c.type->ToCql(), " (", ColumnKindName(c.kind), c.reversed ? ", descending" : "", ")");
+  };
+  for (size_t i = 0; i < std::max(a.columns.size(), b.columns.size()); ++i) {
+    if (i >= a.columns.size()) return StrCat("it has column ", describe(b.columns[i]), " too");
+    if (i >= b.columns.size()) return StrCat("it lacks column ", describe(a.columns[i]));
+    std::string x = describe(a.columns[i]), y = describe(b.columns[i]);
+    if (x != y) return StrCat("it has column ", y, " where the other has ", x);
+  }
+  return "";
+}
+
+// The SSTables of `table_dir` and of the table's other replicas
+// (MaterializeOptions::replica_dirs), with one schema they all agree on.
+Result<TableSSTables> OpenReplicas(FileSystem& fs, const std::string& table_dir, const MaterializeOptions& options) {
+  ASSIGN_OR_RETURN(TableSSTables table, OpenTableSSTables(fs, table_dir, options.schema_file));
+  for (const std::string& replica_dir : options.replica_dirs) {
+    ASSIGN_OR_RETURN(TableSSTables replica, OpenTableSSTables(fs, replica_dir, options.schema_file));
+    std::string difference = SchemaDifference(table.schema.table, replica.schema.table);
+    if (!difference.empty()) {
+      return Status::InvalidArgument(StrCat(replica_dir, ": the schema of ", table.schema.table.keyspace, ".",
+                                            table.schema.table.table, " differs from that of ", table_dir, ": ",
+                                            difference, " (", replica.schema.Describe(), ")"));
+    }
+    if (replica.partitioner != table.partitioner) {
+      return Status::InvalidArgument(
+          StrCat(replica_dir, ": written by another partitioner than ", table_dir, " (two clusters?)"));
+    }
+    for (auto& sstable : replica.sstables) table.sstables.push_back(std::move(sstable));
+  }
+  return table;
+}
+
 Result<TablePlan> PlanTable(FileSystem& fs, const std::string& table_dir, const MaterializeOptions& options) {
   TablePlan plan;
-  ASSIGN_OR_RETURN(plan.table, OpenTableSSTables(fs, table_dir, options.schema_file));
+  ASSIGN_OR_RETURN(plan.table, OpenReplicas(fs, table_dir, options));
   const TableSchema& schema = plan.table.schema.table;
   ASSIGN_OR_RETURN(plan.mapping, MapTable(schema, options.mapping));
   TableReport& report = plan.report;
   report.source = table_dir;
+  for (const std::string& replica_dir : options.replica_dirs) report.source += " " + replica_dir;
   report.namespace_name = options.namespace_name.empty() ? schema.keyspace : options.namespace_name;
   report.table_name = options.table_name.empty() ? schema.table : options.table_name;
   report.warning = plan.mapping.identifier_warning;

@@ -78,6 +78,12 @@ struct MaterializeOptions {
   // (newer_facts.h), fold them alone and look their rows up in the row
   // index, instead of folding every kept generation again.
   bool fold_newer_facts_alone = true;
+  // The table directories of the table's other replicas (materialize
+  // --cluster: the same table on other nodes of the cluster). Their
+  // generations are folded together with the table directory's, as
+  // Cassandra's read at ALL merges replicas; each row comes out once. Their
+  // schemas must agree with the table directory's.
+  std::vector<std::string> replica_dirs;
   // What the snapshot's cqlite.lineage and a new table's cqlite.source.path
   // name; empty: the table directory read (the watcher reads links of the
   // live directory it names here).

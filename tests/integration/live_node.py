@@ -20,10 +20,12 @@ class NodeError(AssertionError):
 
 
 class LiveNode:
-    def __init__(self, oracle, workdir, heap="1g"):
+    def __init__(self, oracle, workdir, heap="1g", options=()):
+        """`options`: Node.java's placement options (a node of a cluster of several)."""
         self.oracle = oracle
         self.workdir = pathlib.Path(workdir)
         self.heap = heap
+        self.options = list(options)
         self.proc = None
         self.lock = threading.Lock()
         self.stderr_path = self.workdir / "node.stderr"
@@ -31,7 +33,7 @@ class LiveNode:
     def start(self, timeout=240):
         self.workdir.mkdir(parents=True, exist_ok=True)
         env = dict(os.environ, ORACLE_NODE_HEAP=self.heap)
-        self.proc = subprocess.Popen(["bash", str(self.oracle), "node", str(self.workdir)], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen(["bash", str(self.oracle), "node", str(self.workdir), *self.options], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=open(self.stderr_path, "ab"), text=True,
                                      env=env, bufsize=1)
         deadline = time.monotonic() + timeout

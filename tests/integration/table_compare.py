@@ -56,3 +56,16 @@ def _diff(expected, actual):
     extra = [r for r in actual if r not in expected]
     return (f"{len(expected)} rows expected, {len(actual)} read; missing {json.dumps(missing[:3])}; "
             f"unexpected {json.dumps(extra[:3])}")
+
+
+def check_readers(catalog, warehouse, catalog_name, ns, table, lines, schema, what):
+    """Asserts that PyIceberg and DuckDB both read the table equal to `lines` (SELECT JSON * output);
+    returns the expected rows and DuckDB's."""
+    expected = expected_rows(lines, schema)
+    py = iceberg_readers.read_pyiceberg(catalog, warehouse, catalog_name, ns, table)
+    problem = differs(pyiceberg_view(expected, schema), py, schema)
+    assert problem is None, f"{ns}.{table}: PyIceberg vs {what}: {problem}"
+    duck = iceberg_readers.read_duckdb(catalog, warehouse, catalog_name, ns, table)
+    problem = differs(expected, duck, schema)
+    assert problem is None, f"{ns}.{table}: DuckDB vs {what}: {problem}"
+    return expected, duck

@@ -4,7 +4,8 @@
 #   oracle.sh sstabledump <Data.db>
 #   oracle.sh sstabledump-batch <outdir> <Data.db>...
 #   oracle.sh generate <scenario.cql> <outdir> --format nb|oa|da
-#   oracle.sh node <workdir>  # a node clients reach on 127.0.0.1, driven on stdin (Node.java)
+#   oracle.sh node <workdir> [options]  # a node clients reach on 127.0.0.1 (or, in a cluster, the
+#                                       # address given), driven on stdin (Node.java)
 #   oracle.sh version        # prints the key of the oracle's code (hash of pom.xml and src/)
 #   oracle.sh classpath      # prints the full runtime classpath
 #
@@ -163,13 +164,13 @@ case "$cmd" in
         exit $rc
         ;;
     node)
-        [[ $# -eq 1 ]] || die "usage: oracle.sh node <workdir>"
+        [[ $# -ge 1 ]] || die "usage: oracle.sh node <workdir> [placement options, see Node.java]"
         ensure_built
         # A long-lived node: the full JIT. Heap: ORACLE_NODE_HEAP (default 4g).
         exec "$JAVA" "-Xms${ORACLE_NODE_HEAP:-4g}" "-Xmx${ORACLE_NODE_HEAP:-4g}" ${ORACLE_JAVA_OPTS:-} "${JVM_OPENS[@]}" \
             -Dlogback.configurationFile="$(logback_xml)" \
             -Doracle.log.level="${ORACLE_LOG_LEVEL:-ERROR}" \
-            -cp "$MAVEN_TOOL_CLASSPATH" cqlite.oracle.Node "$1"
+            -cp "$MAVEN_TOOL_CLASSPATH" cqlite.oracle.Node "$@"
         ;;
     *)
         die "unknown subcommand '$cmd'"

@@ -82,8 +82,31 @@ public final class Generate
         return yaml(work, format, false);
     }
 
+    /**
+     * Where a node sits in its cluster. The default is a cluster of its own:
+     * 127.0.0.1, free ports, one token, SimpleSnitch.
+     */
+    static final class Placement
+    {
+        String clusterName = "cqlite-oracle";
+        String address = "127.0.0.1";
+        String seeds;          // null: the node itself
+        int storagePort;       // 0: a free one
+        int nativePort;        // 0: a free one
+        int numTokens = 1;
+        String dataCenter;     // null: SimpleSnitch (datacenter1, rack1)
+        String rack;
+        boolean hints = true;
+    }
+
     /** The node's cassandra.yaml; with nativeTransport, clients connect on 127.0.0.1 (the port is in the yaml). */
     static String yaml(Path work, String format, boolean nativeTransport) throws IOException
+    {
+        return yaml(work, format, nativeTransport, new Placement());
+    }
+
+    /** The node's cassandra.yaml for a node placed as `placement` says. */
+    static String yaml(Path work, String format, boolean nativeTransport, Placement placement) throws IOException
     {
         String compat;
         String sstableFormat;
@@ -94,22 +117,26 @@ public final class Generate
             case "da": compat = "NONE"; sstableFormat = "bti"; break;
             default: throw new IllegalArgumentException("unknown format '" + format + "' (expected nb, oa or da)");
         }
-        int storagePort = freePort();
-        int nativePort = freePort();
+        int storagePort = placement.storagePort != 0 ? placement.storagePort : freePort();
+        int nativePort = placement.nativePort != 0 ? placement.nativePort : freePort();
+        String seeds = placement.seeds != null ? placement.seeds : placement.address + ":" + storagePort;
         StringBuilder y = new StringBuilder();
-        y.append("cluster_name: cqlite-oracle\n")
-         .append("num_tokens: 1\n")
+        y.append("cluster_name: ").append(placement.clusterName).append('\n')
+         .append("num_tokens: ").append(placement.numTokens).append('\n')
          .append("partitioner: org.apache.cassandra.dht.Murmur3Partitioner\n")
-         .append("endpoint_snitch: SimpleSnitch\n")
-         .append("listen_address: 127.0.0.1\n")
-         .append("rpc_address: 127.0.0.1\n")
+         .append("endpoint_snitch: ").append(placement.dataCenter == null ? "SimpleSnitch" : "GossipingPropertyFileSnitch")
+         .append('\n')
+         .append("listen_address: ").append(placement.address).append('\n')
+         .append("rpc_address: ").append(placement.address).append('\n')
          .append("storage_port: ").append(storagePort).append('\n')
          .append("native_transport_port: ").append(nativePort).append('\n')
          .append("start_native_transport: ").append(nativeTransport).append('\n')
+         .append("hinted_handoff_enabled: ").append(placement.hints).append('\n')
+         .append("auto_bootstrap: false\n")
          .append("seed_provider:\n")
          .append("  - class_name: org.apache.cassandra.locator.SimpleSeedProvider\n")
          .append("    parameters:\n")
-         .append("      - seeds: \"127.0.0.1:").append(storagePort).append("\"\n")
+         .append("      - seeds: \"").append(seeds).append("\"\n")
          .append("data_file_directories: [").append(work.resolve("data")).append("]\n")
          .append("commitlog_directory: ").append(work.resolve("commitlog")).append('\n')
          .append("saved_caches_directory: ").append(work.resolve("saved_caches")).append('\n')
@@ -394,6 +421,17 @@ public final class Generate
         System.setProperty("cassandra.ring_delay_ms", "1000");
         System.setProperty("cassandra.memtable_row_overhead_computation_step", "100");
         System.setProperty("cassandra.shutdown_announce_in_ms", "0");
+    }
+
+    /** configure, and the data centre and rack GossipingPropertyFileSnitch reads, when placement names them. */
+    static void configure(Path work, String yamlText, Placement placement) throws IOException
+    {
+        configure(work, yamlText);
+        if (placement.dataCenter == null)
+            return;
+        Path rackdc = work.resolve("cassandra-rackdc.properties");
+        Files.write(rackdc, ("dc=" + placement.dataCenter + "\nrack=" + placement.rack + "\n").getBytes(StandardCharsets.UTF_8));
+        System.setProperty("cassandra-rackdc.properties", rackdc.toUri().toString());
     }
 
     /** Ends the JVM with rc, which shuts the node down. */

@@ -8,18 +8,31 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.cassandra.config.DatabaseDescriptor;
 import org.apache.cassandra.cql3.ColumnSpecification;
+import org.apache.cassandra.cql3.QueryProcessor;
 import org.apache.cassandra.cql3.UntypedResultSet;
 import org.apache.cassandra.db.ColumnFamilyStore;
+import org.apache.cassandra.db.ConsistencyLevel;
 import org.apache.cassandra.db.Keyspace;
+import org.apache.cassandra.schema.Schema;
 import org.apache.cassandra.service.CassandraDaemon;
 import org.apache.cassandra.service.ClientState;
 import org.apache.cassandra.service.QueryState;
+import org.apache.cassandra.service.StorageProxy;
+import org.apache.cassandra.service.StorageService;
 import org.apache.cassandra.transport.messages.ResultMessage;
+import org.apache.cassandra.utils.FBUtilities;
+import org.apache.cassandra.utils.Pair;
+import org.apache.cassandra.utils.concurrent.Future;
+import org.apache.cassandra.utils.progress.ProgressEventType;
+import org.apache.cassandra.utils.progress.ProgressListener;
 
 /**
  * A single Cassandra 5.0 node that clients reach over the native protocol on
@@ -44,7 +57,25 @@ import org.apache.cassandra.transport.messages.ResultMessage;
  *   datadir                       prints the node's data directory
  *   quit                          shuts the node down (so does the end of stdin)
  *
- * Usage: Node <workdir>. Once the node is up it prints "ready <native port>".
+ * and, for a node of a cluster of several:
+ *
+ *   cql-at <level> <statement>    runs one statement as a coordinator at consistency
+ *                                 <level> (ONE, QUORUM, ALL...), reaching the replicas
+ *   select-at <level> <ks> <table> <file>
+ *                                 SELECT JSON * as a coordinator at <level>, written as
+ *                                 "select" writes it
+ *   schema-agreement <nodes> <seconds>
+ *                                 waits until <nodes> nodes are up in the ring, all
+ *                                 with the same schema
+ *   describering <ks> <file>      what `nodetool describering` prints, one range per line
+ *   repair <ks>                   `nodetool repair <ks>` (incremental, every range
+ *                                 this node replicates), waiting for it to end
+ *   snapshot <tag> <ks>           `nodetool snapshot -t <tag> <ks>`
+ *
+ * Usage: Node <workdir> [--cluster-name N --address A --seeds S --storage-port P
+ * --native-port P --num-tokens T --dc D --rack R --no-hints]; without options
+ * the node is a cluster of its own on 127.0.0.1. Once the node is up it prints
+ * "ready <native port>".
  */
 public final class Node
 {
@@ -62,9 +93,15 @@ public final class Node
     {
         if (!(msg instanceof ResultMessage.Rows))
             return;
-        ResultMessage.Rows rows = (ResultMessage.Rows) msg;
-        List<ColumnSpecification> columns = rows.result.metadata.names;
-        for (UntypedResultSet.Row row : UntypedResultSet.create(rows.result))
+        printRows(UntypedResultSet.create(((ResultMessage.Rows) msg).result));
+    }
+
+    private static void printRows(UntypedResultSet rows)
+    {
+        if (rows == null)
+            return;
+        List<ColumnSpecification> columns = rows.metadata();
+        for (UntypedResultSet.Row row : rows)
         {
             List<String> cells = new ArrayList<>();
             for (ColumnSpecification column : columns)
@@ -75,6 +112,56 @@ public final class Node
             }
             reply(String.join("\t", cells));
         }
+    }
+
+    /** SELECT JSON * through the coordinator at `level`, as Generate.selectJson writes it. */
+    private static String selectAt(ConsistencyLevel level, String ks, String table)
+    {
+        if (Schema.instance.getTableMetadata(ks, table) == null)
+            throw new IllegalArgumentException("table " + ks + "." + table + " does not exist");
+        long now = FBUtilities.nowInSeconds();
+        UntypedResultSet rows = QueryProcessor.process("SELECT JSON * FROM " + Generate.quote(ks) + '.'
+                                                       + Generate.quote(table), level);
+        StringBuilder sb = new StringBuilder();
+        sb.append("{\"now_in_seconds\": ").append(now).append("}\n");
+        for (UntypedResultSet.Row row : rows)
+            sb.append(row.getString("[json]")).append('\n');
+        return sb.toString();
+    }
+
+    private static void waitForSchemaAgreement(int nodes, long seconds) throws InterruptedException
+    {
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        while (true)
+        {
+            Map<String, List<String>> versions = StorageProxy.describeSchemaVersions(false);
+            versions.remove(StorageProxy.UNREACHABLE);
+            int live = StorageService.instance.getLiveRingMembers().size();
+            if (versions.size() == 1 && live >= nodes)
+                return;
+            if (System.nanoTime() > deadline)
+                throw new IllegalStateException("no schema agreement of " + nodes + " nodes in " + seconds + " s: "
+                                                + versions + ", " + live + " live");
+            Thread.sleep(200);
+        }
+    }
+
+    /** Incremental repair of every range this node replicates, as `nodetool repair <ks>` runs it. */
+    private static void repair(String ks) throws Exception
+    {
+        Map<String, String> options = new HashMap<>();
+        options.put("incremental", "true");
+        List<String> errors = Collections.synchronizedList(new ArrayList<>());
+        ProgressListener listener = (tag, event) -> {
+            if (event.getType() == ProgressEventType.ERROR)
+                errors.add(event.getMessage());
+        };
+        Pair<Integer, Future<?>> started = StorageService.instance.repair(ks, options, Collections.singletonList(listener));
+        if (started.right != null)
+            started.right.get(600, TimeUnit.SECONDS);
+        if (!errors.isEmpty())
+            throw new IllegalStateException("repair of " + ks + " failed: " + errors);
+        reply("repair " + started.left + " done");
     }
 
     private static void importSSTables(String ks, String table, String dir)
@@ -143,6 +230,43 @@ public final class Node
                     case "datadir":
                         reply(DatabaseDescriptor.getAllDataFileLocations()[0]);
                         break;
+                    case "cql-at":
+                    {
+                        String rest = line.substring("cql-at".length()).trim();
+                        int space = rest.indexOf(' ');
+                        ConsistencyLevel level = ConsistencyLevel.valueOf(rest.substring(0, space).toUpperCase(Locale.ROOT));
+                        printRows(QueryProcessor.process(rest.substring(space + 1).trim(), level));
+                        break;
+                    }
+                    case "select-at":
+                        if (words.length != 5)
+                            throw new IllegalArgumentException("usage: select-at <level> <keyspace> <table> <file>");
+                        Files.write(Paths.get(words[4]),
+                                    selectAt(ConsistencyLevel.valueOf(words[1].toUpperCase(Locale.ROOT)), words[2], words[3])
+                                        .getBytes(StandardCharsets.UTF_8));
+                        break;
+                    case "schema-agreement":
+                        if (words.length != 3)
+                            throw new IllegalArgumentException("usage: schema-agreement <nodes> <seconds>");
+                        waitForSchemaAgreement(Integer.parseInt(words[1]), Long.parseLong(words[2]));
+                        break;
+                    case "describering":
+                        if (words.length != 3)
+                            throw new IllegalArgumentException("usage: describering <keyspace> <file>");
+                        Files.write(Paths.get(words[2]),
+                                    (String.join("\n", StorageService.instance.describeRingJMX(words[1])) + "\n")
+                                        .getBytes(StandardCharsets.UTF_8));
+                        break;
+                    case "repair":
+                        if (words.length != 2)
+                            throw new IllegalArgumentException("usage: repair <keyspace>");
+                        repair(words[1]);
+                        break;
+                    case "snapshot":
+                        if (words.length != 3)
+                            throw new IllegalArgumentException("usage: snapshot <tag> <keyspace>");
+                        StorageService.instance.takeSnapshot(words[1], words[2]);
+                        break;
                     case "import":
                         if (words.length != 4)
                             throw new IllegalArgumentException("usage: import <keyspace> <table> <dir>");
@@ -161,22 +285,56 @@ public final class Node
         }
     }
 
+    private static Generate.Placement placement(String[] args)
+    {
+        Generate.Placement p = new Generate.Placement();
+        for (int i = 1; i < args.length; i++)
+        {
+            String option = args[i];
+            if (option.equals("--no-hints"))
+            {
+                p.hints = false;
+                continue;
+            }
+            if (i + 1 >= args.length)
+                throw new IllegalArgumentException(option + " needs a value");
+            String value = args[++i];
+            switch (option)
+            {
+                case "--cluster-name": p.clusterName = value; break;
+                case "--address": p.address = value; break;
+                case "--seeds": p.seeds = value; break;
+                case "--storage-port": p.storagePort = Integer.parseInt(value); break;
+                case "--native-port": p.nativePort = Integer.parseInt(value); break;
+                case "--num-tokens": p.numTokens = Integer.parseInt(value); break;
+                case "--dc": p.dataCenter = value; break;
+                case "--rack": p.rack = value; break;
+                default: throw new IllegalArgumentException("unknown option " + option);
+            }
+        }
+        if ((p.dataCenter == null) != (p.rack == null))
+            throw new IllegalArgumentException("--dc and --rack go together");
+        return p;
+    }
+
     public static void main(String[] args)
     {
-        if (args.length != 1)
+        if (args.length < 1)
         {
-            System.err.println("usage: Node <workdir>");
+            System.err.println("usage: Node <workdir> [options]");
             System.exit(2);
         }
         int rc = 0;
         try
         {
             Path work = Paths.get(args[0]).toAbsolutePath();
+            Generate.Placement placement = placement(args);
             // Full scans page through the whole table: allow slow pages on a busy machine.
-            String yaml = Generate.yaml(work, "oa", true)
+            String yaml = Generate.yaml(work, "oa", true, placement)
                           + "read_request_timeout: 120000ms\n"
-                          + "range_request_timeout: 120000ms\n";
-            Generate.configure(work, yaml);
+                          + "range_request_timeout: 120000ms\n"
+                          + "write_request_timeout: 60000ms\n";
+            Generate.configure(work, yaml, placement);
             long t0 = System.nanoTime();
             CassandraDaemon daemon = CassandraDaemon.getInstanceForTesting();
             daemon.applyConfig();

@@ -1,0 +1,265 @@
+"""`cqlite materialize --cluster` over the data directories of a real 3-node
+Cassandra 5.0 cluster whose replicas differ.
+
+The cluster (live_cluster.py): 127.0.0.1 and 127.0.0.2 in data centre dc1
+(racks r1, r2, 4 tokens each), 127.0.0.3 in dc2 (1 token), hints off. Seeded
+random workloads (workloads.py) run at consistency ONE, each statement through
+a random node that is up, with keyspaces of SimpleStrategy RF 2 and 3 and
+NetworkTopologyStrategy {dc1: 2, dc2: 1}. A node is stopped for some phases
+(and another one later), so the writes and deletes of those phases reach only
+the other replicas. The Iceberg table of each workload, read by PyIceberg
+and DuckDB, must equal `SELECT JSON *` at consistency ALL, with each key
+once; and the replicas must really differ (one node's data alone gives
+another answer for some table).
+
+Bad input: a node left out (the run names the ranges and the replicas they
+lack, and commits nothing), unless --allow-missing-replicas; the same node
+given twice.
+"""
+import json
+import os
+import pathlib
+import random
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+import iceberg_readers
+import live_cluster
+import table_compare
+import workloads
+
+SEED = int(os.environ.get("CQLITE_CLUSTER_SEED", "1405"))
+WORKLOADS = int(os.environ.get("CQLITE_CLUSTER_WORKLOADS", "10"))
+CATALOG_NAME = "cqlite"
+REPLICATIONS = (
+    "{'class': 'SimpleStrategy', 'replication_factor': 2}",
+    "{'class': 'NetworkTopologyStrategy', 'dc1': 2, 'dc2': 1}",
+    "{'class': 'SimpleStrategy', 'replication_factor': 3}",
+)
+# As test_materialize.py: the workloads' decimals fit decimal(38, 8); their times have nanoseconds.
+MAPPING_FLAGS = ["--decimal-scale", "8", "--truncate-time"]
+PLACEMENTS = [{"dc": "dc1", "rack": "r1", "num_tokens": 4}, {"dc": "dc1", "rack": "r2", "num_tokens": 4},
+              {"dc": "dc2", "rack": "r1", "num_tokens": 1}]
+
+
+def _steps(text):
+    """(kind, text) of a workloads scenario: ("cql", statement), ("flush", ""), ("compact", "ks.t"),
+    ("sleep", seconds), ("phase", n); other comments left out."""
+    steps, pending = [], []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not pending and stripped.startswith("--"):
+            words = stripped[2:].split()
+            if words and words[0] in ("flush", "compact", "sleep", "phase"):
+                steps.append((words[0], " ".join(words[1:])))
+            continue
+        if not stripped and not pending:
+            continue
+        pending.append(line)
+        if stripped.endswith(";"):
+            steps.append(("cql", "\n".join(pending).strip().rstrip(";")))
+            pending = []
+    assert not pending, pending
+    return steps
+
+
+def _for_the_cluster(statement, index):
+    """The workload's CREATE statements with the cluster's replication, and tables keeping tombstones for
+    10 days: a replica drops a tombstone past gc_grace_seconds from what it answers, so a read at ALL
+    brings back the rows a replica that missed the delete still holds (Cassandra's zombies), while the
+    fold lets the tombstone win (README, known differences)."""
+    if statement.startswith("CREATE KEYSPACE"):
+        head = statement.split(" WITH replication")[0]
+        return f"{head} WITH replication = {REPLICATIONS[index % len(REPLICATIONS)]}"
+    if statement.startswith("CREATE TABLE"):
+        return re.sub(r"gc_grace_seconds = \d+", "gc_grace_seconds = 864000", statement)
+    return statement
+
+
+@pytest.fixture(scope="module")
+def run(oracle, cqlite):
+    """Runs the workloads on a fresh cluster; yields the tables, the answers at ALL and the data dirs."""
+    work = pathlib.Path(tempfile.mkdtemp(prefix="cqlite-cluster-"))
+    cluster = live_cluster.LiveCluster(oracle, work, PLACEMENTS)
+    try:
+        cluster.start()
+        text, described = workloads.make_workloads(SEED, WORKLOADS)
+        tables = [(w["keyspace"], w["table"]) for w in described]
+        keyspace_index = {w["keyspace"]: w["index"] for w in described}
+        steps = _steps(text)
+        phases = max([int(t) for k, t in steps if k == "phase"] or [1])
+        # Phases a node misses: the third node (dc2) for the first half, the first node for the last phase.
+        down = {p: 2 for p in range(2, 2 + max(1, phases // 2))}
+        down[phases] = 0
+        rng = random.Random(SEED)
+        schema_done = False
+        for kind, arg in steps:
+            if kind == "cql":
+                if arg.startswith(("CREATE KEYSPACE", "CREATE TABLE", "CREATE TYPE")):
+                    ks = arg.split()[2].split(".")[0]
+                    cluster.nodes[0].command("cql-at ONE " + _for_the_cluster(arg, keyspace_index.get(ks, 0)))
+                    continue
+                if not schema_done:
+                    cluster.wait_for_schema_agreement()
+                    schema_done = True
+                rng.choice(cluster.live()).command("cql-at ONE " + arg)
+            elif kind == "phase":
+                phase = int(arg)
+                for i, node in enumerate(cluster.nodes):
+                    if down.get(phase) == i and node.proc is not None:
+                        node.stop()
+                    elif down.get(phase) != i and node.proc is None:
+                        node.start()
+                        cluster.wait_for_schema_agreement()
+            elif kind == "flush":
+                for node in cluster.live():
+                    for ks, table in tables:
+                        node.flush(ks, table)
+            elif kind == "compact":
+                ks, table = arg.split(".")
+                for node in cluster.live():
+                    node.compact(ks, table)
+            elif kind == "sleep":
+                time.sleep(float(arg))
+        for node in cluster.nodes:
+            if node.proc is None:
+                node.start()
+        cluster.wait_for_schema_agreement()
+        for node in cluster.nodes:
+            for ks, table in tables:
+                node.flush(ks, table)
+        # Every TTL the workloads give that could run out while the answers are taken (at most 60 s) has.
+        time.sleep(65)
+        answers = {}
+        for ks, table in tables:
+            out = work / f"all-{ks}-{table}.jsonl"
+            cluster.nodes[0].command(f"select-at ALL {ks} {table} {out}")
+            lines = out.read_text(encoding="utf-8").splitlines()
+            answers[(ks, table)] = (json.loads(lines[0])["now_in_seconds"], lines[1:])
+        rings = {}
+        for ks, _ in tables:
+            rings[ks] = work / f"describering-{ks}.txt"
+            cluster.nodes[0].command(f"describering {ks} {rings[ks]}")
+        cluster.stop()  # nothing compacts while cqlite reads
+        yield {"tables": tables, "answers": answers, "rings": rings, "data_dirs": cluster.data_dirs(), "work": work}
+    finally:
+        cluster.stop()
+        if os.environ.get("CQLITE_KEEP_CLUSTER"):
+            print(f"kept {work} (CQLITE_KEEP_CLUSTER)")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _materialize(cqlite, data_dirs, warehouse, now, *extra, check=True):
+    proc = cqlite("materialize", "--cluster", *data_dirs, "--warehouse", warehouse, "--now", now, "--json",
+                  "--threads", "2", *MAPPING_FLAGS, *extra, check=False)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def _schema(catalog, ks, table):
+    location = iceberg_readers.metadata_location(catalog, CATALOG_NAME, ks, table)
+    return iceberg_readers.current_schema(json.loads(pathlib.Path(location).read_text()))
+
+
+def test_cluster_table_equals_a_read_at_all(run, cqlite, tmp_path):
+    warehouse = tmp_path / "warehouse"
+    catalog = warehouse / "catalog.db"
+    nows = {now for now, _ in run["answers"].values()}
+    now = min(nows)
+    report = json.loads(_materialize(cqlite, run["data_dirs"], warehouse, now).stdout)
+    committed = {(r["namespace"], r["table"]) for r in report["tables"] if r["committed"]}
+    assert committed == set(run["tables"]), report
+    compared = 0
+    for ks, table in run["tables"]:
+        _, lines = run["answers"][(ks, table)]
+        schema = _schema(catalog, ks, table)
+        expected, duck = table_compare.check_readers(catalog, warehouse, CATALOG_NAME, ks, table, lines, schema,
+                                                     "CONSISTENCY ALL")
+        keys = [f["name"] for f in schema["fields"] if f["required"]]
+        if keys:
+            key_tuples = [json.dumps([r[k] for k in keys], sort_keys=True, default=str) for r in duck]
+            assert len(key_tuples) == len(set(key_tuples)), f"{ks}.{table}: a key appears twice"
+        compared += len(expected)
+    assert compared > 0
+
+
+def _describering(path):
+    """[(start, end, [endpoint...])] of `nodetool describering`: each range (start, end]."""
+    ranges = []
+    for line in pathlib.Path(path).read_text().splitlines():
+        m = re.match(r"TokenRange\(start_token:(-?\d+), end_token:(-?\d+), endpoints:\[([^\]]*)\]", line)
+        assert m, line
+        ranges.append((int(m.group(1)), int(m.group(2)), [e.strip() for e in m.group(3).split(",")]))
+    return ranges
+
+
+def _holding(ranges, token):
+    for start, end, endpoints in ranges:
+        inside = start < token <= end if start < end else (token > start or token <= end)
+        if inside:
+            return endpoints
+    raise AssertionError(f"no range holds token {token}")
+
+
+def test_ring_placement_equals_describering(run, cqlite):
+    """`cqlite ring`, from the nodes' system tables alone, places every range's replicas where the
+    cluster's own `nodetool describering` says they are."""
+    checked = 0
+    for ks, path in run["rings"].items():
+        theirs = _describering(path)
+        proc = cqlite("ring", *run["data_dirs"], "--keyspace", ks, "--json")
+        ours = json.loads(proc.stdout)
+        assert len(ours["nodes"]) == 3
+        simple = "SimpleStrategy" in ours["replication"]
+        for r in ours["ranges"]:
+            for token in (int(r["first"]), int(r["last"])):
+                expected = _holding(theirs, token)
+                if simple:  # in ring order from the range's end, as SimpleStrategy walks
+                    assert r["replicas"] == expected, (ks, r, expected)
+                else:
+                    assert sorted(r["replicas"]) == sorted(expected), (ks, r, expected)
+                checked += 1
+    assert checked > 0
+
+
+def test_replicas_differ(run, cqlite):
+    """Without this the test above would prove nothing about merging replicas."""
+    differing = []
+    for ks, table in run["tables"]:
+        now, lines = run["answers"][(ks, table)]
+        for data_dir in run["data_dirs"]:
+            table_dirs = sorted((data_dir / ks).glob(table + "-*"))
+            assert len(table_dirs) == 1, table_dirs
+            proc = cqlite("select", table_dirs[0], "--now", now, check=False)
+            assert proc.returncode == 0, proc.stderr
+            if sorted(proc.stdout.splitlines()) != sorted(lines):
+                differing.append((ks, table, data_dir.parent.name))
+    assert differing, "every node alone gave the answer at ALL: the workload did not make replicas differ"
+
+
+def test_a_node_left_out_is_named_and_nothing_is_committed(run, cqlite, tmp_path):
+    warehouse = tmp_path / "warehouse"
+    now = min(now for now, _ in run["answers"].values())
+    proc = _materialize(cqlite, run["data_dirs"][:2], warehouse, now, check=False)
+    assert proc.returncode != 0
+    assert "token ranges lack replicas" in proc.stderr and "127.0.0.3" in proc.stderr, proc.stderr
+    assert "--allow-missing-replicas" in proc.stderr
+    assert not (warehouse / "catalog.db").exists() or not iceberg_readers.list_pyiceberg(
+        warehouse / "catalog.db", warehouse, CATALOG_NAME)
+    # With the flag, the replicas there are are folded (every range keeps one in dc1).
+    proc = _materialize(cqlite, run["data_dirs"][:2], warehouse, now, "--allow-missing-replicas")
+    assert all(r["committed"] for r in json.loads(proc.stdout)["tables"])
+
+
+def test_the_same_node_twice_is_refused(run, cqlite, tmp_path):
+    d = run["data_dirs"][0]
+    proc = _materialize(cqlite, [d, d, run["data_dirs"][1]], tmp_path / "w", 1800000000, check=False)
+    assert proc.returncode != 0
+    assert "are the same node" in proc.stderr, proc.stderr
