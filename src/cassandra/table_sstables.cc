@@ -6,6 +6,21 @@ namespace cqlite {
 
 Result<TableSSTables> OpenTableSSTables(FileSystem& fs, const std::string& path, const std::string& schema_file) {
   auto found = FindSSTables(fs, path);
+  // A table directory's own SSTables are the table; its snapshots/<tag>/ and
+  // backups/ hold copies of earlier states, not more generations.
+  if (found.ok() && fs.IsDirectory(path)) {
+    if (auto table_dir = TableDirectoryLocation(path)) {
+      std::vector<SSTableLocation> own;
+      for (SSTableLocation& location : *found) {
+        if (location.directory == table_dir->directory) own.push_back(std::move(location));
+      }
+      if (own.empty()) {
+        found = Status::NotFound(StrCat(path, ": no SSTable of its own (only in snapshots or backups)"));
+      } else {
+        found = std::move(own);
+      }
+    }
+  }
   if (!found.ok() && found.status().kind() == StatusKind::kNotFound && fs.IsDirectory(path)) {
     // Compaction can leave a table directory with no SSTable at all (every
     // fact purged): that is a table with no rows, not an error.

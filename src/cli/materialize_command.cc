@@ -161,7 +161,18 @@ Result<std::vector<ReplicatedTable>> ClusterTables(FileSystem& fs, const std::ve
   for (size_t i = 0; i < nodes.size(); ++i) {
     ASSIGN_OR_RETURN(auto dirs, materialize::FindTableDirectories(fs, nodes[i].data_dir));
     for (const std::string& dir : dirs) {
-      std::string key = StrCat(BaseName(DirName(dir)), "/", BaseName(dir));
+      // The table directory itself, or a snapshot or backup inside it.
+      std::string table_dir = dir;
+      if (BaseName(DirName(table_dir)) == "snapshots") {
+        table_dir = DirName(DirName(table_dir));
+      } else if (BaseName(table_dir) == "backups") {
+        table_dir = DirName(table_dir);
+      }
+      std::optional<SSTableLocation> location = TableDirectoryLocation(table_dir);
+      if (!location || location->keyspace.empty()) {
+        return Status::InvalidArgument(StrCat(dir, ": cannot tell its keyspace and table from the path"));
+      }
+      std::string key = StrCat(location->keyspace, "/", location->table, "-", location->table_id);
       nodes_of_table[key].push_back(i);
       dirs_of_table[key].push_back(dir);
     }
@@ -172,7 +183,8 @@ Result<std::vector<ReplicatedTable>> ClusterTables(FileSystem& fs, const std::ve
     std::set<std::string> hosts;
     const std::vector<size_t>& holders = nodes_of_table[key];
     ASSIGN_OR_RETURN(Replication replication, nodes[holders[0]].KeyspaceReplication(keyspace));
-    for (size_t i : holders) {
+    // Node i holds a replica of the table; its replication must agree.
+    auto add_holder = [&](size_t i) -> Status {
       ASSIGN_OR_RETURN(Replication other, nodes[i].KeyspaceReplication(keyspace));
       if (other.ToString() != replication.ToString()) {
         return Status::InvalidArgument(StrCat(nodes[i].data_dir, ": keyspace ", keyspace, " has replication ",
@@ -180,9 +192,24 @@ Result<std::vector<ReplicatedTable>> ClusterTables(FileSystem& fs, const std::ve
                                               replication.ToString()));
       }
       hosts.insert(nodes[i].self.host_id);
-    }
+      return Status::OK();
+    };
+    for (size_t i : holders) RETURN_IF_ERROR(add_holder(i));
     std::string table = key.substr(key.find('/') + 1);
     table = StrCat(keyspace, ".", table.substr(0, table.rfind('-')));
+    if (dirs.size() != std::set<size_t>(holders.begin(), holders.end()).size()) {
+      return Status::InvalidArgument(StrCat(nodes[holders[0]].data_dir, ": table ", table,
+                                            " is found in more than one place on one node (", Join(dirs, ", "),
+                                            "); give each node's data directory, or one snapshot of it"));
+    }
+    // A node that has the table's directory holds its replica, even with no
+    // SSTable in it (nothing written there yet, or a snapshot of an empty
+    // table: its schema.cql and manifest only).
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (!hosts.count(nodes[i].self.host_id) && fs.IsDirectory(JoinPath(nodes[i].data_dir, key))) {
+        RETURN_IF_ERROR(add_holder(i));
+      }
+    }
     RETURN_IF_ERROR(CheckReplicaCoverage(ring, replication, hosts, table, allow_missing_replicas));
     tables.push_back({dirs[0], std::vector<std::string>(dirs.begin() + 1, dirs.end())});
   }

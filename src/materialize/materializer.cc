@@ -428,6 +428,32 @@ bool InLiveDataDirectory(FileSystem& fs, const std::string& table_dir) {
 
 namespace {
 
+bool HoldsOwnSSTables(FileSystem& fs, const std::string& dir) {
+  auto entries = fs.ListDirectory(dir);
+  return entries.ok() && std::any_of(entries->begin(), entries->end(), [](const DirectoryEntry& e) {
+           return !e.is_directory && EndsWith(e.name, "-Data.db");
+         });
+}
+
+// Whether `table_dir` is in a tree of snapshot folders copied out of a
+// node's data directory: its system.local is there only as snapshots
+// (system/local-<id>/snapshots/<tag>/), with no SSTable of its own. A node's
+// own data directory has system.local's SSTables, or none at all (a test
+// node that never flushed its system tables).
+bool InSnapshotCopy(FileSystem& fs, const std::string& table_dir) {
+  std::string system = JoinPath(DirName(DirName(table_dir)), "system");
+  auto entries = fs.ListDirectory(system);
+  if (!entries.ok()) return false;
+  for (const DirectoryEntry& e : *entries) {
+    if (!e.is_directory || !StartsWith(e.name, "local-")) continue;
+    std::string local = JoinPath(system, e.name);
+    if (HoldsOwnSSTables(fs, local)) return false;
+    auto tags = fs.ListDirectory(JoinPath(local, "snapshots"));
+    if (tags.ok() && !tags->empty()) return true;
+  }
+  return false;
+}
+
 // The table directories of a live data directory (or one keyspace of it)
 // that hold no SSTable: tables whose every fact compaction purged. A
 // directory is left out when its keyspace has another one of the same table
@@ -459,7 +485,7 @@ std::vector<std::string> EmptyTableDirectories(FileSystem& fs, const std::string
       if (!listing.ok()) continue;
       bool has_data = std::any_of(listing->begin(), listing->end(),
                                   [](const auto& e) { return !e.is_directory && EndsWith(e.name, "-Data.db"); });
-      if (has_data) continue;
+      if (has_data || InSnapshotCopy(fs, dirs[0])) continue;
       if (ResolveSchemaWithoutSSTables(fs, *TableDirectoryLocation(dirs[0]), "").ok()) found.push_back(dirs[0]);
     }
   }
@@ -485,6 +511,22 @@ Result<std::vector<std::string>> FindTableDirectories(FileSystem& fs, const std:
       directories.push_back(location.directory);
     }
   }
+  // The snapshots and backups of a table directory that is itself a table
+  // here (one with SSTables, or a live one) are earlier copies of it.
+  auto owner = [](const std::string& dir) -> std::string {
+    if (BaseName(DirName(dir)) == "snapshots") return DirName(DirName(dir));
+    if (BaseName(dir) == "backups") return DirName(dir);
+    return "";
+  };
+  std::set<std::string> listed(directories.begin(), directories.end());
+  directories.erase(std::remove_if(directories.begin(), directories.end(),
+                                   [&](const std::string& dir) {
+                                     std::string table_dir = owner(dir);
+                                     if (table_dir.empty() || !TableDirectoryLocation(table_dir)) return false;
+                                     return listed.count(table_dir) > 0 ||
+                                            (InLiveDataDirectory(fs, table_dir) && !InSnapshotCopy(fs, table_dir));
+                                   }),
+                    directories.end());
   if (directories.empty()) {
     return Status::NotFound(StrCat(path, ": holds only Cassandra's system tables; nothing to materialize"));
   }

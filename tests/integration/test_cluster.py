@@ -12,6 +12,9 @@ and DuckDB, must equal `SELECT JSON *` at consistency ALL, with each key
 once; and the replicas must really differ (one node's data alone gives
 another answer for some table).
 
+The same from copies of each node's `nodetool snapshot` folders (every
+keyspace, system ones too, elsewhere, without the live directories).
+
 Bad input: a node left out (the run names the ranges and the replicas they
 lack, and commits nothing), unless --allow-missing-replicas; the same node
 given twice.
@@ -33,6 +36,7 @@ import live_cluster
 import table_compare
 import workloads
 
+SNAPSHOT = "cqlite-test"
 SEED = int(os.environ.get("CQLITE_CLUSTER_SEED", "1405"))
 WORKLOADS = int(os.environ.get("CQLITE_CLUSTER_WORKLOADS", "10"))
 CATALOG_NAME = "cqlite"
@@ -133,6 +137,10 @@ def run(oracle, cqlite):
         for node in cluster.nodes:
             for ks, table in tables:
                 node.flush(ks, table)
+        # What `nodetool snapshot` keeps of every keyspace (the system ones too), before read repair at ALL
+        # writes anything.
+        for node in cluster.nodes:
+            node.command(f"snapshot {SNAPSHOT}")
         # Every TTL the workloads give that could run out while the answers are taken (at most 60 s) has.
         time.sleep(65)
         answers = {}
@@ -146,7 +154,15 @@ def run(oracle, cqlite):
             rings[ks] = work / f"describering-{ks}.txt"
             cluster.nodes[0].command(f"describering {ks} {rings[ks]}")
         cluster.stop()  # nothing compacts while cqlite reads
-        yield {"tables": tables, "answers": answers, "rings": rings, "data_dirs": cluster.data_dirs(), "work": work}
+        # The snapshot folders copied elsewhere, as a backup keeps them: <keyspace>/<table>-<id>/snapshots/<tag>/.
+        copies = []
+        for i, data_dir in enumerate(cluster.data_dirs()):
+            copy = work / "snapshot-copies" / f"node{i + 1}"
+            for snapshot in data_dir.glob(f"*/*/snapshots/{SNAPSHOT}"):
+                shutil.copytree(snapshot, copy / snapshot.relative_to(data_dir))
+            copies.append(copy)
+        yield {"tables": tables, "answers": answers, "rings": rings, "data_dirs": cluster.data_dirs(),
+               "snapshot_copies": copies, "work": work}
     finally:
         cluster.stop()
         if os.environ.get("CQLITE_KEEP_CLUSTER"):
@@ -168,12 +184,14 @@ def _schema(catalog, ks, table):
     return iceberg_readers.current_schema(json.loads(pathlib.Path(location).read_text()))
 
 
-def test_cluster_table_equals_a_read_at_all(run, cqlite, tmp_path):
+@pytest.mark.parametrize("source", ["data_dirs", "snapshot_copies"])
+def test_cluster_table_equals_a_read_at_all(run, cqlite, tmp_path, source):
+    """From the live data directories, and from copies of the nodes' `nodetool snapshot` folders."""
     warehouse = tmp_path / "warehouse"
     catalog = warehouse / "catalog.db"
     nows = {now for now, _ in run["answers"].values()}
     now = min(nows)
-    report = json.loads(_materialize(cqlite, run["data_dirs"], warehouse, now).stdout)
+    report = json.loads(_materialize(cqlite, run[source], warehouse, now).stdout)
     committed = {(r["namespace"], r["table"]) for r in report["tables"] if r["committed"]}
     assert committed == set(run["tables"]), report
     compared = 0

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -70,7 +71,8 @@ import org.apache.cassandra.utils.progress.ProgressListener;
  *   describering <ks> <file>      what `nodetool describering` prints, one range per line
  *   repair <ks>                   `nodetool repair <ks>` (incremental, every range
  *                                 this node replicates), waiting for it to end
- *   snapshot <tag> <ks>           `nodetool snapshot -t <tag> <ks>`
+ *   snapshot <tag> [ks...]        `nodetool snapshot -t <tag> [ks...]` (every keyspace,
+ *                                 the system ones too, without one)
  *
  * Usage: Node <workdir> [--cluster-name N --address A --seeds S --storage-port P
  * --native-port P --num-tokens T --dc D --rack R --no-hints]; without options
@@ -263,9 +265,9 @@ public final class Node
                         repair(words[1]);
                         break;
                     case "snapshot":
-                        if (words.length != 3)
-                            throw new IllegalArgumentException("usage: snapshot <tag> <keyspace>");
-                        StorageService.instance.takeSnapshot(words[1], words[2]);
+                        if (words.length < 2)
+                            throw new IllegalArgumentException("usage: snapshot <tag> [keyspace...]");
+                        StorageService.instance.takeSnapshot(words[1], Arrays.copyOfRange(words, 2, words.length));
                         break;
                     case "import":
                         if (words.length != 4)
