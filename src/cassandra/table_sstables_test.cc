@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "test_paths.h"
+
 namespace cqlite {
 namespace {
 
@@ -38,6 +44,36 @@ TEST(TableSSTablesTest, AnyOtherDirectoryWithoutSSTablesIsRefused) {
   auto table = OpenTableSSTables(fs, "/data/shop/orders", "");
   ASSERT_FALSE(table.ok());
   EXPECT_NE(table.status().ToString().find("no SSTable"), std::string::npos) << table.status().ToString();
+}
+
+// A table directory of a live node, with a snapshot of an earlier state: the
+// example table's two generations (written by Cassandra 5.0, with its
+// schema.cql) in the table
+// directory, the first of them also in snapshots/before/.
+TEST(TableSSTablesTest, ATableDirectoryIsItsOwnSSTablesNotItsSnapshots) {
+  const std::string source = std::string(CQLITE_SOURCE_DIR) + "/examples/data/shop/orders-c85b1a00ebce11f1ba4d733417774d07";
+  const std::string table_dir = "/data/shop/orders-c85b1a00ebce11f1ba4d733417774d07";
+  auto read = [](const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    return bytes.str();
+  };
+  MemoryFileSystem fs;
+  fs.AddFile("/data/shop/schema.cql", read(std::filesystem::path(source).parent_path() / "schema.cql"));
+  for (const auto& entry : std::filesystem::directory_iterator(source)) {
+    std::string name = entry.path().filename().string();
+    std::string bytes = read(entry.path());
+    fs.AddFile(table_dir + "/" + name, bytes);
+    if (name.rfind("oa-1-", 0) == 0) fs.AddFile(table_dir + "/snapshots/before/" + name, bytes);
+  }
+  auto table = OpenTableSSTables(fs, table_dir, "");
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  ASSERT_EQ(table->sstables.size(), 2u);
+  for (const auto& sstable : table->sstables) EXPECT_EQ(sstable->location().directory, table_dir);
+  auto snapshot = OpenTableSSTables(fs, table_dir + "/snapshots/before", "");
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+  EXPECT_EQ(snapshot->sstables.size(), 1u);
 }
 
 }  // namespace
