@@ -33,6 +33,7 @@ struct MaterializeCommandOptions {
   std::string path;
   std::vector<std::string> cluster;  // data directories of a cluster's nodes
   bool allow_missing_replicas = false;
+  bool repaired_only = false;
   std::string warehouse = "warehouse";
   std::string catalog;  // default: sqlite:<warehouse>/catalog.db
   std::string catalog_name = "cqlite";
@@ -75,6 +76,10 @@ void PrintText(const std::vector<materialize::TableReport>& reports, double seco
       if (!r.folded_everything_because.empty()) {
         std::cout << "  folded every kept generation: " << r.folded_everything_because << "\n";
       }
+      if (r.unrepaired_left_out) {
+        std::cout << "  left out (--repaired-only): " << r.unrepaired_left_out << " unrepaired generation(s), "
+                  << r.unrepaired_bytes_left_out << " bytes of Data.db\n";
+      }
     }
     appended += r.rows_appended;
     deleted += r.rows_deleted;
@@ -114,6 +119,8 @@ void PrintJson(const std::vector<materialize::TableReport>& reports, const std::
     w.Key("rows_deleted"); w.Int(r.rows_deleted);
     w.Key("rows_total"); w.Int(r.rows_total);
     w.Key("static_only_partitions"); w.Int(r.static_only_partitions);
+    w.Key("unrepaired_generations_left_out"); w.Int(r.unrepaired_left_out);
+    w.Key("unrepaired_bytes_left_out"); w.Int(r.unrepaired_bytes_left_out);
     w.Key("data_files"); w.Int(r.data_files);
     w.Key("delete_files"); w.Int(r.delete_files);
     w.Key("bytes_written"); w.Int(r.bytes_written);
@@ -280,6 +287,7 @@ int Materialize(const MaterializeCommandOptions& options) {
     run.compression_level = options.compression_level;
   }
   run.fold_fan_in = options.fold_fan_in;
+  run.repaired_only = options.repaired_only;
   run.threads = options.threads;
 
   // Tables that would be refused are refused before the warehouse or the
@@ -371,6 +379,9 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
                   "merges them, after checking that the directories are of one cluster (system.local, "
                   "system.peers_v2) and hold every replica of every token range (system_schema.keyspaces)")
       ->expected(1, -1);
+  cmd->add_flag("--repaired-only", options->repaired_only,
+                "Read only the SSTables incremental repair has marked repaired (Statistics.db: repairedAt set, no "
+                "pending repair); the report says how many unrepaired ones were left out");
   cmd->add_flag("--allow-missing-replicas", options->allow_missing_replicas,
                 "With --cluster: fold the replicas there are when a token range lacks some (a node left out), as "
                 "long as every range has one");

@@ -314,9 +314,15 @@ std::string SchemaDifference(const TableSchema& a, const TableSchema& b) {
   return "";
 }
 
+bool Repaired(const SSTable& sstable) {
+  const auto& stats = sstable.statistics().stats;
+  return stats && stats->repaired_at != 0 && !stats->pending_repair;
+}
+
 // The SSTables of `table_dir` and of the table's other replicas
 // (MaterializeOptions::replica_dirs), with one schema they all agree on.
-Result<TableSSTables> OpenReplicas(FileSystem& fs, const std::string& table_dir, const MaterializeOptions& options) {
+Result<TableSSTables> OpenReplicasWithUnrepaired(FileSystem& fs, const std::string& table_dir,
+                                                 const MaterializeOptions& options) {
   ASSIGN_OR_RETURN(TableSSTables table, OpenTableSSTables(fs, table_dir, options.schema_file));
   for (const std::string& replica_dir : options.replica_dirs) {
     ASSIGN_OR_RETURN(TableSSTables replica, OpenTableSSTables(fs, replica_dir, options.schema_file));
@@ -335,9 +341,30 @@ Result<TableSSTables> OpenReplicas(FileSystem& fs, const std::string& table_dir,
   return table;
 }
 
+// The SSTables of `table_dir` and of the table's other replicas
+// (MaterializeOptions::replica_dirs), with one schema they all agree on;
+// with repaired_only, the repaired ones only (the others counted in `report`).
+Result<TableSSTables> OpenReplicas(FileSystem& fs, const std::string& table_dir, const MaterializeOptions& options,
+                                   TableReport* report) {
+  ASSIGN_OR_RETURN(TableSSTables table, OpenReplicasWithUnrepaired(fs, table_dir, options));
+  if (!options.repaired_only) return table;
+  std::vector<std::unique_ptr<SSTable>> repaired;
+  for (auto& sstable : table.sstables) {
+    if (Repaired(*sstable)) {
+      repaired.push_back(std::move(sstable));
+      continue;
+    }
+    ++report->unrepaired_left_out;
+    ASSIGN_OR_RETURN(auto data, fs.OpenForRead(sstable->location().DataPath()));
+    report->unrepaired_bytes_left_out += static_cast<int64_t>(data->Size());
+  }
+  table.sstables = std::move(repaired);
+  return table;
+}
+
 Result<TablePlan> PlanTable(FileSystem& fs, const std::string& table_dir, const MaterializeOptions& options) {
   TablePlan plan;
-  ASSIGN_OR_RETURN(plan.table, OpenReplicas(fs, table_dir, options));
+  ASSIGN_OR_RETURN(plan.table, OpenReplicas(fs, table_dir, options, &plan.report));
   const TableSchema& schema = plan.table.schema.table;
   ASSIGN_OR_RETURN(plan.mapping, MapTable(schema, options.mapping));
   TableReport& report = plan.report;

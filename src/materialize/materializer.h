@@ -84,6 +84,10 @@ struct MaterializeOptions {
   // Cassandra's read at ALL merges replicas; each row comes out once. Their
   // schemas must agree with the table directory's.
   std::vector<std::string> replica_dirs;
+  // Only SSTables that incremental repair has marked repaired (Statistics.db:
+  // repairedAt set, no pending repair); the others are left out and counted
+  // in the report. Repaired data agrees on every replica.
+  bool repaired_only = false;
   // What the snapshot's cqlite.lineage and a new table's cqlite.source.path
   // name; empty: the table directory read (the watcher reads links of the
   // live directory it names here).
@@ -102,6 +106,8 @@ struct TableReport {
   int64_t rows_deleted = 0;       // positions deleted (changed or removed rows)
   int64_t rows_total = 0;         // rows the table shows after the run
   int64_t static_only_partitions = 0;  // partitions with static data only: no row
+  int unrepaired_left_out = 0;         // generations (MaterializeOptions::repaired_only)
+  int64_t unrepaired_bytes_left_out = 0;  // their Data.db bytes
   int data_files = 0;
   int delete_files = 0;
   int64_t bytes_written = 0;
