@@ -19,7 +19,7 @@ the repair.
 The same from copies of each node's `nodetool snapshot` folders (every
 keyspace, system ones too, elsewhere, without the live directories).
 
-Bad input: a node left out (the run names the ranges and the replicas they
+Bad input: a node of another cluster; a node left out (the run names the ranges and the replicas they
 lack, and commits nothing), unless --allow-missing-replicas; the same node
 given twice.
 """
@@ -150,6 +150,9 @@ def run(oracle, cqlite):
         for node in cluster.nodes:
             for ks in sorted({ks for ks, _ in tables}):
                 node.command(f"repair {ks}")
+        for node in cluster.nodes:
+            for ks in sorted({ks for ks, _ in tables}):
+                node.command(f"no-pending-repair {ks} 300")
         repair_seconds = time.monotonic() - repair_start
         # Every TTL the workloads give that could run out while the answers are taken (at most 60 s) has.
         time.sleep(max(0, 65 - repair_seconds))
@@ -321,3 +324,13 @@ def test_the_same_node_twice_is_refused(run, cqlite, tmp_path):
     proc = _materialize(cqlite, [d, d, run["data_dirs"][1]], tmp_path / "w", 1800000000, check=False)
     assert proc.returncode != 0
     assert "are the same node" in proc.stderr, proc.stderr
+
+
+def test_two_clusters_are_refused(run, cqlite, fixtures_dir, tmp_path):
+    """A node of another cluster (the fixtures' Cassandra 3.0.29 node, "Test Cluster") beside this one's."""
+    other = fixtures_dir / "pcass-cassandra-3.0.29" / "cassandra3_data_want"
+    warehouse = tmp_path / "w"
+    proc = _materialize(cqlite, [*run["data_dirs"], other], warehouse, 1800000000, check=False)
+    assert proc.returncode != 0
+    assert f"{other} is of cluster 'Test Cluster' but" in proc.stderr, proc.stderr
+    assert not (warehouse / "catalog.db").exists()

@@ -71,6 +71,10 @@ import org.apache.cassandra.utils.progress.ProgressListener;
  *   describering <ks> <file>      what `nodetool describering` prints, one range per line
  *   repair <ks>                   `nodetool repair <ks>` (incremental, every range
  *                                 this node replicates), waiting for it to end
+ *   no-pending-repair <ks> <seconds>
+ *                                 waits until no SSTable of <ks> here is pending repair: a
+ *                                 finished incremental repair marks them repaired later,
+ *                                 in the background
  *   snapshot <tag> [ks...]        `nodetool snapshot -t <tag> [ks...]` (every keyspace,
  *                                 the system ones too, without one)
  *
@@ -144,6 +148,22 @@ public final class Node
             if (System.nanoTime() > deadline)
                 throw new IllegalStateException("no schema agreement of " + nodes + " nodes in " + seconds + " s: "
                                                 + versions + ", " + live + " live");
+            Thread.sleep(200);
+        }
+    }
+
+    private static void waitForNoPendingRepair(String ks, long seconds) throws InterruptedException
+    {
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        while (true)
+        {
+            long pending = 0;
+            for (ColumnFamilyStore cfs : Keyspace.open(ks).getColumnFamilyStores())
+                pending += cfs.getLiveSSTables().stream().filter(r -> r.isPendingRepair()).count();
+            if (pending == 0)
+                return;
+            if (System.nanoTime() > deadline)
+                throw new IllegalStateException(pending + " SSTables of " + ks + " still pending repair after " + seconds + " s");
             Thread.sleep(200);
         }
     }
@@ -263,6 +283,11 @@ public final class Node
                         if (words.length != 2)
                             throw new IllegalArgumentException("usage: repair <keyspace>");
                         repair(words[1]);
+                        break;
+                    case "no-pending-repair":
+                        if (words.length != 3)
+                            throw new IllegalArgumentException("usage: no-pending-repair <keyspace> <seconds>");
+                        waitForNoPendingRepair(words[1], Long.parseLong(words[2]));
                         break;
                     case "snapshot":
                         if (words.length < 2)
