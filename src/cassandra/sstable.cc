@@ -89,6 +89,25 @@ std::optional<SSTableLocation> TableDirectoryLocation(const std::string& directo
   return location;
 }
 
+std::string OwningTableDirectory(const std::string& directory) {
+  std::string trimmed = directory;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  std::string table_dir = trimmed;
+  if (BaseName(DirName(trimmed)) == "snapshots") {
+    table_dir = DirName(DirName(trimmed));
+  } else if (BaseName(trimmed) == "backups") {
+    table_dir = DirName(trimmed);
+  }
+  return TableDirectoryLocation(table_dir) ? table_dir : std::string();
+}
+
+bool HoldsOwnSSTables(FileSystem& fs, const std::string& directory) {
+  auto entries = fs.ListDirectory(directory);
+  return entries.ok() && std::any_of(entries->begin(), entries->end(), [](const DirectoryEntry& e) {
+           return !e.is_directory && EndsWith(e.name, "-Data.db");
+         });
+}
+
 Result<std::vector<SSTableLocation>> FindSSTables(FileSystem& fs, const std::string& path) {
   std::vector<SSTableLocation> found;
   if (!fs.Exists(path)) return Status::NotFound(StrCat(path, ": no such file or directory"));

@@ -41,6 +41,14 @@ Result<std::vector<SSTableLocation>> FindSSTables(FileSystem& fs, const std::str
 // lives when it has no SSTable. nullopt when `directory` is not so named.
 std::optional<SSTableLocation> TableDirectoryLocation(const std::string& directory);
 
+// The table directory that `directory` is, or holds as a snapshot
+// (`<table-dir>/snapshots/<tag>`) or incremental backup (`<table-dir>/backups`);
+// empty when it is none of these.
+std::string OwningTableDirectory(const std::string& directory);
+
+// Whether `directory` itself (not a subdirectory) holds an SSTable's Data.db.
+bool HoldsOwnSSTables(FileSystem& fs, const std::string& directory);
+
 // Orders generation ids as Cassandra numbers them: numeric ones by value
 // (shorter first), others (UUID-based) by their text.
 bool GenerationLess(const std::string& a, const std::string& b);

@@ -169,13 +169,7 @@ Result<std::vector<ReplicatedTable>> ClusterTables(FileSystem& fs, const std::ve
     ASSIGN_OR_RETURN(auto dirs, materialize::FindTableDirectories(fs, nodes[i].data_dir));
     for (const std::string& dir : dirs) {
       // The table directory itself, or a snapshot or backup inside it.
-      std::string table_dir = dir;
-      if (BaseName(DirName(table_dir)) == "snapshots") {
-        table_dir = DirName(DirName(table_dir));
-      } else if (BaseName(table_dir) == "backups") {
-        table_dir = DirName(table_dir);
-      }
-      std::optional<SSTableLocation> location = TableDirectoryLocation(table_dir);
+      std::optional<SSTableLocation> location = TableDirectoryLocation(OwningTableDirectory(dir));
       if (!location || location->keyspace.empty()) {
         return Status::InvalidArgument(StrCat(dir, ": cannot tell its keyspace and table from the path"));
       }

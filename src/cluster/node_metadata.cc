@@ -15,13 +15,6 @@ namespace cqlite {
 
 namespace {
 
-bool HoldsSSTables(FileSystem& fs, const std::string& dir) {
-  auto entries = fs.ListDirectory(dir);
-  if (!entries.ok()) return false;
-  return std::any_of(entries->begin(), entries->end(),
-                     [](const DirectoryEntry& e) { return !e.is_directory && EndsWith(e.name, "-Data.db"); });
-}
-
 // The directory holding the SSTables of `keyspace`.`table` under `data_dir`:
 // its table directory (<table>-<id>/), or, when that holds none, its newest
 // snapshot. Empty when the node has no such table or no SSTables of it.
@@ -34,7 +27,7 @@ Result<std::string> FindTableSSTables(FileSystem& fs, const std::string& data_di
   for (const DirectoryEntry& entry : entries) {
     if (!entry.is_directory || !StartsWith(entry.name, table + "-")) continue;
     std::string dir = StrCat(keyspace_dir, "/", entry.name);
-    if (HoldsSSTables(fs, dir)) {
+    if (HoldsOwnSSTables(fs, dir)) {
       found.push_back(dir);
       continue;
     }
@@ -44,7 +37,7 @@ Result<std::string> FindTableSSTables(FileSystem& fs, const std::string& data_di
     std::sort(tags.begin(), tags.end(), [](const DirectoryEntry& a, const DirectoryEntry& b) { return a.name > b.name; });
     for (const DirectoryEntry& tag : tags) {
       std::string tag_dir = StrCat(snapshots, "/", tag.name);
-      if (tag.is_directory && HoldsSSTables(fs, tag_dir)) {
+      if (tag.is_directory && HoldsOwnSSTables(fs, tag_dir)) {
         found.push_back(tag_dir);
         break;
       }

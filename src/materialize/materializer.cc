@@ -455,13 +455,6 @@ bool InLiveDataDirectory(FileSystem& fs, const std::string& table_dir) {
 
 namespace {
 
-bool HoldsOwnSSTables(FileSystem& fs, const std::string& dir) {
-  auto entries = fs.ListDirectory(dir);
-  return entries.ok() && std::any_of(entries->begin(), entries->end(), [](const DirectoryEntry& e) {
-           return !e.is_directory && EndsWith(e.name, "-Data.db");
-         });
-}
-
 // Whether `table_dir` is in a tree of snapshot folders copied out of a
 // node's data directory: its system.local is there only as snapshots
 // (system/local-<id>/snapshots/<tag>/), with no SSTable of its own. A node's
@@ -508,11 +501,7 @@ std::vector<std::string> EmptyTableDirectories(FileSystem& fs, const std::string
     }
     for (const auto& [table, dirs] : by_table) {
       if (dirs.size() != 1) continue;
-      auto listing = fs.ListDirectory(dirs[0]);
-      if (!listing.ok()) continue;
-      bool has_data = std::any_of(listing->begin(), listing->end(),
-                                  [](const auto& e) { return !e.is_directory && EndsWith(e.name, "-Data.db"); });
-      if (has_data || InSnapshotCopy(fs, dirs[0])) continue;
+      if (HoldsOwnSSTables(fs, dirs[0]) || InSnapshotCopy(fs, dirs[0])) continue;
       if (ResolveSchemaWithoutSSTables(fs, *TableDirectoryLocation(dirs[0]), "").ok()) found.push_back(dirs[0]);
     }
   }
@@ -540,16 +529,11 @@ Result<std::vector<std::string>> FindTableDirectories(FileSystem& fs, const std:
   }
   // The snapshots and backups of a table directory that is itself a table
   // here (one with SSTables, or a live one) are earlier copies of it.
-  auto owner = [](const std::string& dir) -> std::string {
-    if (BaseName(DirName(dir)) == "snapshots") return DirName(DirName(dir));
-    if (BaseName(dir) == "backups") return DirName(dir);
-    return "";
-  };
   std::set<std::string> listed(directories.begin(), directories.end());
   directories.erase(std::remove_if(directories.begin(), directories.end(),
                                    [&](const std::string& dir) {
-                                     std::string table_dir = owner(dir);
-                                     if (table_dir.empty() || !TableDirectoryLocation(table_dir)) return false;
+                                     std::string table_dir = OwningTableDirectory(dir);
+                                     if (table_dir.empty() || table_dir == dir) return false;
                                      return listed.count(table_dir) > 0 ||
                                             (InLiveDataDirectory(fs, table_dir) && !InSnapshotCopy(fs, table_dir));
                                    }),
