@@ -146,14 +146,19 @@ def run(oracle, cqlite):
         for node in cluster.nodes:
             node.command(f"snapshot {SNAPSHOT}")
         # Incremental repair of every keyspace on every node: afterwards all the workloads' data is repaired.
+        # One session at a time: a session that starts while SSTables of its ranges are still pending an
+        # earlier one's finalization fails its prepare phase.
         repair_start = time.monotonic()
+        keyspaces = sorted({ks for ks, _ in tables})
         for node in cluster.nodes:
-            for ks in sorted({ks for ks, _ in tables}):
-                node.command(f"repair {ks}")
-        for node in cluster.nodes:
-            for ks in sorted({ks for ks, _ in tables}):
-                node.command(f"no-pending-repair {ks} 300")
+            for ks in keyspaces:
+                print(f"{node.address}: repair {ks}: {node.command(f'repair {ks}')[-2:]}")
+                for other in cluster.nodes:
+                    other.command(f"no-pending-repair {ks} 300")
         repair_seconds = time.monotonic() - repair_start
+        unrepaired = [f"{node.address} {ks}.{line}" for node in cluster.nodes for ks in keyspaces
+                      for line in node.command(f"sstables {ks}") if line.split("\t")[2:] == ["0", "-"]]
+        assert not unrepaired, "SSTables left unrepaired by incremental repair: " + "; ".join(unrepaired)
         # Every TTL the workloads give that could run out while the answers are taken (at most 60 s) has.
         time.sleep(max(0, 65 - repair_seconds))
         answers = {}

@@ -1,6 +1,7 @@
 package cqlite.oracle;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.cassandra.config.DatabaseDescriptor;
@@ -22,6 +24,7 @@ import org.apache.cassandra.cql3.UntypedResultSet;
 import org.apache.cassandra.db.ColumnFamilyStore;
 import org.apache.cassandra.db.ConsistencyLevel;
 import org.apache.cassandra.db.Keyspace;
+import org.apache.cassandra.io.sstable.format.SSTableReader;
 import org.apache.cassandra.schema.Schema;
 import org.apache.cassandra.service.CassandraDaemon;
 import org.apache.cassandra.service.ClientState;
@@ -70,11 +73,14 @@ import org.apache.cassandra.utils.progress.ProgressListener;
  *                                 with the same schema
  *   describering <ks> <file>      what `nodetool describering` prints, one range per line
  *   repair <ks>                   `nodetool repair <ks>` (incremental, every range
- *                                 this node replicates), waiting for it to end
+ *                                 this node replicates), waiting for it to end; prints
+ *                                 the repair's progress messages
  *   no-pending-repair <ks> <seconds>
  *                                 waits until no SSTable of <ks> here is pending repair: a
  *                                 finished incremental repair marks them repaired later,
  *                                 in the background
+ *   sstables <ks>                 one line per live SSTable of <ks> here: table, Data.db
+ *                                 file name, repairedAt, pending repair session or "-"
  *   snapshot <tag> [ks...]        `nodetool snapshot -t <tag> [ks...]` (every keyspace,
  *                                 the system ones too, without one)
  *
@@ -168,19 +174,48 @@ public final class Node
         }
     }
 
-    /** Incremental repair of every range this node replicates, as `nodetool repair <ks>` runs it. */
+    private static void printSSTables(String ks)
+    {
+        for (ColumnFamilyStore cfs : Keyspace.open(ks).getColumnFamilyStores())
+            for (SSTableReader reader : cfs.getLiveSSTables())
+                reply(cfs.name + "\t" + new File(reader.getFilename()).getName() + "\t" + reader.getRepairedAt() + "\t"
+                      + (reader.isPendingRepair() ? reader.getPendingRepair().toString() : "-"));
+    }
+
+    /**
+     * Incremental repair of every range this node replicates, as `nodetool repair <ks>` runs it. The
+     * future StorageService returns ends once the sessions are started; the repair has ended when its
+     * COMPLETE progress event (sent after success and after failure alike) arrives.
+     */
     private static void repair(String ks) throws Exception
     {
         Map<String, String> options = new HashMap<>();
         options.put("incremental", "true");
         List<String> errors = Collections.synchronizedList(new ArrayList<>());
+        List<String> progress = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch complete = new CountDownLatch(1);
         ProgressListener listener = (tag, event) -> {
+            progress.add(event.getType() + " " + event.getMessage());
             if (event.getType() == ProgressEventType.ERROR)
                 errors.add(event.getMessage());
+            if (event.getType() == ProgressEventType.COMPLETE)
+                complete.countDown();
         };
         Pair<Integer, Future<?>> started = StorageService.instance.repair(ks, options, Collections.singletonList(listener));
+        if (started.left == 0)
+        {
+            reply("repair of " + ks + ": nothing to repair");
+            return;
+        }
         if (started.right != null)
             started.right.get(600, TimeUnit.SECONDS);
+        if (!complete.await(600, TimeUnit.SECONDS))
+            errors.add("no COMPLETE event after 600 s");
+        synchronized (progress)
+        {
+            for (String line : progress)
+                reply(line.replace('\n', ' '));
+        }
         if (!errors.isEmpty())
             throw new IllegalStateException("repair of " + ks + " failed: " + errors);
         reply("repair " + started.left + " done");
@@ -288,6 +323,11 @@ public final class Node
                         if (words.length != 3)
                             throw new IllegalArgumentException("usage: no-pending-repair <keyspace> <seconds>");
                         waitForNoPendingRepair(words[1], Long.parseLong(words[2]));
+                        break;
+                    case "sstables":
+                        if (words.length != 2)
+                            throw new IllegalArgumentException("usage: sstables <keyspace>");
+                        printSSTables(words[1]);
                         break;
                     case "snapshot":
                         if (words.length < 2)
