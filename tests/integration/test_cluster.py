@@ -21,7 +21,8 @@ keyspace, system ones too, elsewhere, without the live directories).
 
 Bad input: a node of another cluster; a node left out (the run names the ranges and the replicas they
 lack, and commits nothing), unless --allow-missing-replicas; the same node
-given twice.
+given twice; a table altered while one node was down, so that the nodes'
+schemas differ (the last test: it changes the cluster).
 """
 import json
 import os
@@ -189,7 +190,7 @@ def run(oracle, cqlite):
                 shutil.copytree(snapshot, copy / snapshot.relative_to(data_dir))
             copies.append(copy)
         yield {"tables": tables, "answers": answers, "rings": rings, "data_dirs": cluster.data_dirs(),
-               "snapshot_copies": copies, "work": work}
+               "snapshot_copies": copies, "work": work, "cluster": cluster}
     finally:
         cluster.stop()
         if os.environ.get("CQLITE_KEEP_CLUSTER"):
@@ -339,3 +340,30 @@ def test_two_clusters_are_refused(run, cqlite, fixtures_dir, tmp_path):
     assert proc.returncode != 0
     assert f"{other} is of cluster 'Test Cluster' but" in proc.stderr, proc.stderr
     assert not (warehouse / "catalog.db").exists()
+
+
+def test_a_table_whose_schema_differs_between_nodes_is_refused(run, cqlite, tmp_path):
+    """A column added while the third node was down: that node's system_schema still has the old table. The
+    run names the table, the node and the difference, commits nothing for that table and the rest as
+    usual. Runs last, as it restarts two nodes and alters a table."""
+    cluster = run["cluster"]
+    for node in cluster.nodes[:2]:
+        node.start()
+    cluster.wait_for_schema_agreement()
+    cluster.nodes[0].command("cql-at ONE ALTER TABLE after_repair.t ADD extra text")
+    cluster.wait_for_schema_agreement()
+    for node in cluster.nodes[:2]:
+        node.flush_schema()
+    cluster.stop()
+    warehouse = tmp_path / "warehouse"
+    now = min(now for now, _ in run["answers"].values())
+    proc = _materialize(cqlite, run["data_dirs"], warehouse, now, check=False)
+    assert proc.returncode != 0, proc.stdout
+    refused = [line for line in proc.stderr.splitlines() if "differs" in line]
+    assert len(refused) == 1, proc.stderr
+    assert "after_repair.t" in refused[0] and "extra text" in refused[0], refused[0]
+    assert "nothing committed" in refused[0], refused[0]
+    committed = {(r["namespace"], r["table"]) for r in json.loads(proc.stdout)["tables"] if r["committed"]}
+    assert committed == set(run["tables"]), committed
+    listed = iceberg_readers.list_pyiceberg(warehouse / "catalog.db", warehouse, CATALOG_NAME)
+    assert ["after_repair", "t"] not in listed["tables"] and list(run["tables"][0]) in listed["tables"], listed
