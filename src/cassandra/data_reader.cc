@@ -235,6 +235,43 @@ class PartitionDecoder {
     return false;
   }
 
+  // Passes over the rest of the partition StartPartition began by the sizes
+  // its rows and markers declare, decoding only their flags and clusterings
+  // (which come before the size), and calls OnPartitionEnd: a scan that skips
+  // partitions (a fold restricted to a token range) costs no cell decoding.
+  Status SkipItems() {
+    while (true) {
+      uint64_t position = in_.position();
+      uint8_t flags = in_.ReadU8();
+      if (!in_.ok()) return in_.status();
+      if (flags & kEndOfPartition) return consumer_.OnPartitionEnd();
+      uint8_t extended = (flags & kExtensionFlag) ? in_.ReadU8() : 0;
+      values_.Clear();
+      StreamReader in(in_, values_);
+      if (flags & kIsMarker) {
+        uint8_t kind = in.ReadU8();
+        uint16_t size = in_.ReadU16();
+        if (size > layout_.clustering_types.size()) {
+          in.Fail(StrCat("range tombstone marker at byte offset ", position, " has ", size,
+                         " clustering values, the table has ", layout_.clustering_types.size(), " (bound kind ",
+                         static_cast<int>(kind), ")"));
+          return in_.status();
+        }
+        if (size > 0) ReadClusteringValues(in, size, &marker_.bound);
+      } else {
+        if (extended & kIsStatic) {
+          in.Fail(StrCat("row at byte offset ", position, " has the static flag outside the partition header"));
+          return in_.status();
+        }
+        if (!layout_.clustering_types.empty()) {
+          ReadClusteringValues(in, layout_.clustering_types.size(), &row_.clustering);
+        }
+      }
+      in_.Skip(in_.ReadUnsignedVInt());
+      if (!in_.ok()) return in_.status();
+    }
+  }
+
   bool AtEnd() { return in_.AtEnd(); }
 
  private:
@@ -719,6 +756,11 @@ Result<bool> PartitionReader::StartNext(EnvelopeConsumer& consumer) {
 Result<bool> PartitionReader::ReadItems(EnvelopeConsumer& consumer, size_t max_items) {
   forwarder_->target = &consumer;
   return decoder_->ReadItems(max_items);
+}
+
+Status PartitionReader::SkipItems(EnvelopeConsumer& consumer) {
+  forwarder_->target = &consumer;
+  return decoder_->SkipItems();
 }
 
 }  // namespace cqlite

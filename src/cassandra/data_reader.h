@@ -76,6 +76,10 @@ class PartitionReader {
   // only after a StartNext that returned true, until it returns true.
   Result<bool> StartNext(EnvelopeConsumer& consumer);
   Result<bool> ReadItems(EnvelopeConsumer& consumer, size_t max_items);
+  // The rest of the partition, passed over by the sizes its rows and markers
+  // declare (no row or marker reaches `consumer`, only OnPartitionEnd). The
+  // same REQUIRES as ReadItems.
+  Status SkipItems(EnvelopeConsumer& consumer);
 
  private:
   class Forwarder;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -471,6 +472,96 @@ TEST(DataReaderTest, ChunkBoundariesDoNotChangeTheErrors) {
         ASSERT_EQ(DecodeInChunks(corrupt, layout, chunk), whole)
             << "byte " << at << " ^ " << int{flip} << ", chunks of " << chunk;
       }
+    }
+  }
+}
+
+// Each partition of MixedData read whole (-1) or skipped (SkipItems) after
+// the given number of rows and markers, in chunks of `chunk` bytes.
+std::string DecodeSkipping(const std::string& bytes, const DataLayout& layout, size_t chunk,
+                           const std::vector<int>& read_before_skip, Recorder* out) {
+  DataInput in(std::make_unique<FixedChunkSource>(bytes, chunk), "t-Data.db");
+  PartitionReader reader(in, layout);
+  Status status;
+  for (size_t i = 0;; ++i) {
+    Result<bool> started = reader.StartNext(*out);
+    if (!started.ok()) {
+      status = started.status();
+      break;
+    }
+    if (!*started) break;
+    int items = i < read_before_skip.size() ? read_before_skip[i] : -1;
+    Result<bool> ended = reader.ReadItems(*out, items < 0 ? std::numeric_limits<size_t>::max() : items);
+    if (ended.ok() && !*ended) status = reader.SkipItems(*out);
+    if (!ended.ok()) status = ended.status();
+    if (!status.ok()) break;
+  }
+  return Describe(*out, status);
+}
+
+TEST(DataReaderTest, SkippedPartitionsEndWhereTheirRowsDo) {
+  DataLayout layout = MixedLayout();
+  std::string data = MixedData();
+  Recorder whole;
+  ASSERT_TRUE(Decode(data, layout, &whole).ok());
+  ASSERT_EQ(whole.partitions.size(), 2u);
+  ASSERT_FALSE(whole.markers.empty());
+  const uint64_t second = whole.partitions[1].position;
+  // What a decode shows when partition `skipped` is passed over after its
+  // first `kept` rows and markers (in position order), the other read whole.
+  auto expected = [&](size_t skipped, int kept) {
+    Recorder want;
+    want.partitions = whole.partitions;
+    want.ends = 2;
+    auto in_skipped = [&](uint64_t position) { return (position >= second) == (skipped == 1); };
+    std::vector<uint64_t> items;  // the skipped partition's non-static items, in order
+    for (const Row& row : whole.rows) {
+      if (in_skipped(row.position) && !row.is_static) items.push_back(row.position);
+    }
+    for (const RangeTombstoneMarker& m : whole.markers) {
+      if (in_skipped(m.position)) items.push_back(m.position);
+    }
+    std::sort(items.begin(), items.end());
+    auto wanted = [&](uint64_t position, bool is_static) {
+      if (!in_skipped(position) || is_static) return true;
+      return std::find(items.begin(), items.begin() + std::min<size_t>(kept, items.size()), position) !=
+             items.begin() + std::min<size_t>(kept, items.size());
+    };
+    for (const Row& row : whole.rows) {
+      if (wanted(row.position, row.is_static)) want.rows.push_back(row);
+    }
+    for (const RangeTombstoneMarker& m : whole.markers) {
+      if (wanted(m.position, false)) want.markers.push_back(m);
+    }
+    return Describe(want, Status::OK());
+  };
+  for (size_t chunk = 1; chunk <= data.size(); ++chunk) {
+    for (size_t skipped : {0, 1}) {
+      for (int kept : {0, 1, 2}) {
+        std::vector<int> plan = {-1, -1};
+        plan[skipped] = kept;
+        Recorder out;
+        ASSERT_EQ(DecodeSkipping(data, layout, chunk, plan, &out), expected(skipped, kept))
+            << "partition " << skipped << " skipped after " << kept << " items, chunks of " << chunk;
+      }
+    }
+  }
+}
+
+TEST(DataReaderTest, SkippingATruncatedPartitionIsACleanError) {
+  DataLayout layout = MixedLayout();
+  std::string data = MixedData();
+  Recorder whole;
+  ASSERT_TRUE(Decode(data, layout, &whole).ok());
+  for (size_t cut = 0; cut < data.size(); ++cut) {
+    Recorder out;
+    std::string described = DecodeSkipping(data.substr(0, cut), layout, 3, {0, 0}, &out);
+    bool at_partition_end = cut == whole.partitions[1].position;
+    if (cut == 0 || at_partition_end) {
+      EXPECT_EQ(described.substr(described.rfind("ends")), StrCat("ends ", cut == 0 ? 0 : 1, "\nOK\n")) << cut;
+    } else {
+      EXPECT_NE(described.find("Corruption"), std::string::npos) << "cut at " << cut << ": " << described;
+      EXPECT_NE(described.find("t-Data.db"), std::string::npos) << described;
     }
   }
 }

@@ -64,6 +64,7 @@ class SSTableScanner {
   Result<bool> ReadItems(EnvelopeConsumer& consumer, size_t max_items) {
     return reader_.ReadItems(consumer, max_items);
   }
+  Status SkipItems(EnvelopeConsumer& consumer) { return reader_.SkipItems(consumer); }
 
  private:
   friend class SSTable;

@@ -1,20 +1,36 @@
 #include "fold/range_source.h"
 
+#include "util/strings.h"
+
 namespace cqlite {
 
 namespace {
 
 class RangeFoldSource final : public FoldSource {
  public:
+  // A source whose keys are known to lie wholly outside the range is not read at all.
   RangeFoldSource(std::unique_ptr<FoldSource> source, Murmur3Range range)
-      : source_(std::move(source)), range_(range) {}
+      : source_(std::move(source)), range_(range) {
+    if (std::optional<PartitionKeySpan> span = source_->key_span()) {
+      ended_ = range_.Locate(span->last) == Murmur3Range::Place::kBefore ||
+               range_.Locate(span->first) == Murmur3Range::Place::kAfter;
+    }
+  }
 
   Result<bool> Next(FoldPartition* partition) override {
     while (!ended_) {
       ASSIGN_OR_RETURN(bool more, source_->Next(partition));
       if (!more) break;
       Murmur3Range::Place place = range_.Locate(partition->key);
-      if (place == Murmur3Range::Place::kAfter) break;
+      if (place == Murmur3Range::Place::kAfter) {
+        // Past the range, but not past the source's last key (which let
+        // readers of later ranges pass the source over).
+        std::optional<PartitionKeySpan> span = source_->key_span();
+        if (span && Murmur3Token(partition->key) > Murmur3Token(span->last)) {
+          return Status::Corruption(StrCat(source_->name(), ": a partition after Statistics.db's last key"));
+        }
+        break;
+      }
       if (place == Murmur3Range::Place::kInside) return true;
       RETURN_IF_ERROR(source_->SkipRest(partition));
     }
@@ -25,6 +41,7 @@ class RangeFoldSource final : public FoldSource {
   Status More(FoldPartition* partition) override { return source_->More(partition); }
   Status SkipRest(FoldPartition* partition) override { return source_->SkipRest(partition); }
   const std::string& name() const override { return source_->name(); }
+  std::optional<PartitionKeySpan> key_span() const override { return source_->key_span(); }
   bool repeats_partitions() const override { return source_->repeats_partitions(); }
 
  private:

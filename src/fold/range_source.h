@@ -2,7 +2,9 @@
 // range of the ring, so that several folds, each over its own range of the
 // same generations, share a table's work (materialize --threads). Partitions
 // before the range are read and passed over; the source ends at the first
-// partition after it, since sources come in token order.
+// partition after it, since sources come in token order; a source whose
+// first and last keys (FoldSource::key_span) lie outside the range is not
+// read at all.
 #pragma once
 
 #include <memory>

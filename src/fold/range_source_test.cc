@@ -1,6 +1,8 @@
 #include "fold/range_source.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -64,6 +66,116 @@ TEST(RangeFoldSourceTest, FoldsOverRangesMakeTheWholeFold) {
     }
   }
   EXPECT_EQ(tables, 2);
+}
+
+// Partitions with the given keys, in the order given, and a key span of
+// its own choosing; counts the partitions asked for.
+class ListedSource final : public FoldSource {
+ public:
+  ListedSource(std::vector<std::string> keys, std::optional<PartitionKeySpan> span, int* reads)
+      : keys_(std::move(keys)), span_(std::move(span)), reads_(reads) {}
+  Result<bool> Next(FoldPartition* partition) override {
+    if (next_ == keys_.size()) return false;
+    ++*reads_;
+    partition->Clear();
+    partition->key = keys_[next_++];
+    return true;
+  }
+  const std::string& name() const override { return name_; }
+  std::optional<PartitionKeySpan> key_span() const override { return span_; }
+
+ private:
+  std::vector<std::string> keys_;
+  std::optional<PartitionKeySpan> span_;
+  int* reads_;
+  size_t next_ = 0;
+  std::string name_ = "listed-Data.db";
+};
+
+// Keys 0..n-1 as 4-byte ints, in token order.
+std::vector<std::string> KeysInTokenOrder(int n) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < n; ++i) keys.push_back(std::string("\0\0\0", 3) + static_cast<char>(i));
+  std::sort(keys.begin(), keys.end(),
+            [](const std::string& a, const std::string& b) { return Murmur3Token(a) < Murmur3Token(b); });
+  return keys;
+}
+
+TEST(RangeFoldSourceTest, ASourceWhoseKeysLieOutsideTheRangeIsNotRead) {
+  std::vector<std::string> keys = KeysInTokenOrder(40);
+  PartitionKeySpan span{keys.front(), keys.back()};
+  int64_t first = Murmur3Token(keys.front()), last = Murmur3Token(keys.back());
+  ASSERT_LT(first, last);
+  for (Murmur3Range range : {Murmur3Range{INT64_MIN, first - 1}, Murmur3Range{last + 1, INT64_MAX}}) {
+    int reads = 0;
+    auto source = RestrictToRange(std::make_unique<ListedSource>(keys, span, &reads), range);
+    FoldPartition partition;
+    auto more = source->Next(&partition);
+    ASSERT_TRUE(more.ok()) << more.status().ToString();
+    EXPECT_FALSE(*more);
+    EXPECT_EQ(reads, 0);
+  }
+  // Without a span the same source is read up to the range (or through it).
+  int reads = 0;
+  auto source = RestrictToRange(std::make_unique<ListedSource>(keys, std::nullopt, &reads),
+                                Murmur3Range{last + 1, INT64_MAX});
+  FoldPartition partition;
+  ASSERT_FALSE(*source->Next(&partition));
+  EXPECT_EQ(reads, 40);
+}
+
+TEST(RangeFoldSourceTest, APartitionPastTheSpansLastKeyIsCorruption) {
+  // The span claims the source ends at key 19: a reader of the range after
+  // it would pass the source over and lose keys 20 to 39.
+  std::vector<std::string> keys = KeysInTokenOrder(40);
+  PartitionKeySpan span{keys.front(), keys[19]};
+  int reads = 0;
+  auto source = RestrictToRange(std::make_unique<ListedSource>(keys, span, &reads),
+                                Murmur3Range{INT64_MIN, Murmur3Token(keys[9])});
+  FoldPartition partition;
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(*source->Next(&partition));
+  // Key 10 is past the range but within the span: the range ends cleanly.
+  auto end = source->Next(&partition);
+  ASSERT_TRUE(end.ok());
+  EXPECT_FALSE(*end);
+  reads = 0;
+  source = RestrictToRange(std::make_unique<ListedSource>(keys, span, &reads),
+                           Murmur3Range{INT64_MIN, Murmur3Token(keys[25])});
+  for (int i = 0; i < 26; ++i) ASSERT_TRUE(*source->Next(&partition));
+  end = source->Next(&partition);
+  ASSERT_FALSE(end.ok());
+  EXPECT_EQ(end.status().kind(), StatusKind::kCorruption);
+  EXPECT_NE(end.status().message().find("listed-Data.db"), std::string::npos) << end.status().ToString();
+}
+
+TEST(SSTableFoldSourceTest, TheKeySpanIsTheFilesFirstAndLastPartition) {
+  std::string keyspace = std::string(CQLITE_SOURCE_DIR) + "/examples/data/shop";
+  int spans = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(keyspace)) {
+    if (!entry.is_directory()) continue;
+    auto table = OpenTableSSTables(LocalFileSystem(), entry.path().string(), "");
+    ASSERT_TRUE(table.ok()) << table.status().ToString();
+    for (const auto& sstable : table->sstables) {
+      auto source = OpenSSTableFoldSource(*sstable, table->schema.table);
+      ASSERT_TRUE(source.ok()) << source.status().ToString();
+      std::optional<PartitionKeySpan> span = (*source)->key_span();
+      if (!span) continue;
+      ++spans;
+      std::vector<std::string> keys;
+      FoldPartition partition;
+      while (true) {
+        auto more = (*source)->Next(&partition);
+        ASSERT_TRUE(more.ok()) << more.status().ToString();
+        if (!*more) break;
+        keys.push_back(partition.key);
+        ASSERT_TRUE((*source)->SkipRest(&partition).ok());
+      }
+      ASSERT_FALSE(keys.empty());
+      EXPECT_EQ(span->first, keys.front()) << sstable->location().DataPath();
+      EXPECT_EQ(span->last, keys.back()) << sstable->location().DataPath();
+    }
+  }
+  EXPECT_GT(spans, 0);  // Cassandra 5.0 records them
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "util/strings.h"
+
 namespace cqlite {
 
 namespace {
@@ -50,14 +52,25 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
         items_per_piece_(std::max<size_t>(items_per_piece, 1)),
         name_(sstable.location().DataPath()),
         static_mapping_(MapColumns(sstable.layout().static_columns, schema)),
-        regular_mapping_(MapColumns(sstable.layout().regular_columns, schema)) {}
+        regular_mapping_(MapColumns(sstable.layout().regular_columns, schema)) {
+    const auto& stats = sstable.statistics().stats;
+    if (stats && stats->first_key && stats->last_key) key_span_ = PartitionKeySpan{*stats->first_key, *stats->last_key};
+  }
 
   Result<bool> Next(FoldPartition* partition) override {
     partition_ = partition;
     KeepRowsForReuse();
     partition_->Clear();
     ASSIGN_OR_RETURN(bool found, scanner_->StartNext(*this));
-    if (!found) return false;
+    if (!found) {
+      if (key_span_ && (partitions_ == 0 || last_key_ != key_span_->last)) return KeySpanMismatch("last");
+      return false;
+    }
+    if (key_span_) {
+      if (partitions_ == 0 && partition_->key != key_span_->first) return KeySpanMismatch("first");
+      last_key_ = partition_->key;
+    }
+    ++partitions_;
     ASSIGN_OR_RETURN(partition_->complete, scanner_->ReadItems(*this, items_per_piece_));
     return true;
   }
@@ -70,15 +83,15 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
     return Status::OK();
   }
 
-  // Reads the rest of the partition without copying a row or marker.
+  // Passes over the rest of the partition by its rows' sizes, decoding no cell.
   Status SkipRest(FoldPartition* partition) override {
-    while (!partition->complete) {
-      ASSIGN_OR_RETURN(partition->complete, scanner_->ReadItems(discard_, std::numeric_limits<size_t>::max()));
-    }
+    if (!partition->complete) RETURN_IF_ERROR(scanner_->SkipItems(discard_));
+    partition->complete = true;
     return Status::OK();
   }
 
   const std::string& name() const override { return name_; }
+  std::optional<PartitionKeySpan> key_span() const override { return key_span_; }
 
  private:
   // Takes the records of a partition passed over, and drops them.
@@ -90,6 +103,13 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
     Status OnPartitionEnd() override { return Status::OK(); }
   };
   Discard discard_;
+
+  // Statistics.db's key range decides which readers of a token range open
+  // the file at all (range_source.h), so it must be the file's.
+  Status KeySpanMismatch(const char* which) const {
+    return Status::Corruption(StrCat(name_, ": Statistics.db gives another ", which,
+                                     " partition key than the file holds (", partitions_, " partitions read)"));
+  }
 
   Status OnPartitionStart(const PartitionHeader& header) override {
     partition_->key.assign(header.key.data(), header.key.size());
@@ -182,6 +202,9 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
   std::unique_ptr<SSTableScanner> scanner_;
   size_t items_per_piece_;
   std::string name_;
+  std::optional<PartitionKeySpan> key_span_;
+  int64_t partitions_ = 0;  // read so far
+  std::string last_key_;    // of the last partition read, when key_span_ is known
   ColumnMapping static_mapping_;
   ColumnMapping regular_mapping_;
   FoldPartition* partition_ = nullptr;

@@ -28,6 +28,13 @@
 namespace cqlite {
 
 // One generation, read partition by partition in partitioner order.
+// The first and last partition keys of a source (serialized, as in
+// FoldPartition::key).
+struct PartitionKeySpan {
+  std::string first;
+  std::string last;
+};
+
 class FoldSource {
  public:
   virtual ~FoldSource() = default;
@@ -47,6 +54,9 @@ class FoldSource {
   virtual Status SkipRest(FoldPartition* partition);
   // Names the generation in messages (usually its Data.db path).
   virtual const std::string& name() const = 0;
+  // Its first and last partition keys, when known before reading (an
+  // SSTable's Statistics.db records them from format `nc` on).
+  virtual std::optional<PartitionKeySpan> key_span() const { return std::nullopt; }
   // Whether a partition key may come several times in a row, once per
   // generation of a source that holds several (a merged facts file); each is
   // folded as a version of its own. Otherwise keys must strictly increase.

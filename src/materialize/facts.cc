@@ -28,6 +28,7 @@ class KeptSSTableSource final : public FoldSource {
   Status More(FoldPartition* partition) override { return source_->More(partition); }
   Status SkipRest(FoldPartition* partition) override { return source_->SkipRest(partition); }
   const std::string& name() const override { return source_->name(); }
+  std::optional<PartitionKeySpan> key_span() const override { return source_->key_span(); }
 
  private:
   // Declared in the order they must be built; destroyed the other way.
