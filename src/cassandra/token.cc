@@ -1,9 +1,11 @@
 #include "cassandra/token.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
 #include "cassandra/value_format.h"
+#include "util/strings.h"
 
 namespace cqlite {
 
@@ -244,6 +246,84 @@ std::vector<Murmur3Range> SplitMurmur3Ring(int count) {
     ranges.push_back({token(first), token(end - 1)});
   }
   return ranges;
+}
+
+Murmur3RangeSet::Murmur3RangeSet(std::vector<Murmur3Range> ranges) {
+  std::sort(ranges.begin(), ranges.end(),
+            [](const Murmur3Range& a, const Murmur3Range& b) { return a.first < b.first; });
+  for (const Murmur3Range& r : ranges) {
+    if (r.first > r.last) continue;
+    // Overlapping or adjacent (the next token after last is first) ranges merge.
+    if (!ranges_.empty() && (ranges_.back().last == INT64_MAX || r.first <= ranges_.back().last + 1)) {
+      ranges_.back().last = std::max(ranges_.back().last, r.last);
+      continue;
+    }
+    ranges_.push_back(r);
+  }
+}
+
+Murmur3Range::Place Murmur3RangeSet::Locate(std::string_view key) const {
+  int64_t token = Murmur3Token(key);
+  // The first range that does not end before the token.
+  auto it = std::lower_bound(ranges_.begin(), ranges_.end(), token,
+                             [](const Murmur3Range& r, int64_t t) { return r.last < t; });
+  if (it == ranges_.end()) return Murmur3Range::Place::kAfter;
+  return it->Contains(token) ? Murmur3Range::Place::kInside : Murmur3Range::Place::kBefore;
+}
+
+bool Murmur3RangeSet::Intersects(int64_t first, int64_t last) const {
+  auto it = std::lower_bound(ranges_.begin(), ranges_.end(), first,
+                             [](const Murmur3Range& r, int64_t t) { return r.last < t; });
+  return it != ranges_.end() && it->first <= last;
+}
+
+Murmur3RangeSet Murmur3RangeSet::Intersect(const Murmur3Range& other) const {
+  std::vector<Murmur3Range> parts;
+  for (const Murmur3Range& r : ranges_) {
+    Murmur3Range part{std::max(r.first, other.first), std::min(r.last, other.last)};
+    if (part.first <= part.last) parts.push_back(part);
+  }
+  return Murmur3RangeSet(std::move(parts));
+}
+
+bool Murmur3RangeSet::Intersects(const Murmur3RangeSet& other) const {
+  for (const Murmur3Range& r : other.ranges_) {
+    if (Intersects(r.first, r.last)) return true;
+  }
+  return false;
+}
+
+bool Murmur3RangeSet::operator==(const Murmur3RangeSet& other) const {
+  if (ranges_.size() != other.ranges_.size()) return false;
+  for (size_t i = 0; i < ranges_.size(); ++i) {
+    if (ranges_[i].first != other.ranges_[i].first || ranges_[i].last != other.ranges_[i].last) return false;
+  }
+  return true;
+}
+
+std::string Murmur3RangeSet::ToString() const {
+  std::vector<std::string> parts;
+  for (const Murmur3Range& r : ranges_) parts.push_back(StrCat(r.first, ":", r.last));
+  return Join(parts, ",");
+}
+
+Result<Murmur3RangeSet> Murmur3RangeSet::Parse(std::string_view text) {
+  std::vector<Murmur3Range> ranges;
+  auto bad = [&](const std::string& why) {
+    return Status::InvalidArgument(StrCat("token ranges '", text, "': ", why,
+                                          " (expected first:last[,first:last...], inclusive Murmur3 tokens)"));
+  };
+  if (text.empty()) return bad("empty");
+  for (const std::string& part : Split(text, ',')) {
+    size_t colon = part.find(':');
+    if (colon == std::string::npos) return bad(StrCat("'", part, "' has no ':'"));
+    std::optional<int64_t> first = ParseInt64(std::string_view(part).substr(0, colon));
+    std::optional<int64_t> last = ParseInt64(std::string_view(part).substr(colon + 1));
+    if (!first || !last) return bad(StrCat("'", part, "' is not two 64-bit integers"));
+    if (*first > *last) return bad(StrCat("'", part, "' ends before it starts"));
+    ranges.push_back({*first, *last});
+  }
+  return Murmur3RangeSet(std::move(ranges));
 }
 
 std::strong_ordering ComparePartitionKeys(Partitioner partitioner, std::string_view a, std::string_view b) {

@@ -23,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/status.h"
+
 namespace cqlite {
 
 enum class Partitioner { kMurmur3, kRandom, kByteOrdered };
@@ -77,6 +79,38 @@ struct Murmur3Range {
 // `count` (at least 1) ranges of equal width that together cover the ring,
 // in token order.
 std::vector<Murmur3Range> SplitMurmur3Ring(int count);
+
+// Murmur3 token ranges, sorted and disjoint: the part of the ring a fold
+// reads (a node's primary ranges, a thread's share of them). Adjacent and
+// overlapping ranges are merged, so equal sets have equal range lists.
+class Murmur3RangeSet {
+ public:
+  Murmur3RangeSet() = default;  // no token at all
+  explicit Murmur3RangeSet(std::vector<Murmur3Range> ranges);
+  static Murmur3RangeSet WholeRing() { return Murmur3RangeSet({Murmur3Range{}}); }
+
+  const std::vector<Murmur3Range>& ranges() const { return ranges_; }
+  bool empty() const { return ranges_.empty(); }
+  bool whole_ring() const { return ranges_.size() == 1 && ranges_[0].first == INT64_MIN && ranges_[0].last == INT64_MAX; }
+  // kBefore for a token before the first range or between two (a reader in
+  // token order passes it over), kAfter past the last.
+  Murmur3Range::Place Locate(std::string_view key) const;
+  // Whether a token in [first, last] is in the set.
+  bool Intersects(int64_t first, int64_t last) const;
+  // The set's tokens that are also in `other`.
+  Murmur3RangeSet Intersect(const Murmur3Range& other) const;
+  bool Intersects(const Murmur3RangeSet& other) const;
+  bool operator==(const Murmur3RangeSet& other) const;
+
+  // "first:last,first:last,..." (inclusive bounds), as Parse reads it.
+  std::string ToString() const;
+  // InvalidArgument naming the text when it is not such a list, a range ends
+  // before it starts, or a bound is not a 64-bit integer.
+  static Result<Murmur3RangeSet> Parse(std::string_view text);
+
+ private:
+  std::vector<Murmur3Range> ranges_;
+};
 
 // A strict weak order for std::sort over serialized partition keys.
 struct PartitionKeyLess {

@@ -145,5 +145,52 @@ TEST(TokenTest, SplitMurmur3RingCoversTheRingInOrder) {
   EXPECT_EQ(lowest.Locate("a"), Murmur3Range::Place::kAfter);
 }
 
+TEST(Murmur3RangeSetTest, MergesSortsAndLocatesLikeItsRanges) {
+  Murmur3RangeSet set({{100, 200}, {-50, 10}, {201, 300}, {150, 160}, {500, 400}, {INT64_MIN, -1000}});
+  // 100..200 and 201..300 are adjacent; 150..160 lies inside; 500..400 is empty.
+  EXPECT_EQ(set.ToString(), StrCat(INT64_MIN, ":-1000,-50:10,100:300"));
+  EXPECT_FALSE(set.whole_ring());
+  EXPECT_TRUE(Murmur3RangeSet::WholeRing().whole_ring());
+  EXPECT_TRUE(Murmur3RangeSet().empty());
+  EXPECT_TRUE(Murmur3RangeSet({{0, INT64_MAX}, {INT64_MIN, -1}}).whole_ring());
+  // Locate agrees with a scan of the ranges, key by key.
+  for (int i = 0; i < 2000; ++i) {
+    std::string key = StrCat("key-", i);
+    int64_t token = Murmur3Token(key);
+    Murmur3Range::Place want = Murmur3Range::Place::kAfter;
+    for (const Murmur3Range& r : set.ranges()) {
+      if (r.Contains(token)) {
+        want = Murmur3Range::Place::kInside;
+        break;
+      }
+      if (token < r.first) {
+        want = Murmur3Range::Place::kBefore;
+        break;
+      }
+    }
+    ASSERT_EQ(set.Locate(key), want) << key << " token " << token;
+  }
+  EXPECT_TRUE(set.Intersects(300, 350));
+  EXPECT_FALSE(set.Intersects(301, 350));
+  EXPECT_FALSE(set.Intersects(11, 99));
+  EXPECT_TRUE(set.Intersects(-2000, -1000));
+  EXPECT_EQ(set.Intersect({0, 150}).ToString(), "0:10,100:150");
+  EXPECT_TRUE(set.Intersects(Murmur3RangeSet({{5, 6}})));
+  EXPECT_FALSE(set.Intersects(Murmur3RangeSet({{11, 99}, {301, 302}})));
+}
+
+TEST(Murmur3RangeSetTest, ParsesWhatItPrints) {
+  Murmur3RangeSet set({{-9000, -8000}, {42, 42}, {7, 9}});
+  auto parsed = Murmur3RangeSet::Parse(set.ToString());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(*parsed, set);
+  for (const char* bad : {"", "1", "1:x", "5:4", "1:2,", "9223372036854775808:1"}) {
+    auto refused = Murmur3RangeSet::Parse(bad);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.status().kind(), StatusKind::kInvalidArgument);
+    EXPECT_NE(refused.status().message().find(StrCat("'", bad, "'")), std::string::npos) << refused.status().ToString();
+  }
+}
+
 }  // namespace
 }  // namespace cqlite

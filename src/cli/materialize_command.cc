@@ -34,6 +34,7 @@ struct MaterializeCommandOptions {
   std::vector<std::string> cluster;  // data directories of a cluster's nodes
   bool allow_missing_replicas = false;
   bool repaired_only = false;
+  bool primary_range_only = false;
   std::string warehouse = "warehouse";
   std::string catalog;  // default: sqlite:<warehouse>/catalog.db
   std::string catalog_name = "cqlite";
@@ -217,6 +218,31 @@ Result<std::vector<ReplicatedTable>> ClusterTables(FileSystem& fs, const std::ve
   return tables;
 }
 
+// The data directory of the node whose directory (or keyspace or table
+// directory in it) `path` is: the nearest of them with a system/ keyspace.
+Result<std::string> NodeDataDirectory(FileSystem& fs, const std::string& path) {
+  std::string dir = Absolute(path);
+  for (int up = 0; up < 3 && !dir.empty() && dir != "/"; ++up, dir = DirName(dir)) {
+    if (fs.IsDirectory(JoinPath(dir, "system"))) return dir;
+  }
+  return Status::InvalidArgument(StrCat(path, ": --primary-range-only needs a node's data directory (or a keyspace "
+                                              "or table directory in one), with its system keyspace"));
+}
+
+// The token ranges the node of `data_dir` is primary replica for, as its
+// system.local and system.peers_v2 describe the ring.
+Result<Murmur3RangeSet> PrimaryRangesOfNode(FileSystem& fs, const std::string& data_dir, int64_t now,
+                                            std::string* host) {
+  ASSIGN_OR_RETURN(NodeMetadata node, ReadNodeMetadata(fs, data_dir, now));
+  if (node.partitioner.find("Murmur3Partitioner") == std::string::npos) {
+    return Status::NotSupported(StrCat(data_dir, ": --primary-range-only needs Murmur3Partitioner, not ",
+                                       node.partitioner));
+  }
+  *host = StrCat(node.self.Name(), " (host ", node.self.host_id, ")");
+  ASSIGN_OR_RETURN(TokenRing ring, RingFromNodes({node}));
+  return Murmur3RangeSet(ring.PrimaryRanges(ring.FindNode(node.self.host_id)));
+}
+
 int Materialize(const MaterializeCommandOptions& options) {
   auto start = std::chrono::steady_clock::now();
   FileSystem& fs = LocalFileSystem();
@@ -283,6 +309,24 @@ int Materialize(const MaterializeCommandOptions& options) {
   run.fold_fan_in = options.fold_fan_in;
   run.repaired_only = options.repaired_only;
   run.threads = options.threads;
+  if (options.primary_range_only) {
+    if (!options.cluster.empty()) {
+      return fail(Status::InvalidArgument("--primary-range-only is for one node's data directory, not --cluster"));
+    }
+    auto data_dir = NodeDataDirectory(fs, options.path);
+    if (!data_dir.ok()) return fail(data_dir.status());
+    int64_t now = options.now_seconds >= 0 ? options.now_seconds
+                                           : std::chrono::duration_cast<std::chrono::seconds>(
+                                                 std::chrono::system_clock::now().time_since_epoch())
+                                                 .count();
+    std::string host;
+    auto ranges = PrimaryRangesOfNode(fs, *data_dir, now, &host);
+    if (!ranges.ok()) return fail(ranges.status());
+    run.token_ranges = std::move(*ranges);
+    if (!options.quiet) {
+      std::cerr << "primary ranges of " << host << ": " << run.token_ranges.ranges().size() << " token range(s)\n";
+    }
+  }
 
   // Tables that would be refused are refused before the warehouse or the
   // catalog is created.
@@ -376,6 +420,11 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
   cmd->add_flag("--repaired-only", options->repaired_only,
                 "Read only the SSTables incremental repair has marked repaired (Statistics.db: repairedAt set, no "
                 "pending repair); the report says how many unrepaired ones were left out");
+  cmd->add_flag("--primary-range-only", options->primary_range_only,
+                "Publish only the token ranges this node is primary replica for (its system.local and "
+                "system.peers_v2), so that one job per node, each with --repaired-only, publishes disjoint rows into "
+                "one table; such a table keeps a fold state per node's ranges, and concurrent jobs' commits go "
+                "one on top of the other");
   cmd->add_flag("--allow-missing-replicas", options->allow_missing_replicas,
                 "With --cluster: fold the replicas there are when a token range lacks some (a node left out), as "
                 "long as every range has one");

@@ -9,11 +9,10 @@ namespace {
 class RangeFoldSource final : public FoldSource {
  public:
   // A source whose keys are known to lie wholly outside the range is not read at all.
-  RangeFoldSource(std::unique_ptr<FoldSource> source, Murmur3Range range)
-      : source_(std::move(source)), range_(range) {
+  RangeFoldSource(std::unique_ptr<FoldSource> source, Murmur3RangeSet ranges)
+      : source_(std::move(source)), ranges_(std::move(ranges)) {
     if (std::optional<PartitionKeySpan> span = source_->key_span()) {
-      ended_ = range_.Locate(span->last) == Murmur3Range::Place::kBefore ||
-               range_.Locate(span->first) == Murmur3Range::Place::kAfter;
+      ended_ = !ranges_.Intersects(Murmur3Token(span->first), Murmur3Token(span->last));
     }
   }
 
@@ -21,7 +20,7 @@ class RangeFoldSource final : public FoldSource {
     while (!ended_) {
       ASSIGN_OR_RETURN(bool more, source_->Next(partition));
       if (!more) break;
-      Murmur3Range::Place place = range_.Locate(partition->key);
+      Murmur3Range::Place place = ranges_.Locate(partition->key);
       if (place == Murmur3Range::Place::kAfter) {
         // Past the range, but not past the source's last key (which let
         // readers of later ranges pass the source over).
@@ -46,14 +45,18 @@ class RangeFoldSource final : public FoldSource {
 
  private:
   std::unique_ptr<FoldSource> source_;
-  Murmur3Range range_;
+  Murmur3RangeSet ranges_;
   bool ended_ = false;
 };
 
 }  // namespace
 
 std::unique_ptr<FoldSource> RestrictToRange(std::unique_ptr<FoldSource> source, Murmur3Range range) {
-  return std::make_unique<RangeFoldSource>(std::move(source), range);
+  return std::make_unique<RangeFoldSource>(std::move(source), Murmur3RangeSet({range}));
+}
+
+std::unique_ptr<FoldSource> RestrictToRanges(std::unique_ptr<FoldSource> source, Murmur3RangeSet ranges) {
+  return std::make_unique<RangeFoldSource>(std::move(source), std::move(ranges));
 }
 
 }  // namespace cqlite

@@ -16,5 +16,7 @@ namespace cqlite {
 
 // REQUIRES: `source` is of a table written by Murmur3Partitioner.
 std::unique_ptr<FoldSource> RestrictToRange(std::unique_ptr<FoldSource> source, Murmur3Range range);
+// The same over several ranges: partitions between them are passed over too.
+std::unique_ptr<FoldSource> RestrictToRanges(std::unique_ptr<FoldSource> source, Murmur3RangeSet ranges);
 
 }  // namespace cqlite

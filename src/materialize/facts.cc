@@ -3,6 +3,7 @@
 #include "cassandra/schema_source.h"
 #include "envelope/envelope_merge.h"
 #include "envelope/envelope_reader.h"
+#include "fold/range_source.h"
 #include "fold/sstable_source.h"
 #include "util/strings.h"
 
@@ -151,6 +152,18 @@ Result<OpenedFacts> OpenFactsAs(FileSystem& fs, const std::vector<FactsSet>& set
 Result<OpenedFacts> OpenFacts(FileSystem& fs, const std::vector<FactsSet>& sets, const TableSSTables& table) {
   ASSIGN_OR_RETURN(OpenedFacts reading, FactsReading(fs, sets, table));
   return OpenFactsAs(fs, sets, reading);
+}
+
+Result<OpenedFacts> OpenFactsIn(FileSystem& fs, const std::vector<FactsSet>& sets, const TableSSTables& table,
+                                const Murmur3RangeSet& ranges) {
+  ASSIGN_OR_RETURN(OpenedFacts opened, OpenFacts(fs, sets, table));
+  if (ranges.whole_ring()) return opened;
+  if (opened.partitioner != Partitioner::kMurmur3) {
+    return Status::NotSupported(StrCat(table.schema.table.keyspace, ".", table.schema.table.table,
+                                       ": token ranges are of Murmur3Partitioner tables only"));
+  }
+  for (auto& source : opened.sources) source = RestrictToRanges(std::move(source), ranges);
+  return opened;
 }
 
 Result<std::vector<FactsSet>> MergeFactsSets(FileSystem& fs, std::vector<FactsSet> sets, const TableSSTables& table,

@@ -47,6 +47,10 @@ struct OpenedFacts {
 // partitioner). A kept SSTable whose header contradicts the schema, or that
 // another partitioner wrote, is an error naming it.
 Result<OpenedFacts> OpenFacts(FileSystem& fs, const std::vector<FactsSet>& sets, const TableSSTables& table);
+// The same, each source restricted to the partitions in `ranges`
+// (fold/range_source.h) unless they are the whole ring.
+Result<OpenedFacts> OpenFactsIn(FileSystem& fs, const std::vector<FactsSet>& sets, const TableSSTables& table,
+                                const Murmur3RangeSet& ranges);
 
 struct MergeSettings {
   int fan_in = 16;                 // the most sets left

@@ -111,7 +111,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   const TableSchema& source = run.table.schema.table;
   ASSIGN_OR_RETURN(Baseline base, LoadBaseline(run.fs, run.catalog, run.options.warehouse, run.namespace_name,
                                                run.table_name, run.mapping.schema,
-                                               StrCat(source.keyspace, ".", source.table)));
+                                               StrCat(source.keyspace, ".", source.table), run.options.token_ranges));
   int64_t exported = std::count_if(base.state.facts.begin(), base.state.facts.end(), [](const FactsSet& set) {
     return set.form == FactsForm::kEnvelope && set.generations == 1;
   });
@@ -141,7 +141,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   report->generations_found = static_cast<int>(run.identities.size());
   report->now_seconds = now;
   report->rows_total = base.state.row_count;
-  if (base.metadata && fresh.empty() && !refold && now < base.state.next_expiry) {
+  if (base.has_fold_state && fresh.empty() && !refold && now < base.state.next_expiry) {
     report->message = "nothing new: every generation was consumed before and no row has expired since";
     report->metadata_location = *base.metadata_location;
     return Status::OK();
@@ -169,6 +169,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   RowChangesOptions row_options;
   row_options.now_seconds = now;
   row_options.threads = run.options.threads;
+  row_options.token_ranges = run.options.token_ranges;
   row_options.mapping = run.options.mapping;
   row_options.compression = run.options.compression;
   row_options.compression_level = run.options.compression_level;
@@ -176,7 +177,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   // Step 3: by the new generations alone when they decide their rows
   // (newer_facts.h), else by folding every kept generation.
   std::optional<RowChanges> newer;
-  if (base.metadata && !refold && !new_facts.empty() && run.options.fold_newer_facts_alone) {
+  if (base.has_fold_state && !refold && !new_facts.empty() && run.options.fold_newer_facts_alone) {
     std::string why_not;
     ASSIGN_OR_RETURN(newer, FoldNewerFacts(run.fs, run.table, run.mapping, run.table_dir, new_facts, base.state,
                                            row_options, files, &why_not));
@@ -226,6 +227,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   next.now_seconds = now;
   const std::string& source_path = run.options.source_path.empty() ? run.table_dir : run.options.source_path;
   next.lineage = source_path;
+  next.ranges = run.options.token_ranges;
   next.new_table_properties = {
       {"cqlite.source.keyspace", source.keyspace},
       {"cqlite.source.table", source.table},
@@ -238,17 +240,42 @@ Status RunOnce(const Run& run, TableReport* report) {
     next.new_table_properties["write.parquet.compression-level"] = std::to_string(run.options.compression_level);
   }
   ASSIGN_OR_RETURN(WrittenSnapshot written, WriteSnapshot(run.fs, base, next, files));
-  const std::string& metadata_path = written.metadata_file;
+  std::string metadata_path = written.metadata_file;
   report->snapshot_id = written.snapshot_id;
 
-  // Step 5: the one change that makes it all visible.
-  Progress(run.options, "committing");
+  // Step 5: the one change that makes it all visible. A part of a table
+  // published by token ranges that loses the race to a run of another part
+  // goes on top of that run's snapshot as it is (the parts' rows, files and
+  // fold states are their own); any other lost race starts the attempt anew.
   catalog::Namespace ns{run.namespace_name};
-  if (base.metadata_location) {
-    RETURN_IF_ERROR(run.catalog.CommitTable(ns, run.table_name, *base.metadata_location, metadata_path));
-  } else {
-    RETURN_IF_ERROR(run.catalog.CreateNamespace(ns));
-    RETURN_IF_ERROR(run.catalog.CreateTable(ns, run.table_name, metadata_path));
+  for (int rebases = 0;; ++rebases) {
+    Progress(run.options, "committing");
+    Status committed = Status::OK();
+    if (base.metadata_location) {
+      committed = run.catalog.CommitTable(ns, run.table_name, *base.metadata_location, metadata_path);
+    } else {
+      committed = run.catalog.CreateNamespace(ns);
+      if (committed.ok()) committed = run.catalog.CreateTable(ns, run.table_name, metadata_path);
+    }
+    if (committed.ok()) break;
+    if (committed.kind() != StatusKind::kCommitConflict || next.ranges.whole_ring() ||
+        rebases + 1 >= std::max(1, run.options.max_attempts)) {
+      return committed;
+    }
+    ASSIGN_OR_RETURN(Baseline newer, LoadBaseline(run.fs, run.catalog, run.options.warehouse, run.namespace_name,
+                                                  run.table_name, run.mapping.schema,
+                                                  StrCat(source.keyspace, ".", source.table), next.ranges));
+    bool same_schema = !newer.metadata || !base.metadata ||
+                       newer.metadata->current_schema_id == base.metadata->current_schema_id;
+    if (newer.fold_state_path != base.fold_state_path || newer.location != base.location || !same_schema) {
+      return committed;
+    }
+    Progress(run.options, "a run of another part of the ring committed first; committing on top of its snapshot");
+    base = std::move(newer);
+    files.NextCommitAttempt();
+    ASSIGN_OR_RETURN(written, WriteSnapshot(run.fs, base, next, files));
+    metadata_path = written.metadata_file;
+    report->snapshot_id = written.snapshot_id;
   }
   files.Keep();
   report->committed = true;

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "cassandra/token.h"
 #include "catalog/sql_catalog.h"
 #include "io/file_system.h"
 #include "materialize/iceberg_rows.h"
@@ -88,6 +89,12 @@ struct MaterializeOptions {
   // repairedAt set, no pending repair); the others are left out and counted
   // in the report. Repaired data agrees on every replica.
   bool repaired_only = false;
+  // The part of the token ring to publish (of a Murmur3 table): a job per
+  // node, each with the ranges it is primary replica for
+  // (--primary-range-only), publishes disjoint rows into one table. Such a
+  // table keeps a fold state per part (snapshot.h); a run of one part
+  // replaces only its rows. The whole ring: the table as one.
+  Murmur3RangeSet token_ranges = Murmur3RangeSet::WholeRing();
   // What the snapshot's cqlite.lineage and a new table's cqlite.source.path
   // name; empty: the table directory read (the watcher reads links of the
   // live directory it names here).

@@ -199,8 +199,8 @@ std::string RowWhyNot(const FoldRow& row, const TableSchema& schema, size_t regu
 // Reads the new facts once: why they cannot decide their rows alone (the
 // first thing found), or empty with the keys of their rows in `touched`.
 Result<std::string> Screen(FileSystem& fs, const TableSSTables& table, const std::vector<FactsSet>& new_facts,
-                           int64_t horizon, int64_t max_rows, TouchedRows* touched) {
-  ASSIGN_OR_RETURN(OpenedFacts opened, OpenFacts(fs, new_facts, table));
+                           const Murmur3RangeSet& ranges, int64_t horizon, int64_t max_rows, TouchedRows* touched) {
+  ASSIGN_OR_RETURN(OpenedFacts opened, OpenFactsIn(fs, new_facts, table, ranges));
   if (!opened.partitioner) return std::string("the partitioner is not one cqlite orders keys by");
   const TableSchema& schema = *opened.schema;
   size_t regular_columns = std::count_if(schema.columns.begin(), schema.columns.end(),
@@ -348,7 +348,7 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
 
   const int64_t horizon = last.DeltaHorizonMicros();
   TouchedRows touched;
-  ASSIGN_OR_RETURN(why, Screen(fs, table, new_facts, horizon, max_rows, &touched));
+  ASSIGN_OR_RETURN(why, Screen(fs, table, new_facts, options.token_ranges, horizon, max_rows, &touched));
   if (!why.empty()) return not_here(why);
   if (options.progress) {
     options.progress(StrCat("the new generations decide their ", touched.rows.size(),
@@ -358,7 +358,7 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
   RETURN_IF_ERROR(LookUp(fs, last.row_index_updates, options.threads, &touched));
 
   // The fold of the new facts alone.
-  ASSIGN_OR_RETURN(OpenedFacts opened, OpenFacts(fs, new_facts, table));
+  ASSIGN_OR_RETURN(OpenedFacts opened, OpenFactsIn(fs, new_facts, table, options.token_ranges));
   const TableSchema& fold_schema = *opened.schema;
   const Partitioner partitioner = *opened.partitioner;
   ASSIGN_OR_RETURN(TableMapping fold_mapping, MapTable(fold_schema, options.mapping));

@@ -24,19 +24,20 @@ namespace {
 
 constexpr int64_t kProgressEvery = 200000;
 
-// The entries of one file chain of the old row index in one range: those
-// before it are passed over, and it ends at the first entry after it.
+// The entries of one file chain of the old row index in some ranges: those
+// before or between them are passed over, and it ends at the first entry
+// after the last.
 class RangeRowIndex {
  public:
-  RangeRowIndex(std::unique_ptr<RowIndexReader> reader, std::optional<Murmur3Range> range)
-      : reader_(std::move(reader)), range_(range) {}
+  RangeRowIndex(std::unique_ptr<RowIndexReader> reader, const Murmur3RangeSet* ranges)
+      : reader_(std::move(reader)), ranges_(ranges) {}
 
   Result<bool> Next(RowIndexEntry* entry) {
     while (!ended_) {
       ASSIGN_OR_RETURN(bool more, reader_->Next(entry));
       if (!more) break;
-      if (!range_) return true;
-      Murmur3Range::Place place = range_->Locate(entry->partition_key);
+      if (!ranges_) return true;
+      Murmur3Range::Place place = ranges_->Locate(entry->partition_key);
       if (place == Murmur3Range::Place::kAfter) break;
       if (place == Murmur3Range::Place::kInside) return true;
     }
@@ -46,7 +47,7 @@ class RangeRowIndex {
 
  private:
   std::unique_ptr<RowIndexReader> reader_;
-  std::optional<Murmur3Range> range_;
+  const Murmur3RangeSet* ranges_;  // all entries when null
   bool ended_ = false;
 };
 
@@ -56,12 +57,12 @@ class CurrentRowIndex {
  public:
   static Result<std::unique_ptr<CurrentRowIndex>> Open(FileSystem& fs, const std::vector<std::string>& base,
                                                        const std::vector<std::string>& updates,
-                                                       std::optional<Murmur3Range> range, Partitioner partitioner,
+                                                       const Murmur3RangeSet* ranges, Partitioner partitioner,
                                                        const ClusteringOrder& order) {
     ASSIGN_OR_RETURN(auto base_reader, RowIndexReader::Open(fs, base));
     ASSIGN_OR_RETURN(auto updates_reader, RowIndexReader::Open(fs, updates));
-    std::unique_ptr<CurrentRowIndex> index(new CurrentRowIndex(RangeRowIndex(std::move(base_reader), range),
-                                                               RangeRowIndex(std::move(updates_reader), range),
+    std::unique_ptr<CurrentRowIndex> index(new CurrentRowIndex(RangeRowIndex(std::move(base_reader), ranges),
+                                                               RangeRowIndex(std::move(updates_reader), ranges),
                                                                partitioner, order));
     ASSIGN_OR_RETURN(index->has_base_, index->base_.Next(&index->next_base_));
     ASSIGN_OR_RETURN(index->has_update_, index->updates_.Next(&index->next_update_));
@@ -100,16 +101,13 @@ class CurrentRowIndex {
   bool has_base_ = false, has_update_ = false;
 };
 
-// The changes of the partitions in `range` (all of them without one),
+// The changes of the partitions in `ranges` (all of them when null),
 // written to the files of range number `k`.
 Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const TableMapping& mapping,
                              const std::string& table_dir, const std::vector<FactsSet>& facts,
                              const RowIndexFiles& row_index, const RowChangesOptions& options,
-                             std::optional<Murmur3Range> range, int k, RunFiles& files) {
-  ASSIGN_OR_RETURN(OpenedFacts opened, OpenFacts(fs, facts, table));
-  if (range) {
-    for (auto& source : opened.sources) source = RestrictToRange(std::move(source), *range);
-  }
+                             const Murmur3RangeSet* ranges, int k, RunFiles& files) {
+  ASSIGN_OR_RETURN(OpenedFacts opened, OpenFactsIn(fs, facts, table, ranges ? *ranges : Murmur3RangeSet::WholeRing()));
   const TableSchema& fold_schema = *opened.schema;
   const std::optional<Partitioner> partitioner = opened.partitioner;
   // Envelope facts carry the schema they were written with; its columns may
@@ -138,7 +136,7 @@ Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const T
 
   RowChanges changes;
   ASSIGN_OR_RETURN(auto old_index,
-                   CurrentRowIndex::Open(fs, row_index.base, row_index.updates, range, *partitioner, order));
+                   CurrentRowIndex::Open(fs, row_index.base, row_index.updates, ranges, *partitioner, order));
   RowIndexWriter new_index(fs, [&](int i) { return files.RowIndexFile(k, i); });
   parquet::WriterOptions writer_options;
   writer_options.compression = options.compression;
@@ -222,9 +220,17 @@ Result<RowChanges> FoldRowChanges(FileSystem& fs, const TableSSTables& table, co
                                   RunFiles& files) {
   // Ranges of the ring only where tokens spread evenly over it.
   int threads = table.partitioner == Partitioner::kMurmur3 ? std::max(1, options.threads) : 1;
-  if (threads == 1) return FoldRange(fs, table, mapping, table_dir, facts, row_index, options, std::nullopt, 0, files);
+  const Murmur3RangeSet* only = options.token_ranges.whole_ring() ? nullptr : &options.token_ranges;
+  if (only && table.partitioner != Partitioner::kMurmur3) {
+    return Status::NotSupported(StrCat(table_dir, ": token ranges are of Murmur3Partitioner tables only"));
+  }
+  if (threads == 1) return FoldRange(fs, table, mapping, table_dir, facts, row_index, options, only, 0, files);
 
-  std::vector<Murmur3Range> ranges = SplitMurmur3Ring(threads);
+  // Each thread's share of the ring (of the token ranges asked for).
+  std::vector<Murmur3RangeSet> ranges;
+  for (const Murmur3Range& share : SplitMurmur3Ring(threads)) {
+    ranges.push_back(only ? only->Intersect(share) : Murmur3RangeSet({share}));
+  }
   std::mutex progress_mu;
   std::vector<std::optional<Result<RowChanges>>> results(ranges.size());
   std::vector<std::thread> workers;
@@ -238,7 +244,7 @@ Result<RowChanges> FoldRowChanges(FileSystem& fs, const TableSSTables& table, co
           options.progress(StrCat("range ", k + 1, " of ", ranges.size(), ": ", line));
         };
       }
-      results[k] = FoldRange(fs, table, mapping, table_dir, facts, row_index, own, ranges[k], static_cast<int>(k),
+      results[k] = FoldRange(fs, table, mapping, table_dir, facts, row_index, own, &ranges[k], static_cast<int>(k),
                              files);
     });
   }

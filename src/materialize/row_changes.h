@@ -42,6 +42,9 @@ struct RowChangesOptions {
   // Threads, each folding and writing a range of the ring on its own (of a
   // Murmur3 table; others fold in one).
   int threads = 1;
+  // The part of the ring to fold (of a Murmur3 table): partitions outside it
+  // are passed over, and the row index given holds rows in it only.
+  Murmur3RangeSet token_ranges = Murmur3RangeSet::WholeRing();
   // What the data file buffers of a row group, shared among the threads
   // (each buffers its own row groups), so that memory does not grow with them.
   size_t row_group_bytes = size_t{128} << 20;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include <nlohmann/json.hpp>
+
 #include "iceberg/manifest.h"
 #include "util/strings.h"
 #include "util/version.h"
@@ -17,6 +19,48 @@ constexpr char kGenerationsKey[] = "cqlite.generations";
 constexpr char kDeltaHorizonKey[] = "cqlite.delta-horizon-micros";
 constexpr char kLineageKey[] = "cqlite.lineage";
 constexpr char kNowKey[] = "cqlite.ttl-evaluated-at";
+constexpr char kFoldStatePartsKey[] = "cqlite.fold-state-parts";
+constexpr char kPartsCountKey[] = "cqlite.fold-state-part-count";
+constexpr int kPartsFormat = 1;
+
+std::string PartsToJson(const std::vector<FoldStatePart>& parts) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const FoldStatePart& part : parts) {
+    list.push_back({{"token-ranges", part.ranges.ToString()}, {"fold-state", part.fold_state},
+                    {"lineage", part.lineage}});
+  }
+  return nlohmann::json{{"format", kPartsFormat}, {"parts", list}}.dump(2);
+}
+
+Result<std::vector<FoldStatePart>> PartsFromJson(const std::string& text, const std::string& path) {
+  auto bad = [&](const std::string& why) {
+    return Status::Corruption(StrCat(path, ": not a fold state parts file: ", why));
+  };
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return bad("not a JSON object");
+  if (!doc.contains("format") || !doc["format"].is_number_integer() || doc["format"].get<int64_t>() != kPartsFormat) {
+    return bad(StrCat("format is not ", kPartsFormat));
+  }
+  if (!doc.contains("parts") || !doc["parts"].is_array()) return bad("no parts array");
+  std::vector<FoldStatePart> parts;
+  for (const nlohmann::json& entry : doc["parts"]) {
+    if (!entry.is_object()) return bad(StrCat("part ", parts.size(), " is not an object"));
+    for (const char* key : {"token-ranges", "fold-state", "lineage"}) {
+      if (!entry.contains(key) || !entry[key].is_string()) return bad(StrCat("part ", parts.size(), " has no ", key));
+    }
+    FoldStatePart part;
+    auto ranges = Murmur3RangeSet::Parse(entry["token-ranges"].get<std::string>());
+    if (!ranges.ok()) return bad(StrCat("part ", parts.size(), ": ", ranges.status().message()));
+    part.ranges = std::move(*ranges);
+    part.fold_state = entry["fold-state"].get<std::string>();
+    part.lineage = entry["lineage"].get<std::string>();
+    for (const FoldStatePart& other : parts) {
+      if (other.ranges.Intersects(part.ranges)) return bad(StrCat("part ", parts.size(), " overlaps an earlier one"));
+    }
+    parts.push_back(std::move(part));
+  }
+  return parts;
+}
 
 int64_t WallClockMillis() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -44,7 +88,8 @@ bool OnlyRelaxesFields(const iceberg::Schema& current, const iceberg::Schema& ne
 
 Result<Baseline> LoadBaseline(FileSystem& fs, catalog::SqlCatalog& catalog, const std::string& warehouse,
                               const std::string& namespace_name, const std::string& table_name,
-                              const iceberg::Schema& schema, const std::string& source_name) {
+                              const iceberg::Schema& schema, const std::string& source_name,
+                              const Murmur3RangeSet& ranges) {
   Baseline base;
   ASSIGN_OR_RETURN(base.metadata_location, catalog.LoadTable({namespace_name}, table_name));
   if (!base.metadata_location) {
@@ -63,13 +108,42 @@ Result<Baseline> LoadBaseline(FileSystem& fs, catalog::SqlCatalog& catalog, cons
   const iceberg::Snapshot* parent = base.metadata->CurrentSnapshot();
   if (parent == nullptr) return base;
   base.parent = *parent;
-  auto it = parent->summary.find(kFoldStateKey);
-  if (it == parent->summary.end()) {
+  auto whole = parent->summary.find(kFoldStateKey);
+  auto parts = parent->summary.find(kFoldStatePartsKey);
+  if (whole == parent->summary.end() && parts == parent->summary.end()) {
     return Status::InvalidArgument(StrCat(current, ": snapshot ", parent->snapshot_id, " was not written by cqlite (no ",
                                           kFoldStateKey, "); cqlite materializes only into tables it created"));
   }
-  ASSIGN_OR_RETURN(std::string state_text, fs.ReadFileToString(it->second));
-  ASSIGN_OR_RETURN(base.state, FoldStateFromJson(state_text, it->second));
+  std::string state_path;
+  if (whole != parent->summary.end()) {
+    if (!ranges.whole_ring()) {
+      return Status::InvalidArgument(StrCat(current, ": the table is published whole, not by token range; a run of "
+                                                     "some token ranges (--primary-range-only) cannot go into it"));
+    }
+    state_path = whole->second;
+  } else {
+    ASSIGN_OR_RETURN(std::string parts_text, fs.ReadFileToString(parts->second));
+    ASSIGN_OR_RETURN(base.parts, PartsFromJson(parts_text, parts->second));
+    if (ranges.whole_ring()) {
+      return Status::InvalidArgument(StrCat(current, ": the table is published by token range (", base.parts.size(),
+                                            " parts, one per --primary-range-only job); a run of the whole ring "
+                                            "cannot go into it"));
+    }
+    for (const FoldStatePart& part : base.parts) {
+      if (part.ranges == ranges) {
+        state_path = part.fold_state;
+      } else if (part.ranges.Intersects(ranges)) {
+        return Status::InvalidArgument(StrCat(current, ": the token ranges of this run overlap those of the part "
+                                              "from ", part.lineage, " without being them (did the ring change?); "
+                                              "materialize into a new table"));
+      }
+    }
+    if (state_path.empty()) return base;  // a part not run before
+  }
+  ASSIGN_OR_RETURN(std::string state_text, fs.ReadFileToString(state_path));
+  ASSIGN_OR_RETURN(base.state, FoldStateFromJson(state_text, state_path));
+  base.has_fold_state = true;
+  base.fold_state_path = state_path;
   return base;
 }
 
@@ -154,7 +228,22 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
   snapshot.summary[kDeltaHorizonKey] = std::to_string(next.state.DeltaHorizonMicros());
   snapshot.summary[kLineageKey] = next.lineage;
   snapshot.summary[kNowKey] = std::to_string(next.now_seconds);
-  snapshot.summary[kFoldStateKey] = state_path;
+  if (next.ranges.whole_ring()) {
+    snapshot.summary[kFoldStateKey] = state_path;
+  } else {
+    std::vector<FoldStatePart> parts;
+    for (const FoldStatePart& part : base.parts) {
+      if (!(part.ranges == next.ranges)) parts.push_back(part);
+    }
+    parts.push_back({next.ranges, state_path, next.lineage});
+    std::sort(parts.begin(), parts.end(), [](const FoldStatePart& a, const FoldStatePart& b) {
+      return a.ranges.ranges().front().first < b.ranges.ranges().front().first;
+    });
+    std::string parts_path = files.FoldStateParts();
+    RETURN_IF_ERROR(fs.WriteStringToFile(parts_path, PartsToJson(parts)));
+    snapshot.summary[kFoldStatePartsKey] = parts_path;
+    snapshot.summary[kPartsCountKey] = std::to_string(parts.size());
+  }
 
   iceberg::TableMetadata next_metadata;
   if (base.metadata) {

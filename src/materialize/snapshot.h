@@ -10,6 +10,12 @@
 // cqlite.fold-state (the fold state file), cqlite.generations (the
 // identities consumed by this snapshot), cqlite.delta-horizon-micros,
 // cqlite.lineage (the table directory read) and cqlite.ttl-evaluated-at.
+// A table published by token ranges (MaterializeOptions::token_ranges: a
+// job per node, each with its primary ranges) has no one fold state: its
+// summaries name instead, in cqlite.fold-state-parts, a file listing each
+// part's ranges, fold state and lineage. A run of one part replaces that
+// part's entry and keeps the others; parts never overlap, so runs of
+// different parts commit one after another without re-folding.
 //
 // The one schema change a run makes is a primary key column made optional
 // (MappingOptions::nullable_keys): the next metadata file then adds that
@@ -33,12 +39,22 @@
 
 namespace cqlite::materialize {
 
+// One part of a table published by token ranges.
+struct FoldStatePart {
+  Murmur3RangeSet ranges;
+  std::string fold_state;  // its state file
+  std::string lineage;     // what the part's last run read
+};
+
 // The table as the catalog has it when an attempt starts.
 struct Baseline {
   std::optional<std::string> metadata_location;  // none: the table does not exist yet
   std::optional<iceberg::TableMetadata> metadata;
   std::optional<iceberg::Snapshot> parent;  // the current snapshot
-  FoldState state;                          // the parent's fold state
+  FoldState state;                          // the parent's fold state (of the run's part)
+  bool has_fold_state = false;              // false: a new table, or a part not run before
+  std::string fold_state_path;              // the file `state` was read from
+  std::vector<FoldStatePart> parts;         // a table published by token ranges: the parent's parts
   std::string location;                     // the table's directory
 };
 
@@ -46,10 +62,14 @@ struct Baseline {
 // exist yet is to be made at TableLocation(warehouse, ...). NotSupported when
 // its schema differs from `schema` (what `source_name`, keyspace.table, maps
 // to now); InvalidArgument when its current snapshot was not written by
-// CQLite.
+// CQLite. With `ranges` other than the whole ring, the fold state is that of
+// the part with exactly those ranges (none yet: an empty one);
+// InvalidArgument when the table is published whole, or a part overlaps
+// them without being them (and the other way round).
 Result<Baseline> LoadBaseline(FileSystem& fs, catalog::SqlCatalog& catalog, const std::string& warehouse,
                               const std::string& namespace_name, const std::string& table_name,
-                              const iceberg::Schema& schema, const std::string& source_name);
+                              const iceberg::Schema& schema, const std::string& source_name,
+                              const Murmur3RangeSet& ranges = Murmur3RangeSet::WholeRing());
 
 // What the next snapshot holds.
 struct NextSnapshot {
@@ -59,6 +79,7 @@ struct NextSnapshot {
   std::vector<ConsumedGeneration> generations;  // consumed by this run
   int64_t now_seconds = 0;                     // when TTLs were evaluated
   std::string lineage;                         // the table directory read
+  Murmur3RangeSet ranges = Murmur3RangeSet::WholeRing();  // the part of the ring the run folded
   // Properties of a table made by this snapshot (ignored for an existing one).
   std::map<std::string, std::string> new_table_properties;
 };

@@ -1,5 +1,7 @@
 #include "materialize/warehouse_files.h"
 
+#include <algorithm>
+
 #include "iceberg/table_metadata.h"
 #include "util/strings.h"
 
@@ -31,6 +33,25 @@ std::string RunFiles::Remember(std::string path) {
   return path;
 }
 
+std::string RunFiles::RememberForAttempt(std::string path) {
+  std::lock_guard<std::mutex> lock(mu_);
+  attempt_files_.push_back(path);
+  written_.push_back(path);
+  return path;
+}
+
+std::string RunFiles::AttemptId() const { return attempt_ == 0 ? run_id_ : StrCat(run_id_, "-", attempt_); }
+
+void RunFiles::NextCommitAttempt() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const std::string& path : attempt_files_) {
+    (void)fs_.Remove(path);
+    written_.erase(std::find(written_.begin(), written_.end(), path));
+  }
+  attempt_files_.clear();
+  ++attempt_;
+}
+
 std::vector<std::string> RunFiles::Directories() const { return {data_dir_, metadata_dir_, state_dir_, facts_dir_}; }
 
 std::string RunFiles::DataFile(int range) {
@@ -41,17 +62,19 @@ std::string RunFiles::DeleteFile(int range, int file) {
   return Remember(JoinPath(data_dir_, StrCat(run_id_, "-deletes-", range, "-", file, ".parquet")));
 }
 
-std::string RunFiles::DataManifest() { return Remember(JoinPath(metadata_dir_, StrCat(run_id_, "-m0.avro"))); }
+std::string RunFiles::DataManifest() { return RememberForAttempt(JoinPath(metadata_dir_, StrCat(AttemptId(), "-m0.avro"))); }
 
-std::string RunFiles::DeleteManifest() { return Remember(JoinPath(metadata_dir_, StrCat(run_id_, "-m1.avro"))); }
+std::string RunFiles::DeleteManifest() { return RememberForAttempt(JoinPath(metadata_dir_, StrCat(AttemptId(), "-m1.avro"))); }
 
 std::string RunFiles::ManifestList(int64_t snapshot_id) {
-  return Remember(JoinPath(metadata_dir_, StrCat("snap-", snapshot_id, "-1-", run_id_, ".avro")));
+  return RememberForAttempt(JoinPath(metadata_dir_, StrCat("snap-", snapshot_id, "-1-", AttemptId(), ".avro")));
 }
 
-std::string RunFiles::MetadataFile(int version) { return Remember(iceberg::MetadataFilePath(location_, version)); }
+std::string RunFiles::MetadataFile(int version) { return RememberForAttempt(iceberg::MetadataFilePath(location_, version)); }
 
-std::string RunFiles::FoldState() { return Remember(JoinPath(state_dir_, StrCat("state-", run_id_, ".json"))); }
+std::string RunFiles::FoldState() { return RememberForAttempt(JoinPath(state_dir_, StrCat("state-", AttemptId(), ".json"))); }
+
+std::string RunFiles::FoldStateParts() { return RememberForAttempt(JoinPath(state_dir_, StrCat("parts-", AttemptId(), ".json"))); }
 
 std::string RunFiles::RowIndexFile(int range, int file) {
   return Remember(JoinPath(state_dir_, StrCat("rows-", run_id_, "-", range, "-", file, ".parquet")));

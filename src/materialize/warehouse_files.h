@@ -8,6 +8,8 @@
 //       manifest), <run>-m1.avro (delete manifest), snap-<id>-1-<run>.avro
 //       (manifest list)                                         (Iceberg)
 //   cqlite/state-<run>.json           the fold state (fold_state.h)
+//   cqlite/parts-<run>.json           a table published by token ranges: each
+//                                     part's ranges and fold state (snapshot.h)
 //   cqlite/rows-<run>-<k>-<i>.parquet the row index's files
 //   cqlite/rows-<run>-updates-<i>.parquet  its update layer (fold_state.h)
 //   cqlite/facts/<run>-<k>/           a consumed generation's SSTable, kept
@@ -48,6 +50,12 @@ class RunFiles {
   RunFiles& operator=(const RunFiles&) = delete;
 
   void Keep() { kept_ = true; }
+  // Another commit of the same run on top of a newer snapshot (a part of a
+  // table published by token ranges that lost the race to another part):
+  // the files that made the lost snapshot (fold state, parts, manifests,
+  // manifest list, metadata) are removed, and those named from now on carry
+  // the attempt's number; data, delete and row index files stay.
+  void NextCommitAttempt();
 
   const std::string& run_id() const { return run_id_; }
   // The directories the names below are in.
@@ -60,6 +68,7 @@ class RunFiles {
   std::string ManifestList(int64_t snapshot_id);
   std::string MetadataFile(int version);
   std::string FoldState();
+  std::string FoldStateParts();
   std::string RowIndexFile(int range, int file);
   std::string RowIndexUpdateFile(int file);
   // The directory the run's `generation`th new generation's SSTable is kept
@@ -70,10 +79,16 @@ class RunFiles {
 
  private:
   std::string Remember(std::string path);
+  // A file of the snapshot an attempt commits.
+  std::string RememberForAttempt(std::string path);
+  // The run id, with the commit attempt's number after the first.
+  std::string AttemptId() const;
 
   FileSystem& fs_;
   std::mutex mu_;
   std::vector<std::string> written_;  // in the order named; guarded by mu_
+  std::vector<std::string> attempt_files_;  // the snapshot's files of this attempt; guarded by mu_
+  int attempt_ = 0;
   bool kept_ = false;
   std::string location_;
   std::string run_id_;

@@ -36,6 +36,7 @@ import time
 
 import pytest
 
+from conftest import cqlite_binary
 import iceberg_readers
 import live_cluster
 import table_compare
@@ -212,6 +213,13 @@ def _schema(catalog, ks, table):
     return iceberg_readers.current_schema(json.loads(pathlib.Path(location).read_text()))
 
 
+def _assert_each_key_once(ks, table, schema, rows):
+    keys = [f["name"] for f in schema["fields"] if f["required"]]
+    if keys:
+        key_tuples = [json.dumps([r[k] for k in keys], sort_keys=True, default=str) for r in rows]
+        assert len(key_tuples) == len(set(key_tuples)), f"{ks}.{table}: a key appears twice"
+
+
 @pytest.mark.parametrize("source", ["data_dirs", "snapshot_copies"])
 def test_cluster_table_equals_a_read_at_all(run, cqlite, tmp_path, source):
     """From the live data directories, and from copies of the nodes' `nodetool snapshot` folders."""
@@ -228,10 +236,7 @@ def test_cluster_table_equals_a_read_at_all(run, cqlite, tmp_path, source):
         schema = _schema(catalog, ks, table)
         expected, duck = table_compare.check_readers(catalog, warehouse, CATALOG_NAME, ks, table, lines, schema,
                                                      "CONSISTENCY ALL")
-        keys = [f["name"] for f in schema["fields"] if f["required"]]
-        if keys:
-            key_tuples = [json.dumps([r[k] for k in keys], sort_keys=True, default=str) for r in duck]
-            assert len(key_tuples) == len(set(key_tuples)), f"{ks}.{table}: a key appears twice"
+        _assert_each_key_once(ks, table, schema, duck)
         compared += len(expected)
     assert compared > 0
 
@@ -255,6 +260,42 @@ def test_repaired_only_reads_what_repair_marked(run, cqlite, tmp_path):
     # Without the flag the rows written after the repair are there.
     plain = json.loads(_materialize(cqlite, run["data_dirs"], tmp_path / "plain", now).stdout)
     assert {(r["namespace"], r["table"]): r for r in plain["tables"]}[("after_repair", "t")]["rows_total"] == 10
+
+
+def test_a_job_per_node_on_its_primary_ranges_makes_the_table(run, cqlite, tmp_path):
+    """After the repair, `--primary-range-only --repaired-only` run once per node, the three at once, into one
+    warehouse: together the table a read at ALL gives, each key once; the jobs' commits go one on top of
+    the other. A fourth job, with nothing new, commits nothing."""
+    warehouse = tmp_path / "warehouse"
+    catalog = warehouse / "catalog.db"
+    now = min(now for now, _ in run["answers"].values())
+
+    def job(data_dir):
+        return subprocess.Popen([str(cqlite_binary()), "materialize", str(data_dir), "--primary-range-only",
+                                 "--repaired-only", "--warehouse", str(warehouse), "--now", str(now), "--json",
+                                 *MAPPING_FLAGS], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    jobs = [job(d) for d in run["data_dirs"]]
+    reports = []
+    for data_dir, proc in zip(run["data_dirs"], jobs):
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, f"{data_dir}: {err}"
+        assert re.search(r"primary ranges of .*: \d+ token range\(s\)", err), err
+        reports.append(json.loads(out))
+    for ks, table in run["tables"]:
+        parts = [next(r for r in report["tables"] if (r["namespace"], r["table"]) == (ks, table))
+                 for report in reports]
+        assert all(p["committed"] for p in parts), parts
+        _, lines = run["answers"][(ks, table)]
+        schema = _schema(catalog, ks, table)
+        expected, duck = table_compare.check_readers(catalog, warehouse, CATALOG_NAME, ks, table, lines, schema,
+                                                     "CONSISTENCY ALL (a job per node)")
+        _assert_each_key_once(ks, table, schema, duck)
+        assert sum(p["rows_total"] for p in parts) == len(expected), (ks, table, parts)
+    again = job(run["data_dirs"][0])
+    out, err = again.communicate(timeout=600)
+    assert again.returncode == 0, err
+    assert not any(r["committed"] for r in json.loads(out)["tables"]), out
 
 
 def _describering(path):
