@@ -459,7 +459,8 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
       ->check(CLI::Range(1, 22));
   cmd->add_option("--fold-fan-in", options->fold_fan_in,
                   "Most facts sets (each the kept facts of a generation, or a merge of several) a run folds at "
-                  "once; beyond it the smallest are merged first. Memory grows with it, not with the table")
+                  "once (with --cluster, this many per node); beyond it the smallest are merged first. Memory grows "
+                  "with it, not with the table")
       ->check(CLI::Range(2, 1024))
       ->capture_default_str();
   cmd->add_option("--threads", options->threads,

@@ -160,7 +160,10 @@ Status RunOnce(const Run& run, TableReport* report) {
   std::vector<FactsSet> facts = refold ? std::vector<FactsSet>() : base.state.facts;
   for (const FactsSet& set : new_facts) facts.push_back(set);
   MergeSettings merge;
-  merge.fan_in = run.options.fold_fan_in;
+  // With --cluster each replica brings its own copy of its ranges' facts:
+  // the fan-in holds per replica, so that replicas are folded together (the
+  // merge a read at ALL makes) instead of merged into envelope files first.
+  merge.fan_in = run.options.fold_fan_in * static_cast<int>(1 + run.options.replica_dirs.size());
   merge.file_records = run.options.facts_file_records;
   merge.row_group_rows = kFactsRowGroupRows;
   merge.envelope_prefix = run.envelope_prefix;

@@ -59,7 +59,7 @@ struct MaterializeOptions {
   int max_attempts = 5;           // commits tried before giving up on conflicts
   // The most facts sets (fold_state.h) the fold reads at once; beyond it the
   // smallest are merged first. Bounds a run's memory whatever the number of
-  // generations.
+  // generations. With replica_dirs, this many per replica.
   int fold_fan_in = 16;
   // Facts files end at the first partition boundary past this many records,
   // so that no footer grows with the size of a generation.
