@@ -278,56 +278,6 @@ std::string FormatUuid(std::string_view bytes) {
 // ---------------------------------------------------------------------------
 // Composite values
 
-// TupleType.split: int32-length-prefixed fields, possibly fewer than the type
-// has; a negative length is null.
-Result<std::vector<ValuePart>> SplitTuple(const CqlType& type, std::string_view bytes) {
-  std::vector<ValuePart> fields;
-  size_t pos = 0;
-  for (size_t i = 0; i < type.params.size(); ++i) {
-    if (pos == bytes.size()) break;
-    if (bytes.size() - pos < 4) return Status::Corruption(StrCat("not enough bytes to read field ", i));
-    int32_t size = static_cast<int32_t>(BigEndian(bytes, pos, 4));
-    pos += 4;
-    if (size < 0) {
-      fields.push_back({});
-      continue;
-    }
-    if (bytes.size() - pos < static_cast<size_t>(size)) {
-      return Status::Corruption(StrCat("not enough bytes to read field ", i));
-    }
-    fields.push_back({true, bytes.substr(pos, size)});
-    pos += size;
-  }
-  if (pos < bytes.size()) {
-    return Status::Corruption(StrCat("a ", type.ToCql(), " value has more fields than its type"));
-  }
-  return fields;
-}
-
-// VectorType: fixed-length elements back to back, or unsigned-vint-length
-// prefixed ones; every byte must be consumed.
-Result<std::vector<std::string_view>> SplitVector(const CqlType& type, std::string_view bytes) {
-  std::vector<std::string_view> elements;
-  const CqlType& element = *type.params[0];
-  std::optional<int> fixed = element.FixedValueLength();
-  size_t pos = 0;
-  for (int i = 0; i < type.vector_dimension; ++i) {
-    size_t size;
-    if (fixed) {
-      size = *fixed;
-    } else {
-      uint64_t n;
-      if (!ReadUnsignedVInt(bytes, &pos, &n))
-        return Status::Corruption(StrCat("vector element ", i, " is truncated"));
-      size = n;
-    }
-    if (bytes.size() - pos < size) return Status::Corruption(StrCat("vector element ", i, " is truncated"));
-    elements.push_back(bytes.substr(pos, size));
-    pos += size;
-  }
-  if (pos != bytes.size()) return Status::Corruption("a vector value has bytes after its last element");
-  return elements;
-}
 
 std::string ReplaceAll(std::string_view s, char from, std::string_view to) {
   std::string out;
@@ -634,7 +584,7 @@ Result<std::string> ToText(const CqlType& type, std::string_view bytes, int dept
 
 }  // namespace
 
-Result<std::vector<ValuePart>> SplitCollection(std::string_view bytes, size_t per_entry) {
+Result<std::vector<ValuePart>> SplitCollection(std::string_view bytes, size_t per_entry, size_t* end) {
   if (bytes.size() < 4) return Status::Corruption("a collection value is shorter than its element count");
   int32_t count = static_cast<int32_t>(BigEndian(bytes, 0, 4));
   if (count < 0) return Status::Corruption(StrCat("a collection value has a negative count ", count));
@@ -659,6 +609,54 @@ Result<std::vector<ValuePart>> SplitCollection(std::string_view bytes, size_t pe
     elements.push_back({true, bytes.substr(pos, size)});
     pos += size;
   }
+  if (end) *end = pos;
+  return elements;
+}
+
+Result<std::vector<ValuePart>> SplitTuple(const CqlType& type, std::string_view bytes) {
+  std::vector<ValuePart> fields;
+  size_t pos = 0;
+  for (size_t i = 0; i < type.params.size(); ++i) {
+    if (pos == bytes.size()) break;
+    if (bytes.size() - pos < 4) return Status::Corruption(StrCat("not enough bytes to read field ", i));
+    int32_t size = static_cast<int32_t>(BigEndian(bytes, pos, 4));
+    pos += 4;
+    if (size < 0) {
+      fields.push_back({});
+      continue;
+    }
+    if (bytes.size() - pos < static_cast<size_t>(size)) {
+      return Status::Corruption(StrCat("not enough bytes to read field ", i));
+    }
+    fields.push_back({true, bytes.substr(pos, size)});
+    pos += size;
+  }
+  if (pos < bytes.size()) {
+    return Status::Corruption(StrCat("a ", type.ToCql(), " value has more fields than its type"));
+  }
+  return fields;
+}
+
+Result<std::vector<std::string_view>> SplitVector(const CqlType& type, std::string_view bytes) {
+  std::vector<std::string_view> elements;
+  const CqlType& element = *type.params[0];
+  std::optional<int> fixed = element.FixedValueLength();
+  size_t pos = 0;
+  for (int i = 0; i < type.vector_dimension; ++i) {
+    size_t size;
+    if (fixed) {
+      size = *fixed;
+    } else {
+      uint64_t n;
+      if (!ReadUnsignedVInt(bytes, &pos, &n))
+        return Status::Corruption(StrCat("vector element ", i, " is truncated"));
+      size = n;
+    }
+    if (bytes.size() - pos < size) return Status::Corruption(StrCat("vector element ", i, " is truncated"));
+    elements.push_back(bytes.substr(pos, size));
+    pos += size;
+  }
+  if (pos != bytes.size()) return Status::Corruption("a vector value has bytes after its last element");
   return elements;
 }
 

@@ -55,8 +55,20 @@ struct ValuePart {
 // The parts of a serialized collection value (CollectionSerializer): an int32
 // count, then count * per_entry int32-length-prefixed parts (per_entry 2 for
 // a map: key, value, key, value...). Corruption when the parts do not fit;
-// bytes after the last part are not looked at.
-Result<std::vector<ValuePart>> SplitCollection(std::string_view bytes, size_t per_entry);
+// bytes after the last part are not looked at, and `end` (when given) is set
+// to where they start.
+Result<std::vector<ValuePart>> SplitCollection(std::string_view bytes, size_t per_entry, size_t* end = nullptr);
+
+// The fields of a serialized tuple or user type value (TupleType.split):
+// int32-length-prefixed, a negative length for null, possibly fewer than the
+// type has (the rest are null). Corruption when a field does not fit or the
+// value holds more fields than the type.
+Result<std::vector<ValuePart>> SplitTuple(const CqlType& type, std::string_view bytes);
+
+// The elements of a serialized vector value (VectorType): fixed-length
+// elements back to back, or unsigned-vint-length-prefixed ones. Corruption
+// unless exactly the type's dimension of them fill the value.
+Result<std::vector<std::string_view>> SplitVector(const CqlType& type, std::string_view bytes);
 
 // The strings sstabledump prints in a partition's "key" array: one per
 // component (each with its own type's getString) for a CompositeType key,

@@ -153,26 +153,6 @@ Result<Int128> Rescale(std::string_view unscaled_bytes, int32_t scale, int32_t t
   return v;
 }
 
-// Splits `count` values each prefixed by a 4-byte length (-1 = null).
-Result<std::vector<std::optional<std::string_view>>> SplitPrefixed(std::string_view bytes, size_t* pos,
-                                                                   size_t count, bool to_end) {
-  std::vector<std::optional<std::string_view>> parts;
-  for (size_t i = 0; i < count; ++i) {
-    if (to_end && *pos == bytes.size()) break;  // user types may lack trailing fields
-    if (bytes.size() - *pos < 4) return Status::InvalidArgument("is truncated");
-    auto len = static_cast<int32_t>(ReadBigEndian(bytes.substr(*pos, 4)));
-    *pos += 4;
-    if (len < 0) {
-      parts.push_back(std::nullopt);
-      continue;
-    }
-    if (bytes.size() - *pos < static_cast<size_t>(len)) return Status::InvalidArgument("is truncated");
-    parts.push_back(bytes.substr(*pos, len));
-    *pos += len;
-  }
-  return parts;
-}
-
 // The data of schema column `column` in `row` (which may be null), if any.
 const FoldColumn* FindColumn(const FoldRow* row, int column) {
   if (!row) return nullptr;
@@ -249,10 +229,10 @@ std::optional<std::string_view> SourceBytes(const TableSchema& table, int index,
   return std::nullopt;
 }
 
-Result<Value> ElementValue(const CqlType& cql, const Type& type, const std::optional<std::string_view>& bytes,
+Result<Value> ElementValue(const CqlType& cql, const Type& type, const ValuePart& part,
                            const MappingOptions& options) {
-  if (!bytes) return Value::Null();
-  return ToIcebergValue(cql, type, *bytes, options);
+  if (!part.present) return Value::Null();
+  return ToIcebergValue(cql, type, part.bytes, options);
 }
 
 }  // namespace
@@ -442,20 +422,17 @@ Result<Value> ToIcebergValue(const CqlType& cql, const Type& type, std::string_v
     case CqlKind::kList:
     case CqlKind::kSet:
     case CqlKind::kMap: {
-      if (bytes.size() < 4) return Status::InvalidArgument("is a truncated collection");
-      auto count = static_cast<int32_t>(ReadBigEndian(bytes.substr(0, 4)));
       bool is_map = cql.kind == CqlKind::kMap;
-      if (count < 0 || static_cast<size_t>(count) > bytes.size()) {
-        return Status::InvalidArgument("is a malformed collection");
-      }
-      size_t pos = 4;
-      ASSIGN_OR_RETURN(auto parts, SplitPrefixed(bytes, &pos, static_cast<size_t>(count) * (is_map ? 2 : 1), false));
-      if (pos != bytes.size()) return Status::InvalidArgument("is a collection with trailing bytes");
+      size_t end = 0;
+      auto split = SplitCollection(bytes, is_map ? 2 : 1, &end);
+      if (!split.ok()) return Status::InvalidArgument(StrCat("is malformed: ", split.status().message()));
+      if (end != bytes.size()) return Status::InvalidArgument("is a collection with trailing bytes");
+      const std::vector<ValuePart>& parts = *split;
       if (is_map) {
         std::vector<std::pair<Value, Value>> entries;
         for (size_t i = 0; i < parts.size(); i += 2) {
-          if (!parts[i]) return Status::InvalidArgument("is a map with a null key");
-          ASSIGN_OR_RETURN(Value key, ToIcebergValue(*cql.params[0], *type.fields[0].type, *parts[i], options));
+          if (!parts[i].present) return Status::InvalidArgument("is a map with a null key");
+          ASSIGN_OR_RETURN(Value key, ToIcebergValue(*cql.params[0], *type.fields[0].type, parts[i].bytes, options));
           ASSIGN_OR_RETURN(Value value, ElementValue(*cql.params[1], *type.fields[1].type, parts[i + 1], options));
           entries.emplace_back(std::move(key), std::move(value));
         }
@@ -469,33 +446,23 @@ Result<Value> ToIcebergValue(const CqlType& cql, const Type& type, std::string_v
       return Value::List(std::move(elements));
     }
     case CqlKind::kVector: {
-      const CqlType& element_type = *cql.params[0];
-      std::optional<int> width = element_type.FixedValueLength();
+      auto split = SplitVector(cql, bytes);
+      if (!split.ok()) return Status::InvalidArgument(StrCat("is malformed: ", split.status().message()));
       std::vector<Value> elements;
-      size_t pos = 0;
-      for (int i = 0; i < cql.vector_dimension; ++i) {
-        uint64_t len = 0;
-        if (width) {
-          len = static_cast<uint64_t>(*width);
-        } else if (!ReadUnsignedVInt(bytes, &pos, &len)) {
-          return Status::InvalidArgument("is a truncated vector");
-        }
-        if (bytes.size() - pos < len) return Status::InvalidArgument("is a truncated vector");
-        ASSIGN_OR_RETURN(Value element, ToIcebergValue(element_type, *type.fields[0].type, bytes.substr(pos, len), options));
-        elements.push_back(std::move(element));
-        pos += len;
+      for (std::string_view element : *split) {
+        ASSIGN_OR_RETURN(Value value, ToIcebergValue(*cql.params[0], *type.fields[0].type, element, options));
+        elements.push_back(std::move(value));
       }
-      if (pos != bytes.size()) return Status::InvalidArgument("is a vector with trailing bytes");
       return Value::List(std::move(elements));
     }
     case CqlKind::kTuple:
     case CqlKind::kUdt: {
-      size_t pos = 0;
-      ASSIGN_OR_RETURN(auto parts, SplitPrefixed(bytes, &pos, cql.params.size(), cql.kind == CqlKind::kUdt));
-      if (pos != bytes.size()) return Status::InvalidArgument("has trailing bytes");
+      auto split = SplitTuple(cql, bytes);
+      if (!split.ok()) return Status::InvalidArgument(StrCat("is malformed: ", split.status().message()));
+      const std::vector<ValuePart>& parts = *split;
       std::vector<Value> fields;
       for (size_t i = 0; i < cql.params.size(); ++i) {
-        std::optional<std::string_view> part = i < parts.size() ? parts[i] : std::nullopt;
+        ValuePart part = i < parts.size() ? parts[i] : ValuePart{};
         ASSIGN_OR_RETURN(Value field, ElementValue(*cql.params[i], *type.fields[i].type, part, options));
         fields.push_back(std::move(field));
       }

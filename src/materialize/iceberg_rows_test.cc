@@ -460,6 +460,10 @@ TEST_F(ValueTest, TuplesAndUserTypes) {
               Value::Struct({Value::List({Value::Int32(9)}), Value::Null()}));
   ExpectValue("tuple<int, text>", Element(BE32(4)) + Element(""), Value::Struct({Value::Int32(4), Value::String("")}));
   ExpectError("tuple<int, text>", Element(BE32(4)) + Element("a") + "x");
+  ExpectError("tuple<int, text>", Element(BE32(4)) + Element("a") + Element("b"));  // more fields than the type
+  // Fields the value stops before are null, as TupleType.split gives them
+  // (and as `select` prints them: both converters split with the value layer).
+  ExpectValue("tuple<int, text>", Element(BE32(4)), Value::Struct({Value::Int32(4), Value::Null()}));
 
   const std::string addr = "CREATE TYPE ks.addr (street text, zip int, tags frozen<list<text>>);";
   ExpectValue("frozen<addr>", Element("Main St") + Element(BE32(12345)) + Element(BE32(1) + Element("x")),
