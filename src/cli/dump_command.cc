@@ -1,5 +1,4 @@
 // `cqlite dump <sstable|table-dir>`: what Cassandra's sstabledump prints, as JSON.
-#include <chrono>
 #include <iostream>
 #include <memory>
 
@@ -7,6 +6,7 @@
 #include "cassandra/sstable.h"
 #include "cassandra/sstable_dump.h"
 #include "cli/commands.h"
+#include "util/time_format.h"
 
 namespace cqlite {
 
@@ -23,8 +23,7 @@ int RunDump(const DumpOptions& options) {
     std::cerr << "cqlite dump: " << locations.status().ToString() << "\n";
     return 1;
   }
-  int64_t now_seconds =
-      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  int64_t now_seconds = WallClockSeconds();
   for (const SSTableLocation& location : *locations) {
     auto sstable = SSTable::Open(LocalFileSystem(), location);
     Status status = sstable.status();

@@ -20,6 +20,7 @@
 #include "materialize/materializer.h"
 #include "util/json_writer.h"
 #include "util/strings.h"
+#include "util/time_format.h"
 #include "watch/table_lock.h"
 
 namespace cqlite {
@@ -275,10 +276,7 @@ int Materialize(const MaterializeCommandOptions& options) {
     if (!dirs.ok()) return fail(dirs.status());
     for (std::string& dir : *dirs) tables.push_back({std::move(dir), {}});
   } else {
-    int64_t now = options.now_seconds >= 0 ? options.now_seconds
-                                           : std::chrono::duration_cast<std::chrono::seconds>(
-                                                 std::chrono::system_clock::now().time_since_epoch())
-                                                 .count();
+    int64_t now = NowOrWallClock(options.now_seconds);
     auto found = ClusterTables(fs, options.cluster, now, options.allow_missing_replicas);
     if (!found.ok()) return fail(found.status());
     tables = std::move(*found);
@@ -315,10 +313,7 @@ int Materialize(const MaterializeCommandOptions& options) {
     }
     auto data_dir = NodeDataDirectory(fs, options.path);
     if (!data_dir.ok()) return fail(data_dir.status());
-    int64_t now = options.now_seconds >= 0 ? options.now_seconds
-                                           : std::chrono::duration_cast<std::chrono::seconds>(
-                                                 std::chrono::system_clock::now().time_since_epoch())
-                                                 .count();
+    int64_t now = NowOrWallClock(options.now_seconds);
     std::string host;
     auto ranges = PrimaryRangesOfNode(fs, *data_dir, now, &host);
     if (!ranges.ok()) return fail(ranges.status());

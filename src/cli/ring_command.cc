@@ -1,7 +1,6 @@
 // `cqlite ring <data-dir>...`: the token ring as the nodes' own system tables
 // describe it, and which nodes replicate each range of a keyspace, as
 // `nodetool describering` prints it for a live cluster (cluster/ring.h).
-#include <chrono>
 #include <iostream>
 #include <memory>
 
@@ -9,6 +8,7 @@
 #include "cluster/node_metadata.h"
 #include "util/json_writer.h"
 #include "util/strings.h"
+#include "util/time_format.h"
 
 namespace cqlite {
 
@@ -23,10 +23,7 @@ struct RingOptions {
 
 Status PrintRing(const RingOptions& options) {
   FileSystem& fs = LocalFileSystem();
-  int64_t now = options.now_seconds;
-  if (now < 0) {
-    now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  }
+  int64_t now = NowOrWallClock(options.now_seconds);
   std::vector<NodeMetadata> nodes;
   for (const std::string& dir : options.data_dirs) {
     ASSIGN_OR_RETURN(NodeMetadata node, ReadNodeMetadata(fs, dir, now));

@@ -1,6 +1,5 @@
 // `cqlite select <table-dir>`: the table's current rows, as Cassandra's
 // `SELECT JSON * FROM ks.t` returns them, folded from every generation.
-#include <chrono>
 #include <iostream>
 #include <memory>
 
@@ -15,6 +14,7 @@
 #include "fold/sstable_source.h"
 #include "fold/table_fold.h"
 #include "util/strings.h"
+#include "util/time_format.h"
 
 namespace cqlite {
 
@@ -61,10 +61,7 @@ Status FoldAndPrint(const SelectOptions& options, const TableSchema& table, std:
                     std::vector<std::unique_ptr<FoldSource>> sources) {
   ASSIGN_OR_RETURN(auto restrictions, ParseKeyRestrictions(options.where, table));
 
-  int64_t now = options.now_seconds;
-  if (now < 0) {
-    now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  }
+  int64_t now = NowOrWallClock(options.now_seconds);
   ASSIGN_OR_RETURN(auto fold, TableFold::Make(table, partitioner, std::move(sources), now,
                                               static_cast<size_t>(options.piece_items)));
   SelectJsonRenderer renderer(table);

@@ -1,7 +1,6 @@
 #include "materialize/materializer.h"
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <map>
 #include <optional>
@@ -21,6 +20,7 @@
 #include "materialize/snapshot.h"
 #include "materialize/warehouse_files.h"
 #include "util/strings.h"
+#include "util/time_format.h"
 
 namespace cqlite::materialize {
 
@@ -37,11 +37,6 @@ const std::set<std::string>& SystemKeyspaces() {
                                               "system_traces", "system_virtual_schema", "system_views",
                                               "system_cluster_metadata"};
   return names;
-}
-
-int64_t WallClockSeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 // "<table id>/<sstable>/<CRC32 of Data.db>": a generation, wherever it lies.
@@ -137,7 +132,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   for (size_t i = 0; i < run.identities.size(); ++i) {
     if (refold || !consumed.count(run.identities[i])) fresh.push_back(i);
   }
-  int64_t now = run.options.now_seconds >= 0 ? run.options.now_seconds : WallClockSeconds();
+  int64_t now = NowOrWallClock(run.options.now_seconds);
   report->generations_found = static_cast<int>(run.identities.size());
   report->now_seconds = now;
   report->rows_total = base.state.row_count;

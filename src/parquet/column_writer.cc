@@ -138,8 +138,6 @@ LeafColumnWriter::LeafColumnWriter(const ColumnDescriptor& column, const WriterO
       codec_(options.compression == CompressionCodec::kZstd && options.compression_level != 0
                  ? &ZstdCodecAtLevel(options.compression_level)
                  : &GetCodec(CodecKindFor(options.compression))),
-      is_float_(field_.physical_type == PhysicalType::kFloat ||
-                field_.physical_type == PhysicalType::kDouble),
       level_bits_(static_cast<size_t>(BitWidth(column.max_rep_level) + BitWidth(column.max_def_level))),
       use_dictionary_(false) {
   if (auto it = options.column_encodings.find(DottedPath(column.path)); it != options.column_encodings.end()) {

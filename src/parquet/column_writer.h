@@ -126,7 +126,6 @@ class LeafColumnWriter {
   const Field& field_;
   const WriterOptions& options_;
   const Codec* codec_;
-  bool is_float_;
   bool is_fixed_;  // INT32, INT64, FLOAT or DOUBLE: dictionary keys are the value's bits
   enum class BoundsOrder { kInt32, kInt64, kFloat, kDouble, kBytes, kOther };
   BoundsOrder order_ = BoundsOrder::kOther;

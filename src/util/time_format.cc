@@ -1,5 +1,6 @@
 #include "util/time_format.h"
 
+#include <chrono>
 #include <cstdio>
 #include <limits>
 
@@ -172,5 +173,11 @@ Result<int64_t> ParseInstantSeconds(std::string_view text, std::string_view what
   if (seconds < 0) return invalid("before 1970");
   return seconds;
 }
+
+int64_t WallClockSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+int64_t NowOrWallClock(int64_t now_seconds) { return now_seconds >= 0 ? now_seconds : WallClockSeconds(); }
 
 }  // namespace cqlite

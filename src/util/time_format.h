@@ -1,6 +1,7 @@
 // Renders instants the way java.time.Instant.toString does (ISO-8601 in UTC
 // with 0, 3, 6 or 9 fraction digits), which is what Cassandra's tools print,
-// and parses the instants people give on the command line.
+// parses the instants people give on the command line, and says what time it
+// is for the commands that decide TTL expiry.
 #pragma once
 
 #include <cstdint>
@@ -29,5 +30,12 @@ int64_t DaysFromCivil(int64_t year, unsigned month, unsigned day);
 // is dropped). InvalidArgument, naming `what` and the text, for anything
 // else, a field out of range, or a time before 1970 (`what` may be empty).
 Result<int64_t> ParseInstantSeconds(std::string_view text, std::string_view what);
+
+// Whole seconds since the Unix epoch by the system clock.
+int64_t WallClockSeconds();
+
+// `now_seconds` when it is given (0 or more, as --now sets it), else the
+// system clock's time: the "now" TTLs expire by.
+int64_t NowOrWallClock(int64_t now_seconds);
 
 }  // namespace cqlite

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 namespace cqlite {
 namespace {
 
@@ -50,6 +52,21 @@ TEST(DaysFromCivilTest, InvertsCivilFromDays) {
     CivilFromDays(days, &year, &month, &day);
     ASSERT_EQ(DaysFromCivil(year, month, day), days);
   }
+}
+
+TEST(NowOrWallClockTest, AGivenTimeWinsOverTheClock) {
+  EXPECT_EQ(NowOrWallClock(1798761600), 1798761600);
+  EXPECT_EQ(NowOrWallClock(0), 0);  // the epoch is a time one may give
+  auto clock = [] {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  int64_t before = clock();
+  int64_t now = NowOrWallClock(-1);
+  int64_t after = clock();
+  EXPECT_GE(now, before);
+  EXPECT_LE(now, after);
+  EXPECT_GT(now, Seconds("2020-01-01"));
 }
 
 }  // namespace
