@@ -9,6 +9,7 @@
 #include "cassandra/table_sstables.h"
 #include "fold/select_json.h"
 #include "fold/sstable_source.h"
+#include "io/temp_dir_testing.h"
 #include "test_paths.h"
 
 namespace cqlite {
@@ -176,6 +177,46 @@ TEST(SSTableFoldSourceTest, TheKeySpanIsTheFilesFirstAndLastPartition) {
     }
   }
   EXPECT_GT(spans, 0);  // Cassandra 5.0 records them
+}
+
+TEST(SSTableFoldSourceTest, AKeySpanThatIsNotTheFilesIsCorruption) {
+  // The example table's two generations begin at different partitions; with
+  // their Statistics.db swapped, each names the other's first key.
+  namespace stdfs = std::filesystem;
+  const std::string keyspace = std::string(CQLITE_SOURCE_DIR) + "/examples/data/shop";
+  std::string example;
+  for (const auto& entry : stdfs::directory_iterator(keyspace)) {
+    if (entry.path().filename().string().rfind("price_points-", 0) == 0) example = entry.path().string();
+  }
+  ASSERT_FALSE(example.empty());
+  TempDir temp("cqlite-key-span-test");
+  const std::string table_dir = JoinPath(temp.path(), "shop/" + stdfs::path(example).filename().string());
+  stdfs::create_directories(table_dir);
+  stdfs::copy_file(keyspace + "/schema.cql", JoinPath(temp.path(), "shop/schema.cql"));
+  for (const auto& entry : stdfs::directory_iterator(example)) {
+    std::string name = entry.path().filename().string();
+    if (name == "oa-1-big-Statistics.db") {
+      name = "oa-2-big-Statistics.db";
+    } else if (name == "oa-2-big-Statistics.db") {
+      name = "oa-1-big-Statistics.db";
+    }
+    stdfs::copy_file(entry.path(), JoinPath(table_dir, name));
+  }
+  auto table = OpenTableSSTables(LocalFileSystem(), table_dir, "");
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  ASSERT_EQ(table->sstables.size(), 2u);
+  for (const auto& sstable : table->sstables) {
+    auto source = OpenSSTableFoldSource(*sstable, table->schema.table);
+    ASSERT_TRUE(source.ok()) << source.status().ToString();
+    ASSERT_TRUE((*source)->key_span().has_value());
+    FoldPartition partition;
+    auto first = (*source)->Next(&partition);
+    ASSERT_FALSE(first.ok()) << sstable->location().DataPath();
+    EXPECT_EQ(first.status().kind(), StatusKind::kCorruption);
+    EXPECT_EQ(first.status().message(),
+              sstable->location().DataPath() +
+                  ": Statistics.db gives another first partition key than the file holds (0 partitions read)");
+  }
 }
 
 }  // namespace

@@ -8,21 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include "io/temp_dir_testing.h"
+
 namespace cqlite {
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "cqlite-fs-test-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 TEST(FileSystemTest, LinkOrCopyOnTheLocalDiskLinksAndOutlivesTheSource) {
   TempDir dir;

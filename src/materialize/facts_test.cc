@@ -8,6 +8,7 @@
 
 #include "fold/select_json.h"
 #include "fold/sstable_source.h"
+#include "io/temp_dir_testing.h"
 #include "util/strings.h"
 #include "test_paths.h"
 
@@ -22,19 +23,6 @@ std::string ExampleTable(const std::string& name) {
   }
   return "";
 }
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "cqlite-facts-test-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // SELECT JSON lines of folding `sources`.
 std::vector<std::string> Fold(const TableSchema& schema, std::optional<Partitioner> partitioner,

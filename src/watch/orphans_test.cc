@@ -1,12 +1,12 @@
 #include "watch/orphans.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <string>
 
 #include "catalog/sql_catalog.h"
+#include "io/temp_dir_testing.h"
 #include "materialize/materializer.h"
 #include "util/strings.h"
 #include "test_paths.h"
@@ -19,9 +19,8 @@ namespace stdfs = std::filesystem;
 constexpr char kExampleTable[] = CQLITE_SOURCE_DIR "/examples/data/shop/orders-c85b1a00ebce11f1ba4d733417774d07";
 
 TEST(OrphansTest, RemovesOnlyDataFilesNoSnapshotReferences) {
-  char pattern[] = "/tmp/cqlite-orphans-test-XXXXXX";
-  ASSERT_NE(::mkdtemp(pattern), nullptr);
-  std::string root = pattern;
+  TempDir dir("cqlite-orphans-test");
+  const std::string& root = dir.path();
   FileSystem& fs = LocalFileSystem();
   // The example table, and its schema.cql, as a table directory of their own.
   std::string table_dir = JoinPath(root, "shop/orders-c85b1a00ebce11f1ba4d733417774d07");
@@ -59,7 +58,6 @@ TEST(OrphansTest, RemovesOnlyDataFilesNoSnapshotReferences) {
   for (const std::string& path : committed) EXPECT_TRUE(fs.Exists(path)) << path;
   EXPECT_FALSE(fs.Exists(JoinPath(data, "killed-0.parquet")));
   EXPECT_TRUE(fs.Exists(JoinPath(data, "notes.txt")));
-  stdfs::remove_all(root);
 }
 
 }  // namespace

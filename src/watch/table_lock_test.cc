@@ -6,20 +6,16 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <string>
+
+#include "io/temp_dir_testing.h"
 
 namespace cqlite::watch {
 namespace {
 
-std::string TempDir() {
-  char pattern[] = "/tmp/cqlite-lock-test-XXXXXX";
-  char* dir = ::mkdtemp(pattern);
-  return dir ? dir : "/tmp";
-}
-
 TEST(TableLockTest, SecondHolderIsRefusedWithThePidOfTheFirst) {
-  std::string dir = TempDir();
+  TempDir temp("cqlite-lock-test");
+  const std::string& dir = temp.path();
   std::string path = dir + "/ks.t.lock";
   auto first = TableLock::Acquire(path);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
@@ -35,11 +31,11 @@ TEST(TableLockTest, SecondHolderIsRefusedWithThePidOfTheFirst) {
   first->reset();
   EXPECT_FALSE(TableLock::Probe(path).held);
   EXPECT_TRUE(TableLock::Acquire(path).ok());
-  std::filesystem::remove_all(dir);
 }
 
 TEST(TableLockTest, AKilledHolderReleasesIt) {
-  std::string dir = TempDir();
+  TempDir temp("cqlite-lock-test");
+  const std::string& dir = temp.path();
   std::string path = dir + "/ks.t.lock";
   int ready[2];
   ASSERT_EQ(::pipe(ready), 0);
@@ -66,13 +62,13 @@ TEST(TableLockTest, AKilledHolderReleasesIt) {
   EXPECT_TRUE(taken.ok()) << taken.status().ToString();
   ::close(ready[0]);
   ::close(ready[1]);
-  std::filesystem::remove_all(dir);
 }
 
 // Runs of `cqlite materialize` share the lock with one another, not with a
 // watcher: neither may start while the other has the table.
 TEST(TableLockTest, MaterializeRunsShareTheLockAndExcludeAWatcher) {
-  std::string dir = TempDir();
+  TempDir temp("cqlite-lock-test");
+  const std::string& dir = temp.path();
   std::string path = TableLockPath(dir + "/warehouse", "ks.t");
   EXPECT_EQ(path, dir + "/warehouse/.cqlite-watch/locks/ks.t.lock");
   auto run1 = TableLock::AcquireShared(LocalFileSystem(), path);  // creates the directory
@@ -94,7 +90,6 @@ TEST(TableLockTest, MaterializeRunsShareTheLockAndExcludeAWatcher) {
   EXPECT_NE(run3.status().message().find("cqlite watch (process " + std::to_string(::getpid()) + ")"),
             std::string::npos)
       << run3.status().ToString();
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
