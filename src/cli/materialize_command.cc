@@ -70,7 +70,7 @@ void PrintText(const std::vector<materialize::TableReport>& reports, double seco
     if (r.committed) {
       std::cout << "  generations: " << r.generations_consumed << " consumed of " << r.generations_found
                 << " found; rows: " << r.rows_appended << " written, " << r.rows_deleted << " deleted, "
-                << r.rows_total << " in the table";
+                << r.rows_total << (r.part_of_ring ? " in this run's token ranges" : " in the table");
       if (r.static_only_partitions) std::cout << " (" << r.static_only_partitions << " static-only partitions, no row)";
       std::cout << "\n  files: " << r.data_files << " data, " << r.delete_files << " position delete, "
                 << r.bytes_written << " bytes; TTLs evaluated at " << r.now_seconds << "\n  metadata: "
@@ -120,6 +120,7 @@ void PrintJson(const std::vector<materialize::TableReport>& reports, const std::
     w.Key("rows_written"); w.Int(r.rows_appended);
     w.Key("rows_deleted"); w.Int(r.rows_deleted);
     w.Key("rows_total"); w.Int(r.rows_total);
+    w.Key("part_of_ring"); w.Bool(r.part_of_ring);
     w.Key("static_only_partitions"); w.Int(r.static_only_partitions);
     w.Key("unrepaired_generations_left_out"); w.Int(r.unrepaired_left_out);
     w.Key("unrepaired_bytes_left_out"); w.Int(r.unrepaired_bytes_left_out);

@@ -135,6 +135,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   int64_t now = NowOrWallClock(run.options.now_seconds);
   report->generations_found = static_cast<int>(run.identities.size());
   report->now_seconds = now;
+  report->part_of_ring = !run.options.token_ranges.whole_ring();
   report->rows_total = base.state.row_count;
   if (base.has_fold_state && fresh.empty() && !refold && now < base.state.next_expiry) {
     report->message = "nothing new: every generation was consumed before and no row has expired since";

@@ -111,7 +111,10 @@ struct TableReport {
   int generations_consumed = 0;   // new this run
   int64_t rows_appended = 0;      // new or changed rows written
   int64_t rows_deleted = 0;       // positions deleted (changed or removed rows)
-  int64_t rows_total = 0;         // rows the table shows after the run
+  int64_t rows_total = 0;         // rows the table shows after the run (in token_ranges, of a part run)
+  // The run published part of the ring (MaterializeOptions::token_ranges):
+  // rows_total counts that part's rows, not the whole table's.
+  bool part_of_ring = false;
   int64_t static_only_partitions = 0;  // partitions with static data only: no row
   int unrepaired_left_out = 0;         // generations (MaterializeOptions::repaired_only)
   int64_t unrepaired_bytes_left_out = 0;  // their Data.db bytes

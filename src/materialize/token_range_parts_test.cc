@@ -129,12 +129,14 @@ TEST_F(TokenRangePartsTest, PartsRunOneAfterAnotherMakeTheWholeTable) {
     if (generation == 2) AddGeneration(2);
     auto all = Run(*whole, Options("whole", Murmur3RangeSet::WholeRing()));
     ASSERT_TRUE(all.ok()) << all.status().ToString();
+    EXPECT_FALSE(all->part_of_ring);
     int64_t rows = 0, appended = 0, deleted = 0;
     // In another order each time, with one and two threads.
     for (int k : generation == 1 ? std::vector<int>{2, 0, 1} : std::vector<int>{1, 2, 0}) {
       auto part = Run(*parts, Options("parts", ranges[k], generation));
       ASSERT_TRUE(part.ok()) << part.status().ToString();
       EXPECT_TRUE(part->committed) << part->message;
+      EXPECT_TRUE(part->part_of_ring);
       EXPECT_GT(part->rows_total, 0) << "part " << k << " holds no row: the parts do not split the table";
       rows += part->rows_total;
       appended += part->rows_appended;

@@ -285,7 +285,7 @@ def test_a_job_per_node_on_its_primary_ranges_makes_the_table(run, cqlite, tmp_p
     for ks, table in run["tables"]:
         parts = [next(r for r in report["tables"] if (r["namespace"], r["table"]) == (ks, table))
                  for report in reports]
-        assert all(p["committed"] for p in parts), parts
+        assert all(p["committed"] and p["part_of_ring"] for p in parts), parts
         _, lines = run["answers"][(ks, table)]
         schema = _schema(catalog, ks, table)
         expected, duck = table_compare.check_readers(catalog, warehouse, CATALOG_NAME, ks, table, lines, schema,
