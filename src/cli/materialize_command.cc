@@ -9,6 +9,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -231,19 +232,33 @@ Result<std::string> NodeDataDirectory(FileSystem& fs, const std::string& path) {
                                               "or table directory in one), with its system keyspace"));
 }
 
-// The token ranges the node of `data_dir` is primary replica for, as its
-// system.local and system.peers_v2 describe the ring.
-Result<Murmur3RangeSet> PrimaryRangesOfNode(FileSystem& fs, const std::string& data_dir, int64_t now,
-                                            std::string* host) {
-  ASSIGN_OR_RETURN(NodeMetadata node, ReadNodeMetadata(fs, data_dir, now));
-  if (node.partitioner.find("Murmur3Partitioner") == std::string::npos) {
-    return Status::NotSupported(StrCat(data_dir, ": --primary-range-only needs Murmur3Partitioner, not ",
-                                       node.partitioner));
+// The token ranges a node is primary replica for, keyspace by keyspace, as
+// its system.local and system.peers_v2 describe the ring and its
+// system_schema.keyspaces each keyspace's replication.
+class PrimaryRangesOfNode {
+ public:
+  static Result<PrimaryRangesOfNode> Read(FileSystem& fs, const std::string& data_dir, int64_t now) {
+    ASSIGN_OR_RETURN(NodeMetadata node, ReadNodeMetadata(fs, data_dir, now));
+    if (node.partitioner.find("Murmur3Partitioner") == std::string::npos) {
+      return Status::NotSupported(StrCat(data_dir, ": --primary-range-only needs Murmur3Partitioner, not ",
+                                         node.partitioner));
+    }
+    ASSIGN_OR_RETURN(TokenRing ring, RingFromNodes({node}));
+    return PrimaryRangesOfNode(std::move(node), std::move(ring));
   }
-  *host = StrCat(node.self.Name(), " (host ", node.self.host_id, ")");
-  ASSIGN_OR_RETURN(TokenRing ring, RingFromNodes({node}));
-  return Murmur3RangeSet(ring.PrimaryRanges(ring.FindNode(node.self.host_id)));
-}
+
+  std::string host() const { return StrCat(node_.self.Name(), " (host ", node_.self.host_id, ")"); }
+
+  Result<Murmur3RangeSet> Of(const std::string& keyspace) const {
+    ASSIGN_OR_RETURN(Replication replication, node_.KeyspaceReplication(keyspace));
+    return Murmur3RangeSet(ring_.PrimaryRanges(ring_.FindNode(node_.self.host_id), replication));
+  }
+
+ private:
+  PrimaryRangesOfNode(NodeMetadata node, TokenRing ring) : node_(std::move(node)), ring_(std::move(ring)) {}
+  NodeMetadata node_;
+  TokenRing ring_;
+};
 
 int Materialize(const MaterializeCommandOptions& options) {
   auto start = std::chrono::steady_clock::now();
@@ -308,21 +323,34 @@ int Materialize(const MaterializeCommandOptions& options) {
   run.fold_fan_in = options.fold_fan_in;
   run.repaired_only = options.repaired_only;
   run.threads = options.threads;
+  std::optional<PrimaryRangesOfNode> primary_ranges;
   if (options.primary_range_only) {
     if (!options.cluster.empty()) {
       return fail(Status::InvalidArgument("--primary-range-only is for one node's data directory, not --cluster"));
     }
     auto data_dir = NodeDataDirectory(fs, options.path);
     if (!data_dir.ok()) return fail(data_dir.status());
-    int64_t now = NowOrWallClock(options.now_seconds);
-    std::string host;
-    auto ranges = PrimaryRangesOfNode(fs, *data_dir, now, &host);
-    if (!ranges.ok()) return fail(ranges.status());
-    run.token_ranges = std::move(*ranges);
-    if (!options.quiet) {
-      std::cerr << "primary ranges of " << host << ": " << run.token_ranges.ranges().size() << " token range(s)\n";
-    }
+    auto read = PrimaryRangesOfNode::Read(fs, *data_dir, NowOrWallClock(options.now_seconds));
+    if (!read.ok()) return fail(read.status());
+    primary_ranges = std::move(*read);
   }
+  // The ranges of the keyspace of `table_dir` this node is primary for, when
+  // the run is of those (reported once per keyspace).
+  std::set<std::string> keyspaces_reported;
+  auto restrict_to_primary_ranges = [&](const std::string& table_dir) -> Status {
+    if (!primary_ranges) return Status::OK();
+    auto location = TableDirectoryLocation(table_dir);
+    if (!location || location->keyspace.empty()) {
+      return Status::InvalidArgument(StrCat(table_dir, ": --primary-range-only needs the table's keyspace, which a "
+                                                       "directory outside a node's data directory does not name"));
+    }
+    ASSIGN_OR_RETURN(run.token_ranges, primary_ranges->Of(location->keyspace));
+    if (!options.quiet && keyspaces_reported.insert(location->keyspace).second) {
+      std::cerr << "primary ranges of " << primary_ranges->host() << " for keyspace " << location->keyspace << ": "
+                << run.token_ranges.ranges().size() << " token range(s)\n";
+    }
+    return Status::OK();
+  };
 
   // Tables that would be refused are refused before the warehouse or the
   // catalog is created.
@@ -330,14 +358,26 @@ int Materialize(const MaterializeCommandOptions& options) {
   int failures = 0;
   for (const ReplicatedTable& table : tables) {
     run.replica_dirs = table.replica_dirs;
-    if (Status s = materialize::CheckTable(fs, table.dir, run); !s.ok()) {
+    Status s = restrict_to_primary_ranges(table.dir);
+    if (s.ok() && primary_ranges && run.token_ranges.empty()) {
+      if (!options.quiet) {
+        std::cerr << "cqlite materialize: " << table.dir << ": " << primary_ranges->host()
+                  << " is primary replica for no token range of its keyspace (its data centre holds none of it); "
+                     "nothing to publish\n";
+      }
+      continue;
+    }
+    if (s.ok()) s = materialize::CheckTable(fs, table.dir, run);
+    if (!s.ok()) {
       ++failures;
       std::cerr << "cqlite materialize: " << s.ToString() << " (nothing committed for " << table.dir << ")\n";
       continue;
     }
     accepted.push_back(table);
   }
-  if (accepted.empty()) return 1;
+  // Nothing committed: a failure, unless every table was one this node is
+  // primary for none of.
+  if (accepted.empty()) return failures > 0 || tables.empty() ? 1 : 0;
   if (Status s = fs.CreateDirectories(warehouse); !s.ok()) {
     return fail(s.WithContext("cannot create the warehouse"));
   }
@@ -348,6 +388,7 @@ int Materialize(const MaterializeCommandOptions& options) {
   for (const ReplicatedTable& table : accepted) {
     const std::string& table_dir = table.dir;
     run.replica_dirs = table.replica_dirs;
+    if (Status s = restrict_to_primary_ranges(table_dir); !s.ok()) return fail(s);  // it held for CheckTable
     if (terminal) {
       run.progress = [&table_dir](const std::string& line) {
         std::cerr << "\r\033[K" << BaseName(table_dir) << ": " << line << std::flush;
@@ -417,10 +458,11 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
                 "Read only the SSTables incremental repair has marked repaired (Statistics.db: repairedAt set, no "
                 "pending repair); the report says how many unrepaired ones were left out");
   cmd->add_flag("--primary-range-only", options->primary_range_only,
-                "Publish only the token ranges this node is primary replica for (its system.local and "
-                "system.peers_v2), so that one job per node, each with --repaired-only, publishes disjoint rows into "
-                "one table; such a table keeps a fold state per node's ranges, and concurrent jobs' commits go "
-                "one on top of the other");
+                "Publish only the token ranges this node is primary replica for under each table's keyspace "
+                "replication (its system.local, system.peers_v2 and system_schema.keyspaces), so that one job per "
+                "node, each with --repaired-only, publishes disjoint rows into one table; such a table keeps a fold "
+                "state per node's ranges, and concurrent jobs' commits go one on top of the other. A node of a data "
+                "centre that holds none of a keyspace publishes nothing of it");
   cmd->add_flag("--allow-missing-replicas", options->allow_missing_replicas,
                 "With --cluster: fold the replicas there are when a token range lacks some (a node left out), as "
                 "long as every range has one");

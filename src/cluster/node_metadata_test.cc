@@ -57,7 +57,7 @@ TEST(NodeMetadataTest, ReadsARealNodesSystemTables) {
   auto ring = RingFromNodes({*node});
   ASSERT_TRUE(ring.ok()) << ring.status().ToString();
   EXPECT_EQ(ring->nodes().size(), 1u);
-  EXPECT_EQ(ring->PrimaryRanges(0).size(), 257u);  // 256 ranges, the wrapping one in two pieces
+  EXPECT_EQ(ring->PrimaryRanges(0, *system).size(), 257u);  // 256 ranges, the wrapping one in two pieces
 }
 
 TEST(NodeMetadataTest, ADirectoryWithoutSystemLocalIsNotANode) {
@@ -99,7 +99,9 @@ TEST(NodeMetadataTest, RingFromNodesAddsNodesKnownOnlyAsPeers) {
   ASSERT_TRUE(ring.ok()) << ring.status().ToString();
   ASSERT_EQ(ring->nodes().size(), 2u);
   EXPECT_GE(ring->FindNode("h2"), 0);
-  EXPECT_EQ(ring->PrimaryRanges(ring->FindNode("h2")).size(), 1u);  // (-100, 0]
+  auto simple = Replication::FromOptions({{"class", "SimpleStrategy"}, {"replication_factor", "2"}});
+  ASSERT_TRUE(simple.ok()) << simple.status().ToString();
+  EXPECT_EQ(ring->PrimaryRanges(ring->FindNode("h2"), *simple).size(), 1u);  // (-100, 0]
 }
 
 }  // namespace

@@ -178,10 +178,15 @@ std::vector<ReplicatedRange> TokenRing::Replicas(const Replication& replication)
   return out;
 }
 
-std::vector<Murmur3Range> TokenRing::PrimaryRanges(int node) const {
+std::vector<Murmur3Range> TokenRing::PrimaryRanges(int node, const Replication& replication) const {
   std::vector<Murmur3Range> out;
   ForEachRange([&](Murmur3Range range, size_t end) {
-    if (sorted_[end].node == node) out.push_back(range);
+    int primary = sorted_[end].node;
+    if (replication.strategy != Replication::Strategy::kLocal) {
+      std::vector<int> replicas = ReplicasAt(end, replication);
+      primary = replicas.empty() ? -1 : replicas.front();
+    }
+    if (primary == node) out.push_back(range);
   });
   return out;
 }

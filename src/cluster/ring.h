@@ -78,8 +78,14 @@ class TokenRing {
   // gives every node for every range (each holds its own data).
   std::vector<ReplicatedRange> Replicas(const Replication& replication) const;
 
-  // The ranges whose primary replica is node `node`.
-  std::vector<Murmur3Range> PrimaryRanges(int node) const;
+  // The ranges whose primary replica under `replication` is node `node`:
+  // the first of Replicas' replicas, as Cassandra's primary ranges of an
+  // endpoint are. Under SimpleStrategy those are the ranges the node owns;
+  // under NetworkTopologyStrategy a range owned by a node of a data centre
+  // without replicas of the keyspace falls to the next node that has them,
+  // and such a node is primary for nothing. Under LocalStrategy (each node
+  // its own data) the ranges it owns.
+  std::vector<Murmur3Range> PrimaryRanges(int node, const Replication& replication) const;
 
  private:
   struct Owned {

@@ -98,17 +98,45 @@ TEST(TokenRingTest, RingEndsAtTheLargestToken) {
 TEST(TokenRingTest, PrimaryRangesIncludeBothPiecesOfTheWrappingRange) {
   auto ring = TokenRing::Make({Node("A", {0}), Node("B", {100}), Node("C", {200})});
   ASSERT_TRUE(ring.ok());
-  auto a = ring->PrimaryRanges(ring->FindNode("A-id"));
+  auto a = ring->PrimaryRanges(ring->FindNode("A-id"), Simple(2));
   ASSERT_EQ(a.size(), 2u);
   EXPECT_EQ(a[0].first, INT64_MIN);
   EXPECT_EQ(a[0].last, 0);
   EXPECT_EQ(a[1].first, 201);
   EXPECT_EQ(a[1].last, INT64_MAX);
-  auto b = ring->PrimaryRanges(ring->FindNode("B-id"));
+  auto b = ring->PrimaryRanges(ring->FindNode("B-id"), Simple(2));
   ASSERT_EQ(b.size(), 1u);
   EXPECT_EQ(b[0].first, 1);
   EXPECT_EQ(b[0].last, 100);
   EXPECT_EQ(ring->FindNode("nobody"), -1);
+}
+
+TEST(TokenRingTest, PrimaryRangesFollowTheKeyspacesReplicas) {
+  auto ring = TokenRing::Make(
+      {Node("A", {0}, "dc1"), Node("C", {100}, "dc2"), Node("B", {200}, "dc1"), Node("D", {300}, "dc2")});
+  ASSERT_TRUE(ring.ok());
+  auto primary = [&](const char* node, const Replication& replication) {
+    std::vector<std::string> out;
+    for (const Murmur3Range& r : ring->PrimaryRanges(ring->FindNode(std::string(node) + "-id"), replication)) {
+      out.push_back((r.first == INT64_MIN ? std::string("min") : std::to_string(r.first)) + ".." +
+                    (r.last == INT64_MAX ? std::string("max") : std::to_string(r.last)));
+    }
+    return out;
+  };
+  // Every data centre holds replicas: each node is primary for what it owns.
+  Replication both = Nts({{"dc1", 1}, {"dc2", 1}});
+  EXPECT_EQ(primary("A", both), (std::vector<std::string>{"min..0", "301..max"}));
+  EXPECT_EQ(primary("C", both), (std::vector<std::string>{"1..100"}));
+  // dc2 holds none (left out, or a factor of 0): the ranges its nodes own
+  // fall to the next dc1 node clockwise, and every token has one primary.
+  for (const Replication& dc1_only : {Nts({{"dc1", 2}}), Nts({{"dc1", 2}, {"dc2", 0}})}) {
+    EXPECT_EQ(primary("A", dc1_only), (std::vector<std::string>{"min..0", "201..300", "301..max"}));
+    EXPECT_EQ(primary("B", dc1_only), (std::vector<std::string>{"1..100", "101..200"}));
+    EXPECT_TRUE(primary("C", dc1_only).empty());
+    EXPECT_TRUE(primary("D", dc1_only).empty());
+  }
+  // SimpleStrategy ignores data centres.
+  EXPECT_EQ(primary("D", Simple(2)), (std::vector<std::string>{"201..300"}));
 }
 
 TEST(TokenRingTest, RefusesRingsThatCannotBe) {

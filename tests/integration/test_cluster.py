@@ -46,10 +46,14 @@ SNAPSHOT = "cqlite-test"
 SEED = int(os.environ.get("CQLITE_CLUSTER_SEED", "1405"))
 WORKLOADS = int(os.environ.get("CQLITE_CLUSTER_WORKLOADS", "10"))
 CATALOG_NAME = "cqlite"
+# A keyspace dc2 holds none of: its node owns a token but replicates nothing of it, so the ranges it owns
+# have their primary replica in dc1.
+DC1_ONLY = "{'class': 'NetworkTopologyStrategy', 'dc1': 2}"
 REPLICATIONS = (
     "{'class': 'SimpleStrategy', 'replication_factor': 2}",
     "{'class': 'NetworkTopologyStrategy', 'dc1': 2, 'dc2': 1}",
     "{'class': 'SimpleStrategy', 'replication_factor': 3}",
+    DC1_ONLY,
 )
 # As test_materialize.py: the workloads' decimals fit decimal(38, 8); their times have nanoseconds.
 MAPPING_FLAGS = ["--decimal-scale", "8", "--truncate-time"]
@@ -190,8 +194,9 @@ def run(oracle, cqlite):
             for snapshot in data_dir.glob(f"*/*/snapshots/{SNAPSHOT}"):
                 shutil.copytree(snapshot, copy / snapshot.relative_to(data_dir))
             copies.append(copy)
+        replication = {ks: REPLICATIONS[index % len(REPLICATIONS)] for ks, index in keyspace_index.items()}
         yield {"tables": tables, "answers": answers, "rings": rings, "data_dirs": cluster.data_dirs(),
-               "snapshot_copies": copies, "work": work, "cluster": cluster}
+               "snapshot_copies": copies, "work": work, "cluster": cluster, "replication": replication}
     finally:
         cluster.stop()
         if os.environ.get("CQLITE_KEEP_CLUSTER"):
@@ -265,7 +270,8 @@ def test_repaired_only_reads_what_repair_marked(run, cqlite, tmp_path):
 def test_a_job_per_node_on_its_primary_ranges_makes_the_table(run, cqlite, tmp_path):
     """After the repair, `--primary-range-only --repaired-only` run once per node, the three at once, into one
     warehouse: together the table a read at ALL gives, each key once; the jobs' commits go one on top of
-    the other. A fourth job, with nothing new, commits nothing."""
+    the other. The dc2 node is primary for nothing of a keyspace dc2 holds none of, and says so. A fourth
+    job, with nothing new, commits nothing."""
     warehouse = tmp_path / "warehouse"
     catalog = warehouse / "catalog.db"
     now = min(now for now, _ in run["answers"].values())
@@ -276,15 +282,21 @@ def test_a_job_per_node_on_its_primary_ranges_makes_the_table(run, cqlite, tmp_p
                                  *MAPPING_FLAGS], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     jobs = [job(d) for d in run["data_dirs"]]
-    reports = []
+    reports, errs = [], []
     for data_dir, proc in zip(run["data_dirs"], jobs):
         out, err = proc.communicate(timeout=600)
         assert proc.returncode == 0, f"{data_dir}: {err}"
         assert re.search(r"primary ranges of .*: \d+ token range\(s\)", err), err
         reports.append(json.loads(out))
+        errs.append(err)
+    assert DC1_ONLY in run["replication"].values(), "no workload has a keyspace dc2 holds none of"
     for ks, table in run["tables"]:
-        parts = [next(r for r in report["tables"] if (r["namespace"], r["table"]) == (ks, table))
-                 for report in reports]
+        parts = [r for report in reports for r in report["tables"] if (r["namespace"], r["table"]) == (ks, table)]
+        if run["replication"][ks] == DC1_ONLY:
+            assert len(parts) == 2, (ks, table, parts)  # the two dc1 nodes
+            assert f"{ks}/{table}" in errs[2] and "primary replica for no token range" in errs[2], errs[2]
+        else:
+            assert len(parts) == 3, (ks, table, parts)
         assert all(p["committed"] and p["part_of_ring"] for p in parts), parts
         _, lines = run["answers"][(ks, table)]
         schema = _schema(catalog, ks, table)
