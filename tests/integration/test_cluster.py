@@ -297,7 +297,12 @@ def test_a_job_per_node_on_its_primary_ranges_makes_the_table(run, cqlite, tmp_p
             assert f"{ks}/{table}" in errs[2] and "primary replica for no token range" in errs[2], errs[2]
         else:
             assert len(parts) == 3, (ks, table, parts)
-        assert all(p["committed"] and p["part_of_ring"] for p in parts), parts
+        assert all(p["part_of_ring"] for p in parts), parts
+        # Tokens are placed at random: a node whose primary ranges hold none of a small table's partitions
+        # has nothing to publish, and once another job made the table it commits nothing.
+        for p in parts:
+            assert p["committed"] or (p["rows_total"] == 0 and p["message"].startswith("nothing new")), p
+        assert any(p["committed"] for p in parts), parts
         _, lines = run["answers"][(ks, table)]
         schema = _schema(catalog, ks, table)
         expected, duck = table_compare.check_readers(catalog, warehouse, CATALOG_NAME, ks, table, lines, schema,
