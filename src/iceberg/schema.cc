@@ -264,7 +264,7 @@ Result<Schema> SchemaFromJson(const json& j) {
   // Members of the wrong JSON type throw from nlohmann::json accessors.
   try {
     Schema schema;
-    schema.schema_id = j.value("schema-id", 0);
+    schema.schema_id = JsonIntegerOr<int32_t>(j, "schema-id", 0);
     for (const json& f : j["fields"]) {
       ASSIGN_OR_RETURN(NestedField field, FieldFromJson(f));
       schema.fields.push_back(std::move(field));

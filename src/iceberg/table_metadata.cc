@@ -38,7 +38,7 @@ Snapshot SnapshotFromJson(const json& j) {
   if (j.contains("parent-snapshot-id") && !j["parent-snapshot-id"].is_null()) {
     s.parent_snapshot_id = JsonInteger<int64_t>(j["parent-snapshot-id"]);
   }
-  s.sequence_number = j.value("sequence-number", int64_t{0});
+  s.sequence_number = JsonIntegerOr<int64_t>(j, "sequence-number", 0);
   s.timestamp_ms = JsonInteger<int64_t>(j.at("timestamp-ms"));
   s.manifest_list = j.value("manifest-list", std::string());
   if (j.contains("summary")) {

@@ -202,6 +202,13 @@ TEST(TableMetadataTest, BadInputsAreErrorsNamingThePath) {
     json wrong_id = valid;
     wrong_id["last-column-id"] = bad;
     expect_error(wrong_id.dump(), StatusKind::kCorruption);
+    // Optional members too (a snapshot's sequence number, a schema's id).
+    json wrong_sequence = valid;
+    wrong_sequence["snapshots"][0]["sequence-number"] = bad;
+    expect_error(wrong_sequence.dump(), StatusKind::kCorruption);
+    json wrong_schema = valid;
+    wrong_schema["schemas"][0]["schema-id"] = bad;
+    expect_error(wrong_schema.dump(), StatusKind::kCorruption);
   }
   json wide = valid;
   wide["last-column-id"] = int64_t{1} << 40;  // an int

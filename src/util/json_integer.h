@@ -36,4 +36,13 @@ T JsonInteger(const nlohmann::json& j) {
   throw nlohmann::json::type_error::create(302, std::string("type must be an integer, but is ") + j.type_name(), &j);
 }
 
+// JsonInteger of member `key` of the object `j`, or `otherwise` when it has
+// no such member (where nlohmann's j.value(key, otherwise) would convert a
+// float or an out-of-range number).
+template <typename T>
+T JsonIntegerOr(const nlohmann::json& j, const char* key, T otherwise) {
+  auto it = j.find(key);
+  return it == j.end() ? otherwise : JsonInteger<T>(*it);
+}
+
 }  // namespace cqlite
