@@ -1,9 +1,11 @@
 #include "catalog/sql_catalog.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <utility>
 
+#include "catalog/postgres_db.h"
 #include "catalog/sqlite_db.h"
 #include "util/strings.h"
 
@@ -14,6 +16,7 @@ namespace {
 // The JDBC catalog schema, V1 (with iceberg_type). Column names and types as
 // Iceberg Java's JdbcUtil, PyIceberg's sql.py and iceberg-rust's SQL catalog
 // declare them; property key and value are NOT NULL as in PyIceberg.
+constexpr std::string_view kSqlitePrefix = "sqlite:";
 constexpr const char* kTablesTable = "iceberg_tables";
 constexpr const char* kNamespacesTable = "iceberg_namespace_properties";
 constexpr const char* kCreateTablesTableSql =
@@ -87,19 +90,6 @@ std::string NameProblem(std::string_view name) {
   return "";
 }
 
-// The columns of `table` in lower case; empty when the table does not exist.
-Result<std::set<std::string>> ReadColumns(SqliteDb& db, const char* table) {
-  ASSIGN_OR_RETURN(SqliteStatement stmt, db.Prepare("SELECT name FROM pragma_table_info(?1)"));
-  RETURN_IF_ERROR(stmt.BindText(1, table));
-  std::set<std::string> columns;
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, stmt.Step());
-    if (!row) break;
-    columns.insert(ToLowerAscii(stmt.ColumnText(0).value_or("")));
-  }
-  return columns;
-}
-
 // What Open() found in the file.
 struct CatalogShape {
   bool has_tables_table = false;
@@ -119,27 +109,41 @@ Status CheckColumns(const std::string& path, const char* table, const std::set<s
   return Status::OK();
 }
 
-Result<CatalogShape> ReadShape(SqliteDb& db) {
-  ASSIGN_OR_RETURN(std::set<std::string> tables_columns, ReadColumns(db, kTablesTable));
-  ASSIGN_OR_RETURN(std::set<std::string> namespaces_columns, ReadColumns(db, kNamespacesTable));
+Result<CatalogShape> ReadShape(SqlDb& db) {
+  ASSIGN_OR_RETURN(std::set<std::string> tables_columns, db.TableColumns(kTablesTable));
+  ASSIGN_OR_RETURN(std::set<std::string> namespaces_columns, db.TableColumns(kNamespacesTable));
   CatalogShape shape;
   shape.has_tables_table = !tables_columns.empty();
   shape.has_namespaces_table = !namespaces_columns.empty();
   if (shape.has_tables_table) {
-    RETURN_IF_ERROR(CheckColumns(db.path(), kTablesTable, tables_columns, kTablesColumns));
+    RETURN_IF_ERROR(CheckColumns(db.name(), kTablesTable, tables_columns, kTablesColumns));
     shape.has_iceberg_type = tables_columns.count(kIcebergTypeColumn) > 0;
   }
   if (shape.has_namespaces_table) {
-    RETURN_IF_ERROR(CheckColumns(db.path(), kNamespacesTable, namespaces_columns, kNamespacesColumns));
+    RETURN_IF_ERROR(CheckColumns(db.name(), kNamespacesTable, namespaces_columns, kNamespacesColumns));
   }
   return shape;
 }
 
 // Binds each value to the parameter of its position (from 1).
-Status BindAll(SqliteStatement& stmt, std::initializer_list<std::string_view> values) {
+Status BindAll(SqlStatement& stmt, std::initializer_list<std::string_view> values) {
   int index = 1;
   for (std::string_view value : values) RETURN_IF_ERROR(stmt.BindText(index++, value));
   return Status::OK();
+}
+
+// Runs `attempt` again, a few times, while it fails with CommitConflict. For
+// steps that are safe to repeat (creating what may exist already): a server
+// database (PostgreSQL) fails the loser of two racing transactions where
+// SQLite makes it wait.
+Status RetryRaces(const std::function<Status()>& attempt) {
+  constexpr int kAttempts = 5;
+  Status status;
+  for (int i = 0; i < kAttempts; ++i) {
+    status = attempt();
+    if (status.kind() != StatusKind::kCommitConflict) return status;
+  }
+  return status;
 }
 
 }  // namespace
@@ -182,35 +186,46 @@ Status ValidateTableName(const std::string& table) {
   return Status::OK();
 }
 
-Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(const std::string& path, std::string catalog_name,
+Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(const std::string& address, std::string catalog_name,
                                                      bool create_if_missing) {
+  const bool is_postgres = IsPostgresUri(address);
+  std::string path = StartsWith(address, kSqlitePrefix) ? address.substr(kSqlitePrefix.size()) : address;
   if (catalog_name.empty() || catalog_name.size() > kMaxNameBytes || !IsValidUtf8(catalog_name) ||
       catalog_name.find('\0') != std::string::npos) {
-    return Status::InvalidArgument(StrCat(path, ": bad catalog name ", Quoted(catalog_name)));
+    return Status::InvalidArgument(StrCat(is_postgres ? RedactedPostgresUri(address) : path, ": bad catalog name ",
+                                          Quoted(catalog_name)));
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, SqliteDb::Open(path, create_if_missing, kBusyTimeoutMs));
-  // Read first, so that a file that is not a catalog is rejected before anything is written.
+  std::unique_ptr<SqlDb> db;
+  if (is_postgres) {
+    ASSIGN_OR_RETURN(db, PostgresDb::Open(address));
+  } else {
+    ASSIGN_OR_RETURN(db, SqliteDb::Open(path, create_if_missing, kBusyTimeoutMs));
+  }
+  // Read first, so that a database that is not a catalog is rejected before anything is written.
   ASSIGN_OR_RETURN(CatalogShape shape, ReadShape(*db));
   if (!shape.has_tables_table || !shape.has_namespaces_table) {
-    ASSIGN_OR_RETURN(SqliteWriteTransaction transaction, SqliteWriteTransaction::Begin(*db));
-    // Another process may have created the tables meanwhile.
-    ASSIGN_OR_RETURN(shape, ReadShape(*db));
-    if (!shape.has_tables_table) {
-      RETURN_IF_ERROR(db->Exec(kCreateTablesTableSql));
-      shape.has_iceberg_type = true;
-    }
-    if (!shape.has_namespaces_table) RETURN_IF_ERROR(db->Exec(kCreateNamespacesTableSql));
-    RETURN_IF_ERROR(transaction.Commit());
+    auto create = [&]() -> Status {
+      ASSIGN_OR_RETURN(SqlWriteTransaction transaction, SqlWriteTransaction::Begin(*db));
+      // Another process may have created the tables meanwhile.
+      ASSIGN_OR_RETURN(shape, ReadShape(*db));
+      if (!shape.has_tables_table) {
+        RETURN_IF_ERROR(db->Exec(kCreateTablesTableSql));
+        shape.has_iceberg_type = true;
+      }
+      if (!shape.has_namespaces_table) RETURN_IF_ERROR(db->Exec(kCreateNamespacesTableSql));
+      return transaction.Commit();
+    };
+    RETURN_IF_ERROR(RetryRaces(create));
   }
   return std::make_unique<SqlCatalog>(Key{}, std::move(db), std::move(catalog_name), shape.has_iceberg_type);
 }
 
-SqlCatalog::SqlCatalog(Key, std::unique_ptr<SqliteDb> db, std::string catalog_name, bool has_iceberg_type)
+SqlCatalog::SqlCatalog(Key, std::unique_ptr<SqlDb> db, std::string catalog_name, bool has_iceberg_type)
     : db_(std::move(db)), catalog_name_(std::move(catalog_name)), has_iceberg_type_(has_iceberg_type) {}
 
 SqlCatalog::~SqlCatalog() = default;
 
-const std::string& SqlCatalog::path() const { return db_->path(); }
+const std::string& SqlCatalog::path() const { return db_->name(); }
 
 Status SqlCatalog::CheckLocation(const std::string& location, const char* what) const {
   if (location.empty()) return Status::InvalidArgument(StrCat(path(), ": empty ", what));
@@ -233,20 +248,22 @@ Status SqlCatalog::CreateNamespace(const Namespace& ns,
     }
   }
   std::string name = NamespaceToString(ns);
-  ASSIGN_OR_RETURN(SqliteWriteTransaction transaction, SqliteWriteTransaction::Begin(*db_));
-  for (const auto& [key, value] : all) {
-    // Keeps the value of a property the namespace has already; the primary
-    // key is not relied on, since another tool may have created the table.
-    ASSIGN_OR_RETURN(SqliteStatement insert,
-                     db_->Prepare("INSERT INTO iceberg_namespace_properties "
-                                  "(catalog_name, namespace, property_key, property_value) "
-                                  "SELECT ?1, ?2, ?3, ?4 WHERE NOT EXISTS (SELECT 1 FROM "
-                                  "iceberg_namespace_properties WHERE catalog_name = ?1 AND "
-                                  "namespace = ?2 AND property_key = ?3)"));
-    RETURN_IF_ERROR(BindAll(insert, {catalog_name_, name, key, value}));
-    RETURN_IF_ERROR(insert.Run());
-  }
-  return transaction.Commit();
+  return RetryRaces([&]() -> Status {
+    ASSIGN_OR_RETURN(SqlWriteTransaction transaction, SqlWriteTransaction::Begin(*db_));
+    for (const auto& [key, value] : all) {
+      // Keeps the value of a property the namespace has already; the primary
+      // key is not relied on, since another tool may have created the table.
+      ASSIGN_OR_RETURN(std::unique_ptr<SqlStatement> insert,
+                       db_->Prepare("INSERT INTO iceberg_namespace_properties "
+                                    "(catalog_name, namespace, property_key, property_value) "
+                                    "SELECT ?1, ?2, ?3, ?4 WHERE NOT EXISTS (SELECT 1 FROM "
+                                    "iceberg_namespace_properties WHERE catalog_name = ?1 AND "
+                                    "namespace = ?2 AND property_key = ?3)"));
+      RETURN_IF_ERROR(BindAll(*insert, {catalog_name_, name, key, value}));
+      RETURN_IF_ERROR(insert->Run());
+    }
+    return transaction.Commit();
+  });
 }
 
 Result<bool> SqlCatalog::NamespaceExists(const Namespace& ns) {
@@ -259,25 +276,25 @@ Result<bool> SqlCatalog::NamespaceExists(const Namespace& ns) {
                           "(table_namespace = ?2 OR substr(table_namespace, 1, length(?3)) = ?3) LIMIT 1",
                           "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ?1 AND "
                           "(namespace = ?2 OR substr(namespace, 1, length(?3)) = ?3) LIMIT 1"}) {
-    ASSIGN_OR_RETURN(SqliteStatement query, db_->Prepare(sql));
-    RETURN_IF_ERROR(BindAll(query, {catalog_name_, name, name + "."}));
-    ASSIGN_OR_RETURN(bool found, query.Step());
+    ASSIGN_OR_RETURN(std::unique_ptr<SqlStatement> query, db_->Prepare(sql));
+    RETURN_IF_ERROR(BindAll(*query, {catalog_name_, name, name + "."}));
+    ASSIGN_OR_RETURN(bool found, query->Step());
     if (found) return true;
   }
   return false;
 }
 
 Result<std::vector<Namespace>> SqlCatalog::ListNamespaces() {
-  ASSIGN_OR_RETURN(SqliteStatement query,
+  ASSIGN_OR_RETURN(std::unique_ptr<SqlStatement> query,
                    db_->Prepare("SELECT table_namespace FROM iceberg_tables WHERE catalog_name = ?1 "
                                 "UNION SELECT namespace FROM iceberg_namespace_properties "
                                 "WHERE catalog_name = ?1"));
-  RETURN_IF_ERROR(query.BindText(1, catalog_name_));
+  RETURN_IF_ERROR(query->BindText(1, catalog_name_));
   std::set<Namespace> namespaces;
   while (true) {
-    ASSIGN_OR_RETURN(bool row, query.Step());
+    ASSIGN_OR_RETURN(bool row, query->Step());
     if (!row) break;
-    std::string name = query.ColumnText(0).value_or("");
+    std::string name = query->ColumnText(0).value_or("");
     // Other tools may keep tables outside any namespace; those are no namespace.
     if (!name.empty()) namespaces.insert(Split(name, '.'));
   }
@@ -293,13 +310,13 @@ Result<std::vector<std::string>> SqlCatalog::ListTables(const Namespace& ns) {
   std::string sql = "SELECT table_name FROM iceberg_tables WHERE catalog_name = ?1 AND table_namespace = ?2";
   if (has_iceberg_type_) sql += StrCat(" AND ", kIsTableSql);
   sql += " ORDER BY table_name";
-  ASSIGN_OR_RETURN(SqliteStatement query, db_->Prepare(sql));
-  RETURN_IF_ERROR(BindAll(query, {catalog_name_, NamespaceToString(ns)}));
+  ASSIGN_OR_RETURN(std::unique_ptr<SqlStatement> query, db_->Prepare(sql));
+  RETURN_IF_ERROR(BindAll(*query, {catalog_name_, NamespaceToString(ns)}));
   std::vector<std::string> tables;
   while (true) {
-    ASSIGN_OR_RETURN(bool row, query.Step());
+    ASSIGN_OR_RETURN(bool row, query->Step());
     if (!row) break;
-    tables.push_back(query.ColumnText(0).value_or(""));
+    tables.push_back(query->ColumnText(0).value_or(""));
   }
   return tables;
 }
@@ -311,16 +328,16 @@ Result<std::optional<std::string>> SqlCatalog::LoadTable(const Namespace& ns, co
       "SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ?1 AND table_namespace = ?2 AND "
       "table_name = ?3";
   if (has_iceberg_type_) sql += StrCat(" AND ", kIsTableSql);
-  ASSIGN_OR_RETURN(SqliteStatement query, db_->Prepare(sql));
+  ASSIGN_OR_RETURN(std::unique_ptr<SqlStatement> query, db_->Prepare(sql));
   std::string full_name = StrCat(NamespaceToString(ns), ".", table);
-  RETURN_IF_ERROR(BindAll(query, {catalog_name_, NamespaceToString(ns), table}));
-  ASSIGN_OR_RETURN(bool found, query.Step());
+  RETURN_IF_ERROR(BindAll(*query, {catalog_name_, NamespaceToString(ns), table}));
+  ASSIGN_OR_RETURN(bool found, query->Step());
   if (!found) return std::optional<std::string>();
-  std::optional<std::string> location = query.ColumnText(0);
+  std::optional<std::string> location = query->ColumnText(0);
   if (!location || location->empty()) {
     return Status::Corruption(StrCat(path(), ": table ", full_name, " has no metadata location"));
   }
-  ASSIGN_OR_RETURN(bool second, query.Step());
+  ASSIGN_OR_RETURN(bool second, query->Step());
   if (second) return Status::Corruption(StrCat(path(), ": table ", full_name, " has more than one row"));
   return location;
 }
@@ -332,7 +349,7 @@ Status SqlCatalog::CreateTable(const Namespace& ns, const std::string& table,
   RETURN_IF_ERROR(CheckLocation(metadata_location, "metadata location"));
   std::string name = NamespaceToString(ns);
   std::string full_name = StrCat(name, ".", table);
-  ASSIGN_OR_RETURN(SqliteWriteTransaction transaction, SqliteWriteTransaction::Begin(*db_));
+  ASSIGN_OR_RETURN(SqlWriteTransaction transaction, SqlWriteTransaction::Begin(*db_));
   ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(ns));
   if (!ns_exists) {
     return Status::NotFound(StrCat(path(), ": cannot create table ", full_name, ": catalog ",
@@ -340,18 +357,18 @@ Status SqlCatalog::CreateTable(const Namespace& ns, const std::string& table,
   }
   {
     // Any row of that name, a table or a view, takes the name.
-    ASSIGN_OR_RETURN(SqliteStatement query,
+    ASSIGN_OR_RETURN(std::unique_ptr<SqlStatement> query,
                      db_->Prepare("SELECT 1 FROM iceberg_tables WHERE catalog_name = ?1 AND "
                                   "table_namespace = ?2 AND table_name = ?3"));
-    RETURN_IF_ERROR(BindAll(query, {catalog_name_, name, table}));
-    ASSIGN_OR_RETURN(bool taken, query.Step());
+    RETURN_IF_ERROR(BindAll(*query, {catalog_name_, name, table}));
+    ASSIGN_OR_RETURN(bool taken, query->Step());
     if (taken) {
       return Status::CommitConflict(
           StrCat(path(), ": table ", full_name, " exists already in catalog ", Quoted(catalog_name_)));
     }
   }
   ASSIGN_OR_RETURN(
-      SqliteStatement insert,
+      std::unique_ptr<SqlStatement> insert,
       db_->Prepare(has_iceberg_type_
                        ? "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
                          "metadata_location, previous_metadata_location, iceberg_type) "
@@ -359,9 +376,9 @@ Status SqlCatalog::CreateTable(const Namespace& ns, const std::string& table,
                        : "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
                          "metadata_location, previous_metadata_location) "
                          "VALUES (?1, ?2, ?3, ?4, NULL)"));
-  RETURN_IF_ERROR(BindAll(insert, {catalog_name_, name, table, metadata_location}));
-  if (has_iceberg_type_) RETURN_IF_ERROR(insert.BindText(5, kTableType));
-  RETURN_IF_ERROR(insert.Run());
+  RETURN_IF_ERROR(BindAll(*insert, {catalog_name_, name, table, metadata_location}));
+  if (has_iceberg_type_) RETURN_IF_ERROR(insert->BindText(5, kTableType));
+  RETURN_IF_ERROR(insert->Run());
   return transaction.Commit();
 }
 
@@ -379,10 +396,10 @@ Status SqlCatalog::CommitTable(const Namespace& ns, const std::string& table,
       "UPDATE iceberg_tables SET metadata_location = ?1, previous_metadata_location = ?2 "
       "WHERE catalog_name = ?3 AND table_namespace = ?4 AND table_name = ?5 AND metadata_location = ?2";
   if (has_iceberg_type_) sql += StrCat(" AND ", kIsTableSql);
-  ASSIGN_OR_RETURN(SqliteWriteTransaction transaction, SqliteWriteTransaction::Begin(*db_));
-  ASSIGN_OR_RETURN(SqliteStatement update, db_->Prepare(sql));
-  RETURN_IF_ERROR(BindAll(update, {new_location, expected_location, catalog_name_, name, table}));
-  RETURN_IF_ERROR(update.Run());
+  ASSIGN_OR_RETURN(SqlWriteTransaction transaction, SqlWriteTransaction::Begin(*db_));
+  ASSIGN_OR_RETURN(std::unique_ptr<SqlStatement> update, db_->Prepare(sql));
+  RETURN_IF_ERROR(BindAll(*update, {new_location, expected_location, catalog_name_, name, table}));
+  RETURN_IF_ERROR(update->Run());
   int64_t changed = db_->Changes();
   if (changed == 1) return transaction.Commit();
   if (changed > 1) {

@@ -1,7 +1,7 @@
-// An Apache Iceberg catalog kept in a SQLite file, in the schema of Iceberg's
-// JDBC catalog (two tables, iceberg_tables and iceberg_namespace_properties),
-// so that Iceberg Java's JdbcCatalog, PyIceberg's SqlCatalog and iceberg-rust's
-// SQL catalog open the same file as is. The catalog stores, per table, only the
+// An Apache Iceberg catalog kept in a SQLite file or a PostgreSQL database, in
+// the schema of Iceberg's JDBC catalog (two tables, iceberg_tables and
+// iceberg_namespace_properties), so that Iceberg Java's JdbcCatalog, PyIceberg's
+// SqlCatalog and iceberg-rust's SQL catalog open the same catalog as is. The catalog stores, per table, only the
 // location of the current metadata JSON file; committing a new table version
 // is a compare-and-swap of that location.
 //
@@ -10,9 +10,11 @@
 // tables in the file are never modified.
 //
 // Thread-compatible: use one SqlCatalog per thread. Any number of SqlCatalog
-// objects, in one or many processes, may share one file; writers wait for each
-// other (up to a busy timeout) and the compare-and-swap lets exactly one of
-// several racing commits win.
+// objects, in one or many processes (on many machines, for PostgreSQL), may
+// share one catalog; the compare-and-swap lets exactly one of several racing
+// commits win. SQLite writers wait for each other (up to a busy timeout);
+// PostgreSQL's serializable transactions fail the loser, which a commit
+// reports as CommitConflict and other writes retry.
 #pragma once
 
 #include <map>
@@ -25,7 +27,7 @@
 
 namespace cqlite::catalog {
 
-class SqliteDb;
+class SqlDb;
 
 // A namespace is a list of levels, stored dot-joined ("a.b"). Levels must not
 // be empty nor contain '.', '/', '\\', quotes or control characters (NUL
@@ -50,16 +52,18 @@ class SqlCatalog {
   // How long a writer waits for another writer before giving up with IOError.
   static constexpr int kBusyTimeoutMs = 10'000;
 
-  // Opens (creating it if `create_if_missing` and absent) the SQLite file at
-  // `path`, and creates the two catalog tables if they are missing, in the V1
-  // layout (with the iceberg_type column). A file that is not a SQLite
-  // database is InvalidArgument, a catalog table without the catalog's
-  // columns is Corruption; in both cases the file is left untouched. A V0
-  // catalog (iceberg_tables without iceberg_type) is used as is.
-  static Result<std::unique_ptr<SqlCatalog>> Open(const std::string& path,
+  // Opens the catalog at `address` and creates the two catalog tables if they
+  // are missing, in the V1 layout (with the iceberg_type column). The address
+  // is a SQLite file's path, or sqlite:<path> (the file is created if
+  // `create_if_missing` and absent), or a PostgreSQL server's
+  // postgresql://... URI (postgres_db.h; the database must exist). A file
+  // that is not a SQLite database is InvalidArgument, a catalog table without
+  // the catalog's columns is Corruption; in both cases nothing is written. A
+  // V0 catalog (iceberg_tables without iceberg_type) is used as is.
+  static Result<std::unique_ptr<SqlCatalog>> Open(const std::string& address,
                                                   std::string catalog_name = "cqlite",
                                                   bool create_if_missing = true);
-  SqlCatalog(Key, std::unique_ptr<SqliteDb> db, std::string catalog_name, bool has_iceberg_type);
+  SqlCatalog(Key, std::unique_ptr<SqlDb> db, std::string catalog_name, bool has_iceberg_type);
   ~SqlCatalog();
   SqlCatalog(const SqlCatalog&) = delete;
   SqlCatalog& operator=(const SqlCatalog&) = delete;
@@ -95,6 +99,8 @@ class SqlCatalog {
   Status CommitTable(const Namespace& ns, const std::string& table, const std::string& expected_location,
                      const std::string& new_location);
 
+  // What messages name the catalog by: the SQLite file, or the server's URI
+  // without its password.
   const std::string& path() const;
   const std::string& catalog_name() const { return catalog_name_; }
   // False for a V0 catalog, whose iceberg_tables has no iceberg_type column.
@@ -103,7 +109,7 @@ class SqlCatalog {
  private:
   Status CheckLocation(const std::string& location, const char* what) const;
 
-  std::unique_ptr<SqliteDb> db_;
+  std::unique_ptr<SqlDb> db_;
   std::string catalog_name_;
   bool has_iceberg_type_;
 };

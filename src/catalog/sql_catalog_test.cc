@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,8 @@
 #include <set>
 #include <thread>
 
+#include "catalog/postgres_db.h"
+#include "catalog/postgres_server_testing.h"
 #include "catalog/sqlite_db.h"
 #include "util/strings.h"
 
@@ -19,53 +22,112 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory per test, removed afterwards.
-class SqlCatalogTest : public ::testing::Test {
+enum class Backend { kSqlite, kPostgres };
+
+// A fresh catalog database per test: a SQLite file in a fresh directory, or a
+// database on a throwaway PostgreSQL server; removed afterwards.
+class SqlCatalogTest : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / StrCat("cqlite_catalog_", getpid(), "_", info->name());
+    std::string name = info->name();
+    std::replace(name.begin(), name.end(), '/', '_');
+    dir_ = fs::temp_directory_path() / StrCat("cqlite_catalog_", getpid(), "_", name);
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     path_ = (dir_ / "catalog.db").string();
+    address_ = shown_ = path_;
+    if (GetParam() == Backend::kPostgres) {
+      auto server = PostgresServerForTesting::Start();
+      if (server.status().kind() == StatusKind::kNotFound) GTEST_SKIP() << server.status().message();
+      ASSERT_TRUE(server.ok()) << server.status().ToString();
+      server_ = std::move(server).value();
+      address_ = server_->uri();
+      shown_ = RedactedPostgresUri(address_);
+    }
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override {
+    server_.reset();
+    fs::remove_all(dir_);
+  }
+
+  bool postgres() const { return GetParam() == Backend::kPostgres; }
 
   std::unique_ptr<SqlCatalog> OpenOk(const std::string& name = "cqlite") {
-    auto catalog = SqlCatalog::Open(path_, name);
+    auto catalog = SqlCatalog::Open(address_, name);
     EXPECT_TRUE(catalog.ok()) << catalog.status().ToString();
     return catalog.ok() ? std::move(catalog).value() : nullptr;
   }
 
-  // Runs fixed SQL on the file, as another tool would.
+  // The catalog's database, opened as another tool would.
+  std::unique_ptr<SqlDb> RawDb(bool create = true) {
+    Result<std::unique_ptr<SqlDb>> db = Status::OK();
+    if (postgres()) {
+      auto opened = PostgresDb::Open(address_);
+      db = opened.ok() ? Result<std::unique_ptr<SqlDb>>(std::move(opened).value()) : opened.status();
+    } else {
+      auto opened = SqliteDb::Open(path_, create, 1000);
+      db = opened.ok() ? Result<std::unique_ptr<SqlDb>>(std::move(opened).value()) : opened.status();
+    }
+    EXPECT_TRUE(db.ok()) << db.status().ToString();
+    return db.ok() ? std::move(db).value() : nullptr;
+  }
+
+  // Runs fixed SQL on the database, as another tool would.
   void RawExec(const char* sql) {
-    auto db = SqliteDb::Open(path_, true, 1000);
-    ASSERT_TRUE(db.ok()) << db.status().ToString();
-    Status status = (*db)->Exec(sql);
+    auto db = RawDb();
+    ASSERT_NE(db, nullptr);
+    Status status = db->Exec(sql);
     ASSERT_TRUE(status.ok()) << status.ToString();
   }
 
-  // Rows of a query on the file, each row's columns joined with '|' (NULL as "<null>").
-  std::vector<std::string> RawQuery(const char* sql, int columns) {
+  // Rows of a query on the database, each row's columns joined with '|' (NULL as "<null>").
+  std::vector<std::string> RawQuery(const std::string& sql, int columns) {
     std::vector<std::string> rows;
-    auto db = SqliteDb::Open(path_, false, 1000);
-    EXPECT_TRUE(db.ok()) << db.status().ToString();
-    if (!db.ok()) return rows;
-    auto stmt = (*db)->Prepare(sql);
+    auto db = RawDb(/*create=*/false);
+    if (db == nullptr) return rows;
+    auto stmt = db->Prepare(sql);
     EXPECT_TRUE(stmt.ok()) << stmt.status().ToString();
     if (!stmt.ok()) return rows;
     while (true) {
-      auto row = stmt->Step();
+      auto row = (*stmt)->Step();
       EXPECT_TRUE(row.ok()) << row.status().ToString();
       if (!row.ok() || !*row) break;
       std::string line;
       for (int i = 0; i < columns; ++i) {
         if (i > 0) line += "|";
-        line += stmt->ColumnText(i).value_or("<null>");
+        line += (*stmt)->ColumnText(i).value_or("<null>");
       }
       rows.push_back(line);
     }
     return rows;
+  }
+
+  // The columns of `table` in their order; with `key_only`, those of its
+  // primary key, in the key's order.
+  std::vector<std::string> ColumnNames(const std::string& table, bool key_only = false) {
+    if (!postgres()) {
+      return RawQuery(key_only ? StrCat("SELECT name FROM pragma_table_info('", table, "') WHERE pk > 0 ORDER BY pk")
+                               : StrCat("SELECT name FROM pragma_table_info('", table, "') ORDER BY cid"),
+                      1);
+    }
+    if (key_only) {
+      return RawQuery(StrCat("SELECT k.column_name FROM information_schema.table_constraints c JOIN "
+                             "information_schema.key_column_usage k ON k.constraint_name = c.constraint_name "
+                             "AND k.table_name = c.table_name WHERE c.table_name = '",
+                             table, "' AND c.constraint_type = 'PRIMARY KEY' ORDER BY k.ordinal_position"),
+                      1);
+    }
+    return RawQuery(StrCat("SELECT column_name FROM information_schema.columns WHERE table_name = '", table,
+                           "' ORDER BY ordinal_position"),
+                    1);
+  }
+
+  bool TableExists(const std::string& table) {
+    std::string sql = postgres() ? StrCat("SELECT count(*) FROM information_schema.tables WHERE table_name = '",
+                                          table, "'")
+                                 : StrCat("SELECT count(*) FROM sqlite_schema WHERE name = '", table, "'");
+    return RawQuery(sql, 1) != std::vector<std::string>{"0"};
   }
 
   std::string ReadBytes(const std::string& path) {
@@ -79,8 +141,14 @@ class SqlCatalogTest : public ::testing::Test {
   }
 
   fs::path dir_;
-  std::string path_;
+  std::string path_;     // the SQLite file
+  std::string address_;  // what SqlCatalog::Open is given
+  std::string shown_;    // what messages name the catalog by
+  std::unique_ptr<PostgresServerForTesting> server_;
 };
+
+// Cases of a SQLite file only.
+using SqliteCatalogTest = SqlCatalogTest;
 
 #define ASSERT_OK(expr)                                     \
   do {                                                      \
@@ -88,28 +156,28 @@ class SqlCatalogTest : public ::testing::Test {
     ASSERT_TRUE(_s.ok()) << #expr << ": " << _s.ToString(); \
   } while (0)
 
-TEST_F(SqlCatalogTest, CreatesTheV1TablesAndReopens) {
+TEST_P(SqlCatalogTest, CreatesTheV1TablesAndReopens) {
   {
     auto catalog = OpenOk();
     ASSERT_NE(catalog, nullptr);
     EXPECT_TRUE(catalog->has_iceberg_type());
-    EXPECT_EQ(catalog->path(), path_);
+    EXPECT_EQ(catalog->path(), shown_);
     EXPECT_EQ(catalog->catalog_name(), "cqlite");
   }
-  EXPECT_EQ(RawQuery("SELECT name FROM pragma_table_info('iceberg_tables') ORDER BY cid", 1),
+  EXPECT_EQ(ColumnNames("iceberg_tables"),
             (std::vector<std::string>{"catalog_name", "table_namespace", "table_name", "metadata_location",
                                       "previous_metadata_location", "iceberg_type"}));
-  EXPECT_EQ(RawQuery("SELECT name FROM pragma_table_info('iceberg_namespace_properties') ORDER BY cid", 1),
+  EXPECT_EQ(ColumnNames("iceberg_namespace_properties"),
             (std::vector<std::string>{"catalog_name", "namespace", "property_key", "property_value"}));
-  EXPECT_EQ(RawQuery("SELECT name FROM pragma_table_info('iceberg_tables') WHERE pk > 0 ORDER BY pk", 1),
+  EXPECT_EQ(ColumnNames("iceberg_tables", /*key_only=*/true),
             (std::vector<std::string>{"catalog_name", "table_namespace", "table_name"}));
   // Reopening keeps what is there and does not need to create anything.
-  auto again = SqlCatalog::Open(path_, "cqlite", /*create_if_missing=*/false);
+  auto again = SqlCatalog::Open(address_, "cqlite", /*create_if_missing=*/false);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_TRUE((*again)->has_iceberg_type());
 }
 
-TEST_F(SqlCatalogTest, MissingFileWithoutCreateIsNotFound) {
+TEST_P(SqliteCatalogTest, MissingFileWithoutCreateIsNotFound) {
   auto catalog = SqlCatalog::Open(path_, "cqlite", /*create_if_missing=*/false);
   ASSERT_FALSE(catalog.ok());
   EXPECT_EQ(catalog.status().kind(), StatusKind::kNotFound);
@@ -117,13 +185,13 @@ TEST_F(SqlCatalogTest, MissingFileWithoutCreateIsNotFound) {
   EXPECT_FALSE(fs::exists(path_));
 }
 
-TEST_F(SqlCatalogTest, MissingDirectoryIsAnIOError) {
+TEST_P(SqliteCatalogTest, MissingDirectoryIsAnIOError) {
   auto catalog = SqlCatalog::Open((dir_ / "no" / "such" / "dir.db").string());
   ASSERT_FALSE(catalog.ok());
   EXPECT_EQ(catalog.status().kind(), StatusKind::kIOError) << catalog.status().ToString();
 }
 
-TEST_F(SqlCatalogTest, AddsTheMissingTableOfAPartialCatalog) {
+TEST_P(SqlCatalogTest, AddsTheMissingTableOfAPartialCatalog) {
   RawExec(
       "CREATE TABLE iceberg_tables (catalog_name VARCHAR(255) NOT NULL, table_namespace VARCHAR(255) NOT "
       "NULL, "
@@ -131,11 +199,10 @@ TEST_F(SqlCatalogTest, AddsTheMissingTableOfAPartialCatalog) {
       "VARCHAR(1000), iceberg_type VARCHAR(5), PRIMARY KEY (catalog_name, table_namespace, table_name))");
   auto catalog = OpenOk();
   ASSERT_NE(catalog, nullptr);
-  EXPECT_EQ(RawQuery("SELECT count(*) FROM pragma_table_info('iceberg_namespace_properties')", 1),
-            std::vector<std::string>{"4"});
+  EXPECT_EQ(ColumnNames("iceberg_namespace_properties").size(), 4u);
 }
 
-TEST_F(SqlCatalogTest, Namespaces) {
+TEST_P(SqlCatalogTest, Namespaces) {
   auto catalog = OpenOk();
   ASSERT_NE(catalog, nullptr);
   EXPECT_FALSE(*catalog->NamespaceExists({"ks"}));
@@ -159,7 +226,7 @@ TEST_F(SqlCatalogTest, Namespaces) {
   EXPECT_TRUE(catalog->ListTables({"ks"})->empty());
 }
 
-TEST_F(SqlCatalogTest, CreateLoadListAndCommitTables) {
+TEST_P(SqlCatalogTest, CreateLoadListAndCommitTables) {
   auto catalog = OpenOk();
   ASSERT_NE(catalog, nullptr);
   ASSERT_OK(catalog->CreateNamespace({"ks"}));
@@ -172,7 +239,7 @@ TEST_F(SqlCatalogTest, CreateLoadListAndCommitTables) {
   ASSERT_OK(catalog->CreateTable({"ks"}, "b_table", "file:///w/b/metadata/00000-b.metadata.json"));
   Status again = catalog->CreateTable({"ks"}, "t", "file:///w/t/metadata/00000-z.metadata.json");
   EXPECT_EQ(again.kind(), StatusKind::kCommitConflict) << again.ToString();
-  EXPECT_NE(again.message().find(path_), std::string::npos);
+  EXPECT_NE(again.message().find(shown_), std::string::npos);
   EXPECT_EQ(*catalog->LoadTable({"ks"}, "t"), "file:///w/t/metadata/00000-a.metadata.json");
   EXPECT_EQ(*catalog->ListTables({"ks"}), (std::vector<std::string>{"b_table", "t"}));
 
@@ -199,7 +266,7 @@ TEST_F(SqlCatalogTest, CreateLoadListAndCommitTables) {
   EXPECT_TRUE(*catalog->NamespaceExists({"ks"}));
 }
 
-TEST_F(SqlCatalogTest, RowsOfOtherCatalogsAndOtherTablesAreLeftAlone) {
+TEST_P(SqlCatalogTest, RowsOfOtherCatalogsAndOtherTablesAreLeftAlone) {
   {
     auto catalog = OpenOk();
     ASSERT_NE(catalog, nullptr);
@@ -231,7 +298,7 @@ TEST_F(SqlCatalogTest, RowsOfOtherCatalogsAndOtherTablesAreLeftAlone) {
                                       "other|file:///o/1.json|<null>"}));
 }
 
-TEST_F(SqlCatalogTest, ViewsAreNotTables) {
+TEST_P(SqlCatalogTest, ViewsAreNotTables) {
   {
     auto catalog = OpenOk();
     ASSERT_NE(catalog, nullptr);
@@ -253,7 +320,7 @@ TEST_F(SqlCatalogTest, ViewsAreNotTables) {
             (std::vector<std::string>{"old|file:///old/2.json", "v|file:///v/1.json"}));
 }
 
-TEST_F(SqlCatalogTest, V0CatalogIsUsedAsIs) {
+TEST_P(SqlCatalogTest, V0CatalogIsUsedAsIs) {
   // The DDL of Iceberg Java's V0 catalog: no iceberg_type column.
   RawExec(
       "CREATE TABLE iceberg_tables (catalog_name VARCHAR(255) NOT NULL, table_namespace VARCHAR(255) NOT "
@@ -278,9 +345,8 @@ TEST_F(SqlCatalogTest, V0CatalogIsUsedAsIs) {
             StatusKind::kCommitConflict);
   EXPECT_EQ(*catalog->ListTables({"ks"}), (std::vector<std::string>{"new", "old"}));
   // Still V0: no column was added.
-  EXPECT_EQ(
-      RawQuery("SELECT count(*) FROM pragma_table_info('iceberg_tables') WHERE name = 'iceberg_type'", 1),
-      std::vector<std::string>{"0"});
+  std::vector<std::string> columns = ColumnNames("iceberg_tables");
+  EXPECT_EQ(std::count(columns.begin(), columns.end(), "iceberg_type"), 0);
   EXPECT_EQ(RawQuery("SELECT table_name, metadata_location, previous_metadata_location FROM iceberg_tables "
                      "ORDER BY table_name",
                      3),
@@ -288,7 +354,7 @@ TEST_F(SqlCatalogTest, V0CatalogIsUsedAsIs) {
                                       "old|file:///old/2.json|file:///old/1.json"}));
 }
 
-TEST_F(SqlCatalogTest, NotADatabaseIsRejectedAndLeftUntouched) {
+TEST_P(SqliteCatalogTest, NotADatabaseIsRejectedAndLeftUntouched) {
   std::string bytes;
   for (int i = 0; i < 8192; ++i) bytes += static_cast<char>((i * 7919) % 251);
   WriteBytes(path_, bytes);
@@ -308,32 +374,34 @@ TEST_F(SqlCatalogTest, NotADatabaseIsRejectedAndLeftUntouched) {
   EXPECT_EQ(ReadBytes(path_), text);
 }
 
-TEST_F(SqlCatalogTest, TablesWithoutTheCatalogColumnsAreRejectedAndLeftUntouched) {
+TEST_P(SqlCatalogTest, TablesWithoutTheCatalogColumnsAreRejectedAndLeftUntouched) {
   RawExec(
       "CREATE TABLE iceberg_tables (catalog_name TEXT, name TEXT); INSERT INTO iceberg_tables VALUES ('a', "
       "'b')");
   std::string before = ReadBytes(path_);
-  auto catalog = SqlCatalog::Open(path_);
+  auto catalog = SqlCatalog::Open(address_);
   ASSERT_FALSE(catalog.ok());
   EXPECT_EQ(catalog.status().kind(), StatusKind::kCorruption) << catalog.status().ToString();
-  EXPECT_NE(catalog.status().message().find(path_), std::string::npos) << catalog.status().message();
+  EXPECT_NE(catalog.status().message().find(shown_), std::string::npos) << catalog.status().message();
   EXPECT_NE(catalog.status().message().find("table_namespace"), std::string::npos)
       << catalog.status().message();
   EXPECT_EQ(ReadBytes(path_), before);
-  EXPECT_EQ(RawQuery("SELECT count(*) FROM sqlite_schema WHERE name = 'iceberg_namespace_properties'", 1),
-            std::vector<std::string>{"0"});
+  EXPECT_EQ(RawQuery("SELECT * FROM iceberg_tables", 2), std::vector<std::string>{"a|b"});
+  EXPECT_FALSE(TableExists("iceberg_namespace_properties"));
 
   // The same for the namespace table.
   fs::remove(path_);
+  if (postgres()) RawExec("DROP TABLE iceberg_tables");
   RawExec("CREATE TABLE iceberg_namespace_properties (catalog_name TEXT, namespace TEXT, k TEXT)");
   before = ReadBytes(path_);
-  catalog = SqlCatalog::Open(path_);
+  catalog = SqlCatalog::Open(address_);
   ASSERT_FALSE(catalog.ok());
   EXPECT_EQ(catalog.status().kind(), StatusKind::kCorruption) << catalog.status().ToString();
   EXPECT_EQ(ReadBytes(path_), before);
+  EXPECT_FALSE(TableExists("iceberg_tables"));
 }
 
-TEST_F(SqlCatalogTest, BadNamesAreInvalidArguments) {
+TEST_P(SqlCatalogTest, BadNamesAreInvalidArguments) {
   auto catalog = OpenOk();
   ASSERT_NE(catalog, nullptr);
   const std::vector<std::string> bad = {"",     "a.b",
@@ -363,7 +431,7 @@ TEST_F(SqlCatalogTest, BadNamesAreInvalidArguments) {
   ASSERT_OK(catalog->CreateNamespace({"ks"}));
   EXPECT_EQ(catalog->CreateTable({"ks"}, "t", "").kind(), StatusKind::kInvalidArgument);
   EXPECT_EQ(catalog->CreateNamespace({"ks"}, {{"", "v"}}).kind(), StatusKind::kInvalidArgument);
-  EXPECT_EQ(SqlCatalog::Open(path_, "").status().kind(), StatusKind::kInvalidArgument);
+  EXPECT_EQ(SqlCatalog::Open(address_, "").status().kind(), StatusKind::kInvalidArgument);
   // Nothing was written by the rejected calls.
   EXPECT_EQ(*catalog->ListNamespaces(), std::vector<Namespace>{{"ks"}});
   EXPECT_EQ(RawQuery("SELECT count(*) FROM iceberg_tables", 1), std::vector<std::string>{"0"});
@@ -373,7 +441,7 @@ TEST_F(SqlCatalogTest, BadNamesAreInvalidArguments) {
   EXPECT_EQ(ParseNamespace("").status().kind(), StatusKind::kInvalidArgument);
 }
 
-TEST_F(SqlCatalogTest, RacingCommitsHaveOneWinnerPerRound) {
+TEST_P(SqlCatalogTest, RacingCommitsHaveOneWinnerPerRound) {
   {
     auto setup = OpenOk();
     ASSERT_NE(setup, nullptr);
@@ -417,7 +485,7 @@ TEST_F(SqlCatalogTest, RacingCommitsHaveOneWinnerPerRound) {
   }
 }
 
-TEST_F(SqlCatalogTest, ConcurrentOpensOfANewFileAgree) {
+TEST_P(SqlCatalogTest, ConcurrentOpensOfANewCatalogAgree) {
   constexpr int kOpeners = 4;
   std::latch start(kOpeners);
   std::vector<Status> results(kOpeners);
@@ -425,7 +493,7 @@ TEST_F(SqlCatalogTest, ConcurrentOpensOfANewFileAgree) {
   for (int i = 0; i < kOpeners; ++i) {
     threads.emplace_back([&, i] {
       start.arrive_and_wait();
-      auto catalog = SqlCatalog::Open(path_);
+      auto catalog = SqlCatalog::Open(address_);
       results[i] = catalog.status();
       if (catalog.ok()) results[i] = (*catalog)->CreateNamespace({"ks"});
     });
@@ -434,6 +502,72 @@ TEST_F(SqlCatalogTest, ConcurrentOpensOfANewFileAgree) {
   for (const Status& status : results) EXPECT_TRUE(status.ok()) << status.ToString();
   EXPECT_EQ(RawQuery("SELECT namespace, property_key FROM iceberg_namespace_properties", 2),
             std::vector<std::string>{"ks|exists"});
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, SqlCatalogTest, ::testing::Values(Backend::kSqlite, Backend::kPostgres),
+                         [](const ::testing::TestParamInfo<Backend>& info) {
+                           return info.param == Backend::kSqlite ? "Sqlite" : "Postgres";
+                         });
+INSTANTIATE_TEST_SUITE_P(Backends, SqliteCatalogTest, ::testing::Values(Backend::kSqlite),
+                         [](const ::testing::TestParamInfo<Backend>&) { return "Sqlite"; });
+
+TEST(PostgresUriTest, IsPostgresUri) {
+  EXPECT_TRUE(IsPostgresUri("postgresql://h/db"));
+  EXPECT_TRUE(IsPostgresUri("postgres://h/db"));
+  EXPECT_FALSE(IsPostgresUri("sqlite:/w/catalog.db"));
+  EXPECT_FALSE(IsPostgresUri("/w/postgresql://x"));
+}
+
+TEST(PostgresUriTest, PasswordsAreLeftOut) {
+  EXPECT_EQ(RedactedPostgresUri("postgresql://me:secret@db.example:5432/cat"), "postgresql://me@db.example:5432/cat");
+  EXPECT_EQ(RedactedPostgresUri("postgresql://me:p%40ss@h/cat?sslmode=require"),
+            "postgresql://me@h/cat?sslmode=require");
+  EXPECT_EQ(RedactedPostgresUri("postgresql://me@h/cat"), "postgresql://me@h/cat");
+  EXPECT_EQ(RedactedPostgresUri("postgresql://h:5432/cat"), "postgresql://h:5432/cat");
+  EXPECT_EQ(RedactedPostgresUri("postgresql://me:x@h"), "postgresql://me@h");
+  // A password in the query leaves the whole query out.
+  EXPECT_EQ(RedactedPostgresUri("postgresql://me:x@h/cat?password=y&sslmode=require"), "postgresql://me@h/cat");
+}
+
+TEST(PostgresUriTest, ParametersAreNumberedTheirWay) {
+  EXPECT_EQ(ToPostgresParameters("SELECT 1 WHERE a = ?1 AND b = ?2 OR c = ?1"),
+            "SELECT 1 WHERE a = $1 AND b = $2 OR c = $1");
+  EXPECT_EQ(ToPostgresParameters("SELECT '?1', \"a?\" FROM t WHERE x = ?3 AND y = 'it''s ?'"),
+            "SELECT '?1', \"a?\" FROM t WHERE x = $3 AND y = 'it''s ?'");
+}
+
+TEST(PostgresCatalogTest, AServerThatIsNotThereIsAnIOErrorNamingIt) {
+  // A port nothing listens on (one this process holds no server on); the
+  // password must not be shown.
+  auto catalog = SqlCatalog::Open("postgresql://me:hunter2@127.0.0.1:1/cat");
+  ASSERT_FALSE(catalog.ok());
+  EXPECT_EQ(catalog.status().kind(), StatusKind::kIOError) << catalog.status().ToString();
+  EXPECT_NE(catalog.status().message().find("postgresql://me@127.0.0.1:1/cat"), std::string::npos)
+      << catalog.status().message();
+  EXPECT_EQ(catalog.status().message().find("hunter2"), std::string::npos) << catalog.status().message();
+}
+
+TEST(PostgresCatalogTest, AWrongPasswordIsRefusedWithoutShowingIt) {
+  auto server = PostgresServerForTesting::Start();
+  if (server.status().kind() == StatusKind::kNotFound) GTEST_SKIP() << server.status().message();
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  std::string uri = (*server)->uri();
+  size_t colon = uri.find(':', uri.find("://") + 3);
+  size_t at = uri.find('@');
+  std::string wrong = uri.substr(0, colon + 1) + "not-the-password" + uri.substr(at);
+  auto catalog = SqlCatalog::Open(wrong);
+  ASSERT_FALSE(catalog.ok());
+  EXPECT_EQ(catalog.status().kind(), StatusKind::kIOError) << catalog.status().ToString();
+  EXPECT_NE(catalog.status().message().find(RedactedPostgresUri(uri)), std::string::npos)
+      << catalog.status().message();
+  EXPECT_NE(catalog.status().message().find("password authentication failed"), std::string::npos)
+      << catalog.status().message();
+  EXPECT_EQ(catalog.status().message().find("not-the-password"), std::string::npos) << catalog.status().message();
+  // A database that does not exist.
+  std::string other = uri.substr(0, uri.rfind('/') + 1) + "no_such_db";
+  auto missing = SqlCatalog::Open(other);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no_such_db"), std::string::npos) << missing.status().message();
 }
 
 }  // namespace

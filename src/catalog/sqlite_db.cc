@@ -74,13 +74,14 @@ Status SqliteDb::Exec(const char* sql) {
   return status;
 }
 
-Result<SqliteStatement> SqliteDb::Prepare(std::string_view sql) {
+Result<std::unique_ptr<SqlStatement>> SqliteDb::Prepare(std::string_view sql) {
   if (sql.size() > static_cast<size_t>(INT_MAX)) return Status::InvalidArgument("statement too long");
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v2(db_.get(), sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
-  SqliteStatement statement(this, stmt);  // finalizes stmt (which may be null) on every path
+  // Finalizes stmt (which may be null) on every path.
+  std::unique_ptr<SqliteStatement> statement(new SqliteStatement(this, stmt));
   if (rc != SQLITE_OK) return Error(rc, StrCat("preparing \"", sql, "\""));
-  return statement;
+  return std::unique_ptr<SqlStatement>(std::move(statement));
 }
 
 int64_t SqliteDb::Changes() const { return sqlite3_changes64(db_.get()); }
@@ -98,37 +99,12 @@ Result<bool> SqliteStatement::Step() {
   return db_->Error(rc, StrCat("running \"", sqlite3_sql(stmt_.get()), "\""));
 }
 
-Status SqliteStatement::Run() {
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, Step());
-    if (!row) return Status::OK();
-  }
-}
-
 std::optional<std::string> SqliteStatement::ColumnText(int column) const {
   if (sqlite3_column_type(stmt_.get(), column) == SQLITE_NULL) return std::nullopt;
   const unsigned char* text = sqlite3_column_text(stmt_.get(), column);
   int size = sqlite3_column_bytes(stmt_.get(), column);
   if (text == nullptr) return std::string();
   return std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(size));
-}
-
-Result<SqliteWriteTransaction> SqliteWriteTransaction::Begin(SqliteDb& db) {
-  RETURN_IF_ERROR(db.Exec("BEGIN IMMEDIATE"));
-  return SqliteWriteTransaction(&db);
-}
-
-SqliteWriteTransaction::~SqliteWriteTransaction() {
-  // Best effort: if ROLLBACK itself fails, SQLite has already rolled back.
-  if (db_ != nullptr) (void)db_->Exec("ROLLBACK");
-}
-
-Status SqliteWriteTransaction::Commit() {
-  SqliteDb* db = std::exchange(db_, nullptr);
-  Status status = db->Exec("COMMIT");
-  // A failed COMMIT (e.g. the disk is full) leaves the transaction open: end it.
-  if (!status.ok()) (void)db->Exec("ROLLBACK");
-  return status;
 }
 
 }  // namespace cqlite::catalog

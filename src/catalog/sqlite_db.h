@@ -1,4 +1,4 @@
-// A small RAII wrapper over the SQLite C API: the only file in CQLite that
+// A SqlDb (sql_db.h) over the SQLite C API: the only file in CQLite that
 // includes <sqlite3.h>. It opens a database file, runs fixed statements and
 // prepared statements with bound parameters, and turns every SQLite error code
 // into a Status whose message names the database file.
@@ -11,18 +11,17 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
-#include <utility>
 
+#include "catalog/sql_db.h"
 #include "util/status.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
 
 namespace cqlite::catalog {
-
-class SqliteStatement;
 
 // Deleters for the SQLite handles (defined where <sqlite3.h> is included).
 struct SqliteCloser {
@@ -32,7 +31,7 @@ struct SqliteFinalizer {
   void operator()(sqlite3_stmt* stmt) const;
 };
 
-class SqliteDb {
+class SqliteDb final : public SqlDb {
  private:
   struct Key {};  // only Open() constructs a SqliteDb
 
@@ -47,17 +46,17 @@ class SqliteDb {
   SqliteDb(const SqliteDb&) = delete;
   SqliteDb& operator=(const SqliteDb&) = delete;
 
-  // Runs one or more statements that take no parameters and return no rows.
-  // REQUIRES: `sql` is a constant of the caller, never built from user input.
-  Status Exec(const char* sql);
+  Status Exec(const char* sql) override;
+  Result<std::unique_ptr<SqlStatement>> Prepare(std::string_view sql) override;
+  int64_t Changes() const override;
+  // BEGIN IMMEDIATE, so that the write lock is held from the first statement
+  // (a deferred transaction that upgrades from reading to writing can fail
+  // with SQLITE_BUSY without waiting).
+  Status BeginWrite() override { return Exec("BEGIN IMMEDIATE"); }
+  const std::string& name() const override { return path_; }
 
-  // Compiles one statement. The statement must not outlive this SqliteDb.
-  Result<SqliteStatement> Prepare(std::string_view sql);
-
-  // Rows changed by the most recent INSERT, UPDATE or DELETE on this connection.
-  int64_t Changes() const;
-
-  const std::string& path() const { return path_; }
+ protected:
+  const char* TableColumnsSql() const override { return "SELECT name FROM pragma_table_info(?1)"; }
 
  private:
   friend class SqliteStatement;
@@ -67,22 +66,12 @@ class SqliteDb {
   std::unique_ptr<sqlite3, SqliteCloser> db_;
 };
 
-// A prepared statement. Parameters are numbered from 1, result columns from 0.
-class SqliteStatement {
+class SqliteStatement final : public SqlStatement {
  public:
   // Binds text (copied by SQLite) to parameter `index`.
-  Status BindText(int index, std::string_view text);
-
-  // Runs the statement one step: true when a result row is available, false
-  // when the statement has finished.
-  Result<bool> Step();
-
-  // Steps until the statement finishes, ignoring rows.
-  Status Run();
-
-  // The text of column `column` of the current row; nullopt for SQL NULL.
-  // REQUIRES: the last Step() returned true.
-  std::optional<std::string> ColumnText(int column) const;
+  Status BindText(int index, std::string_view text) override;
+  Result<bool> Step() override;
+  std::optional<std::string> ColumnText(int column) const override;
 
  private:
   friend class SqliteDb;
@@ -90,26 +79,6 @@ class SqliteStatement {
 
   const SqliteDb* db_;
   std::unique_ptr<sqlite3_stmt, SqliteFinalizer> stmt_;
-};
-
-// A write transaction, taken with BEGIN IMMEDIATE so that the write lock is
-// held from the first statement (a deferred transaction that upgrades from
-// reading to writing can fail with SQLITE_BUSY without waiting). Rolled back
-// on destruction unless committed.
-class SqliteWriteTransaction {
- public:
-  static Result<SqliteWriteTransaction> Begin(SqliteDb& db);
-  SqliteWriteTransaction(SqliteWriteTransaction&& other) noexcept : db_(std::exchange(other.db_, nullptr)) {}
-  SqliteWriteTransaction& operator=(SqliteWriteTransaction&&) = delete;
-  SqliteWriteTransaction(const SqliteWriteTransaction&) = delete;
-  SqliteWriteTransaction& operator=(const SqliteWriteTransaction&) = delete;
-  ~SqliteWriteTransaction();
-
-  Status Commit();
-
- private:
-  explicit SqliteWriteTransaction(SqliteDb* db) : db_(db) {}
-  SqliteDb* db_;  // not owned; null once committed or moved from
 };
 
 }  // namespace cqlite::catalog

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 
 namespace cqlite {
 
@@ -25,5 +26,17 @@ CLI::Validator InstantOption();
 inline constexpr const char* kNowHelp =
     "When TTLs are evaluated: seconds since the Unix epoch or an ISO-8601 time such as 2027-01-01T08:30:00Z "
     "(default: now)";
+
+// `path` made absolute and normal (as given if the working directory is gone).
+std::string AbsolutePath(const std::string& path);
+
+// What a --catalog option names, for catalog::SqlCatalog::Open: a PostgreSQL
+// URI as given, a SQLite file (a path or sqlite:<path>) as its absolute path;
+// `<warehouse>/catalog.db` when the option is empty.
+std::string CatalogAddress(const std::string& option, const std::string& warehouse);
+inline constexpr const char* kCatalogHelp =
+    "The catalog: a SQLite file, as a path or sqlite:<path> (default: <warehouse>/catalog.db; created when absent), "
+    "or a PostgreSQL database, as postgresql://[user[:password]@]host[:port]/dbname (the catalog tables are created "
+    "in it when absent; what the URI leaves out comes from PGUSER, PGPASSWORD, ~/.pgpass, ... as for psql)";
 
 }  // namespace cqlite

@@ -1,5 +1,5 @@
 // `cqlite materialize <data-dir|table-dir>`: publishes each Cassandra table
-// found under the path as an Iceberg v2 table in a SQLite catalog (see
+// found under the path as an Iceberg v2 table in a SQLite or PostgreSQL catalog (see
 // src/materialize/materializer.h for what one run does).
 #include <unistd.h>
 
@@ -56,13 +56,6 @@ struct MaterializeCommandOptions {
   bool fold_everything = false;
 };
 
-std::string Absolute(const std::string& path) {
-  std::error_code error;
-  auto absolute = std::filesystem::absolute(path, error);
-  if (error) return path;
-  return absolute.lexically_normal().string();
-}
-
 void PrintText(const std::vector<materialize::TableReport>& reports, double seconds) {
   int64_t appended = 0, deleted = 0, bytes = 0, generations = 0;
   int files = 0, committed = 0;
@@ -98,12 +91,12 @@ void PrintText(const std::vector<materialize::TableReport>& reports, double seco
             << " files, " << bytes << " bytes; " << elapsed << " s\n";
 }
 
-void PrintJson(const std::vector<materialize::TableReport>& reports, const std::string& catalog_path,
+void PrintJson(const std::vector<materialize::TableReport>& reports, const std::string& catalog,
                double seconds) {
   JsonWriter w(std::cout, 2);
   w.BeginObject();
   w.Key("catalog");
-  w.String(catalog_path);
+  w.String(catalog);
   w.Key("seconds");
   w.Raw(StrCat(seconds));
   w.Key("tables");
@@ -162,7 +155,7 @@ Result<std::vector<ReplicatedTable>> ClusterTables(FileSystem& fs, const std::ve
                                                    int64_t now, bool allow_missing_replicas) {
   std::vector<NodeMetadata> nodes;
   for (const std::string& dir : data_dirs) {
-    ASSIGN_OR_RETURN(NodeMetadata node, ReadNodeMetadata(fs, Absolute(dir), now));
+    ASSIGN_OR_RETURN(NodeMetadata node, ReadNodeMetadata(fs, AbsolutePath(dir), now));
     nodes.push_back(std::move(node));
   }
   ASSIGN_OR_RETURN(TokenRing ring, RingFromNodes(nodes));
@@ -224,7 +217,7 @@ Result<std::vector<ReplicatedTable>> ClusterTables(FileSystem& fs, const std::ve
 // The data directory of the node whose directory (or keyspace or table
 // directory in it) `path` is: the nearest of them with a system/ keyspace.
 Result<std::string> NodeDataDirectory(FileSystem& fs, const std::string& path) {
-  std::string dir = Absolute(path);
+  std::string dir = AbsolutePath(path);
   for (int up = 0; up < 3 && !dir.empty() && dir != "/"; ++up, dir = DirName(dir)) {
     if (fs.IsDirectory(JoinPath(dir, "system"))) return dir;
   }
@@ -263,10 +256,8 @@ class PrimaryRangesOfNode {
 int Materialize(const MaterializeCommandOptions& options) {
   auto start = std::chrono::steady_clock::now();
   FileSystem& fs = LocalFileSystem();
-  std::string warehouse = Absolute(options.warehouse);
-  std::string catalog_path = options.catalog.empty() ? JoinPath(warehouse, "catalog.db") : options.catalog;
-  if (StartsWith(catalog_path, "sqlite:")) catalog_path = catalog_path.substr(7);
-  catalog_path = Absolute(catalog_path);
+  std::string warehouse = AbsolutePath(options.warehouse);
+  const std::string catalog_address = CatalogAddress(options.catalog, warehouse);
   bool terminal = ::isatty(STDERR_FILENO) && !options.quiet;
   auto fail = [](const Status& status) {
     std::cout.flush();
@@ -381,7 +372,7 @@ int Materialize(const MaterializeCommandOptions& options) {
   if (Status s = fs.CreateDirectories(warehouse); !s.ok()) {
     return fail(s.WithContext("cannot create the warehouse"));
   }
-  auto catalog = catalog::SqlCatalog::Open(catalog_path, options.catalog_name, true);
+  auto catalog = catalog::SqlCatalog::Open(catalog_address, options.catalog_name, true);
   if (!catalog.ok()) return fail(catalog.status());
 
   std::vector<materialize::TableReport> reports;
@@ -426,7 +417,7 @@ int Materialize(const MaterializeCommandOptions& options) {
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (options.json) {
-    PrintJson(reports, catalog_path, seconds);
+    PrintJson(reports, (*catalog)->path(), seconds);
   } else if (!options.quiet || failures == 0) {
     PrintText(reports, seconds);
   }
@@ -468,9 +459,7 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
                 "long as every range has one");
   cmd->add_option("--warehouse", options->warehouse, "Where table files go: <warehouse>/<namespace>/<table>")
       ->capture_default_str();
-  cmd->add_option("--catalog", options->catalog,
-                  "The SQLite catalog file, as a path or sqlite:<path> (default: <warehouse>/catalog.db; created "
-                  "if missing)");
+  cmd->add_option("--catalog", options->catalog, kCatalogHelp);
   cmd->add_option("--catalog-name", options->catalog_name,
                   "The catalog name its rows are kept under (readers must use the same)")
       ->capture_default_str();

@@ -50,16 +50,9 @@ struct WatchCommandOptions {
   bool truncate_time = false;
 };
 
-std::string Absolute(const std::string& path) {
-  std::error_code error;
-  auto absolute = std::filesystem::absolute(path, error);
-  if (error) return path;
-  return absolute.lexically_normal().string();
-}
-
 int Watch(const WatchCommandOptions& options) {
   FileSystem& fs = LocalFileSystem();
-  std::string warehouse = Absolute(options.warehouse);
+  std::string warehouse = AbsolutePath(options.warehouse);
   auto fail = [](const Status& status) {
     std::cout.flush();
     std::cerr << "cqlite watch: " << status.ToString() << "\n";
@@ -73,10 +66,8 @@ int Watch(const WatchCommandOptions& options) {
   }
   if (options.data_dir.empty()) return fail(Status::InvalidArgument("give the Cassandra data directory to watch"));
   watch::WatchOptions watch;
-  watch.data_dir = Absolute(options.data_dir);
-  std::string catalog_path = options.catalog.empty() ? JoinPath(warehouse, "catalog.db") : options.catalog;
-  if (StartsWith(catalog_path, "sqlite:")) catalog_path = catalog_path.substr(7);
-  watch.catalog_path = Absolute(catalog_path);
+  watch.data_dir = AbsolutePath(options.data_dir);
+  watch.catalog_path = CatalogAddress(options.catalog, warehouse);
   watch.catalog_name = options.catalog_name;
   for (const std::string& t : Split(options.tables, ',')) {
     std::string name(Trim(t));
@@ -91,7 +82,7 @@ int Watch(const WatchCommandOptions& options) {
   watch.use_inotify = !options.no_inotify;
   watch.metrics_port = options.metrics_port;
   watch.run.warehouse = warehouse;
-  watch.run.schema_file = options.schema_file.empty() ? "" : Absolute(options.schema_file);
+  watch.run.schema_file = options.schema_file.empty() ? "" : AbsolutePath(options.schema_file);
   watch.run.mapping.decimal_scale = options.decimal_scale;
   watch.run.mapping.truncate_time = options.truncate_time;
   watch.run.threads = options.threads;
@@ -134,8 +125,7 @@ CommandRunner AddWatchCommand(CLI::App& app) {
                   "The Cassandra data directory (data_file_directories: the folder of the keyspace folders)");
   cmd->add_option("--warehouse", options->warehouse, "Where table files go: <warehouse>/<namespace>/<table>")
       ->capture_default_str();
-  cmd->add_option("--catalog", options->catalog,
-                  "The SQLite catalog file, as a path or sqlite:<path> (default: <warehouse>/catalog.db)");
+  cmd->add_option("--catalog", options->catalog, kCatalogHelp);
   cmd->add_option("--catalog-name", options->catalog_name, "The catalog name its rows are kept under")
       ->capture_default_str();
   cmd->add_option("--tables", options->tables,

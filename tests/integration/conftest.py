@@ -59,6 +59,21 @@ def oracle():
     return script
 
 
+@pytest.fixture()
+def postgres_catalog(tmp_path):
+    """The URI of a database on a throwaway PostgreSQL server (tests/postgres_server.sh, Debian's
+    postgresql package, which scripts/setup.sh installs), on 127.0.0.1; stopped after the test."""
+    script = REPO / "tests" / "postgres_server.sh"
+    state = tmp_path / "postgres.state"
+    proc = subprocess.run(["bash", str(script), "start", str(state)], capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0:
+        pytest.fail(f"{script} start failed ({proc.returncode}): {proc.stderr.strip()}")
+    try:
+        yield proc.stdout.strip().splitlines()[-1]
+    finally:
+        subprocess.run(["bash", str(script), "stop", str(state)], capture_output=True, timeout=300)
+
+
 def sstabledump_batch(oracle_script, data_files, out_dir):
     """Runs Cassandra's sstabledump over data_files in one JVM, now.
 

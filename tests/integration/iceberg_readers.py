@@ -2,8 +2,11 @@
 
 Each reader gets the same five arguments:
 
-    catalog_file  the SQLite file of the catalog (JDBC catalog schema V1:
-                  iceberg_tables, iceberg_namespace_properties)
+    catalog_file  the catalog (JDBC catalog schema V1: iceberg_tables,
+                  iceberg_namespace_properties): its SQLite file, or a
+                  postgresql://user:password@host:port/db URI (read with
+                  psycopg2, PyIceberg's SqlCatalog on SQLAlchemy's
+                  postgresql+psycopg2 dialect, and the PostgreSQL JDBC driver)
     warehouse     the warehouse directory (a path, or a file:// URI)
     catalog_name  the catalog's name in that file (CQLite's default: "cqlite")
     ns            the namespace: "ks", "a.b", or a tuple of levels
@@ -223,8 +226,34 @@ def sort_rows(rows):
 
 
 # ---------------------------------------------------------------------------
-# Catalog file access (sqlite3 only)
+# Catalog access (sqlite3, or psycopg2 for a PostgreSQL catalog)
 # ---------------------------------------------------------------------------
+
+def is_postgres(catalog):
+    return str(catalog).startswith(("postgresql://", "postgres://"))
+
+
+def catalog_query(catalog, sql, params=()):
+    """The rows of one query on the catalog's database; `sql` takes its parameters as ?."""
+    if is_postgres(catalog):
+        import psycopg2
+
+        con = psycopg2.connect(str(catalog))
+        try:
+            with con.cursor() as cur:
+                cur.execute(sql.replace("?", "%s"), params)
+                rows = cur.fetchall()
+            con.commit()
+            return rows
+        finally:
+            con.close()
+    # Read-write, as catalog clients open it, so that a hot journal left by a killed writer is rolled back.
+    con = sqlite3.connect(f"file:{catalog}?mode=rw", uri=True)
+    try:
+        return con.execute(sql, params).fetchall()
+    finally:
+        con.close()
+
 
 def _ns_tuple(ns):
     if isinstance(ns, str):
@@ -249,17 +278,10 @@ def _local_path(location):
 
 
 def metadata_location(catalog_file, catalog_name, ns, table):
-    """The table's current metadata file, read from the catalog file with sqlite3."""
-    # Read-write, as catalog clients open it, so that a hot journal left by a killed writer is rolled back.
-    con = sqlite3.connect(f"file:{catalog_file}?mode=rw", uri=True)
-    try:
-        rows = con.execute(
-            "SELECT metadata_location FROM iceberg_tables "
-            "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?",
-            (catalog_name, _ns_string(ns), table),
-        ).fetchall()
-    finally:
-        con.close()
+    """The table's current metadata file, read from the catalog."""
+    rows = catalog_query(catalog_file, "SELECT metadata_location FROM iceberg_tables "
+                                       "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?",
+                         (catalog_name, _ns_string(ns), table))
     if len(rows) != 1 or not rows[0][0]:
         raise LookupError(f"{catalog_file}: no table {_ns_string(ns)}.{table} in catalog {catalog_name!r}")
     return rows[0][0]
@@ -286,9 +308,13 @@ def _metadata_json(location):
 def _pyiceberg_catalog(catalog_file, warehouse, catalog_name):
     from pyiceberg.catalog.sql import SqlCatalog
 
+    if is_postgres(catalog_file):
+        uri = "postgresql+psycopg2://" + str(catalog_file).split("://", 1)[1]
+    else:
+        uri = f"sqlite:///{os.path.abspath(catalog_file)}"
     return SqlCatalog(
         catalog_name,
-        uri=f"sqlite:///{os.path.abspath(catalog_file)}",
+        uri=uri,
         warehouse=_warehouse_uri(warehouse),
         init_catalog_tables="false",
     )
@@ -347,7 +373,8 @@ def _java(*args, timeout=1800):
 
 
 def _java_base_args(catalog_file, warehouse, catalog_name):
-    return [os.path.abspath(catalog_file), _warehouse_uri(warehouse), catalog_name]
+    catalog = str(catalog_file) if is_postgres(catalog_file) else os.path.abspath(catalog_file)
+    return [catalog, _warehouse_uri(warehouse), catalog_name]
 
 
 def read_java(catalog_file, warehouse, catalog_name, ns, table):

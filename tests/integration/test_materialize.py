@@ -21,7 +21,10 @@ flushes them, each run committing into one shared SQLite catalog:
     them as null (cql_json.mask_non_finite);
   - finally DuckDB's iceberg extension and the Iceberg Java library read every
     table and must agree with the node too, and a run with nothing new commits
-    nothing.
+    nothing;
+  - every table materialized again into a catalog on a PostgreSQL server
+    (tests/postgres_server.sh) reads equal to the node through that catalog,
+    by PyIceberg, DuckDB and the Iceberg Java library.
 
 Environment: CQLITE_MATERIALIZE_SEED (default 7), CQLITE_MATERIALIZE_WORKLOADS
 (default 40).
@@ -273,6 +276,41 @@ def test_a_run_with_nothing_new_commits_nothing(node, materialized, cqlite):
         "SELECT metadata_location FROM iceberg_tables WHERE table_namespace = ? AND table_name = ?",
         (ns, table)).fetchone()
     assert before == after
+
+
+def test_the_tables_through_a_postgresql_catalog_match_cassandra(node, materialized, cqlite, postgres_catalog):
+    """Every workload's table, its generations in one run, into a catalog on a PostgreSQL server (the JDBC
+    catalog schema), read through that catalog by PyIceberg, Iceberg Java and DuckDB."""
+    warehouse = materialized.root / "warehouse-postgresql"
+    problems = []
+    tables = []
+    for index, (ns, table, expected, now, schema) in sorted(materialized.final.items()):
+        source = next((materialized.root / "source" / ns).glob(table + "-*"))
+        proc, report = _materialize(cqlite, source, warehouse, now, "--catalog", postgres_catalog)
+        if proc.returncode != 0:
+            problems.append(f"w{index}: cqlite materialize failed: {proc.stderr.strip()}")
+            continue
+        tables.append((ns, table))
+        actual = iceberg_readers.read_pyiceberg(postgres_catalog, warehouse, CATALOG_NAME, ns, table)
+        problem = table_compare.differs(table_compare.pyiceberg_view(expected, schema), actual, schema)
+        if problem:
+            problems.append(f"w{index}: PyIceberg vs the node's SELECT JSON at {now}: {problem}")
+    assert tables, "no workload left a table"
+    for name, read_many in (("DuckDB", iceberg_readers.read_duckdb_many),
+                            ("Iceberg Java", iceberg_readers.read_java_many)):
+        results = read_many(postgres_catalog, warehouse, CATALOG_NAME, tables)
+        for index, (ns, table, expected, now, schema) in sorted(materialized.final.items()):
+            rows = results.get((ns, table))
+            if rows is None:
+                continue
+            problem = (f"the reader failed: {rows['error']}" if isinstance(rows, dict)
+                       else table_compare.differs(expected, rows, schema))
+            if problem:
+                problems.append(f"w{index}: {name} vs the node's SELECT JSON at {now}: {problem}")
+    listing = iceberg_readers.list_java(postgres_catalog, warehouse, CATALOG_NAME)
+    assert sorted(list(t) for t in tables) == listing["tables"], listing
+    print(f"materialize: {len(tables)} tables through a PostgreSQL catalog read by three readers")
+    assert not problems, "\n".join(problems)
 
 
 def test_readers_list_the_tables_and_see_our_summaries(materialized):

@@ -116,3 +116,60 @@ def test_compression_level_is_a_table_property_and_zstd_only(cqlite, warehouse):
     assert proc.returncode != 0
     assert "--compression-level is for --compression zstd only" in proc.stderr
     assert not (warehouse / "snappy").exists()
+
+
+def test_a_postgresql_catalog_is_shared_with_pyiceberg_and_iceberg_java(cqlite, warehouse, postgres_catalog):
+    # PyIceberg makes a table of its own in the PostgreSQL catalog first.
+    theirs_catalog = SqlCatalog(CATALOG_NAME, uri="postgresql+psycopg2://" + postgres_catalog.split("://", 1)[1],
+                                warehouse=warehouse.as_uri())
+    theirs_catalog.create_namespace("analytics")
+    data = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "name": pa.array(["a", "b", "c"])})
+    theirs_catalog.create_table("analytics.events", schema=data.schema).append(data)
+    before = iceberg_readers.metadata_location(postgres_catalog, CATALOG_NAME, "analytics", "events")
+
+    report = json.loads(cqlite("materialize", EXAMPLES, "--warehouse", warehouse, "--catalog", postgres_catalog,
+                               "--json").stdout)
+    password = postgres_catalog.split("://", 1)[1].split("@", 1)[0].split(":", 1)[1]
+    assert password not in json.dumps(report) and report["catalog"].startswith("postgresql://cqlite@127.0.0.1:")
+    assert sorted(t["table"] for t in report["tables"]) == ["orders", "price_points"]
+    assert all(t["committed"] for t in report["tables"]), report
+
+    # Their table is untouched; ours are read alike by PyIceberg, Iceberg Java and DuckDB through the
+    # PostgreSQL catalog, and equal `cqlite select` over the same SSTables.
+    assert iceberg_readers.metadata_location(postgres_catalog, CATALOG_NAME, "analytics", "events") == before
+    listing = iceberg_readers.list_pyiceberg(postgres_catalog, warehouse, CATALOG_NAME)
+    assert listing["tables"] == [["analytics", "events"], ["shop", "orders"], ["shop", "price_points"]], listing
+    assert iceberg_readers.list_java(postgres_catalog, warehouse, CATALOG_NAME) == listing
+    for t in report["tables"]:
+        location = iceberg_readers.metadata_location(postgres_catalog, CATALOG_NAME, "shop", t["table"])
+        schema = iceberg_readers.current_schema(json.loads(pathlib.Path(location).read_text()))
+        table_dir = next(EXAMPLES.glob(f"shop/{t['table']}-*"))
+        expected = cql_json.rows_from_select_json(
+            cqlite("select", table_dir, "--now", t["ttl_evaluated_at"]).stdout.splitlines(), schema)
+        assert len(expected) == t["rows_total"] > 0
+        read = iceberg_readers.read_all(postgres_catalog, warehouse, CATALOG_NAME, "shop", t["table"])
+        for reader, rows in read.items():
+            assert cql_json.mask_rows(rows, schema) == cql_json.mask_rows(expected, schema), (t["table"], reader)
+
+    # A second run has nothing new and commits nothing.
+    again = json.loads(cqlite("materialize", EXAMPLES, "--warehouse", warehouse, "--catalog", postgres_catalog,
+                              "--json").stdout)
+    assert not any(t["committed"] for t in again["tables"]), again
+    assert iceberg_readers.snapshots_java(postgres_catalog, warehouse, CATALOG_NAME, "shop", "orders")[-1][
+        "snapshot_id"] == next(t for t in report["tables"] if t["table"] == "orders")["snapshot_id"]
+
+
+def test_a_wrong_postgresql_password_is_an_error_naming_the_server_only(cqlite, tmp_path, postgres_catalog):
+    user, rest = postgres_catalog.split("://", 1)[1].split(":", 1)
+    password, server = rest.split("@", 1)
+    wrong = f"postgresql://{user}:not-{password}@{server}"
+    warehouse = tmp_path / "warehouse"
+    proc = cqlite("materialize", EXAMPLES, "--warehouse", warehouse, "--catalog", wrong, check=False)
+    assert proc.returncode != 0
+    assert f"postgresql://{user}@{server}" in proc.stderr, proc.stderr
+    assert "password authentication failed" in proc.stderr, proc.stderr
+    assert password not in proc.stderr + proc.stdout
+    assert proc.stderr.count("\n") == 1, proc.stderr  # one line
+    # Nothing was written: no table directory, and the catalog has no tables.
+    assert not list(warehouse.glob("*/*")) if warehouse.exists() else True
+    assert iceberg_readers.catalog_query(postgres_catalog, "SELECT to_regclass('iceberg_tables')::text") == [(None,)]

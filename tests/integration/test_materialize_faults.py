@@ -7,8 +7,8 @@ generation, into a fresh warehouse, whose last state must equal
 `cqlite select` over the same SSTables.
 
 Races: two `cqlite materialize` processes start at once on the same source
-and the same catalog, both from an empty catalog or from one holding all but
-the last generation. Both must exit 0, the table must equal the serial run
+and the same catalog (a SQLite file, and a PostgreSQL database), both from an
+empty catalog or from one holding all but the last generation. Both must exit 0, the table must equal the serial run
 (read by PyIceberg and DuckDB), the snapshots must form one chain, and the
 losing writer's files must be gone. Over the rounds at least one run must
 have lost the compare-and-swap and retried (`attempts` > 1).
@@ -180,13 +180,14 @@ def copy_source(node_dir, keyspace, table, dest_root, count):
 # Runs and what the catalog holds
 # ---------------------------------------------------------------------------
 
-def materialize_args(source, warehouse, table):
+def materialize_args(source, warehouse, table, catalog=None):
+    """The command line of a run; `catalog`: another catalog than <warehouse>/catalog.db."""
     return [str(conftest.cqlite_binary()), "materialize", str(source), "--warehouse", str(warehouse),
-            "--table", table, "--now", str(NOW), "--json"]
+            "--table", table, "--now", str(NOW), "--json", *(["--catalog", str(catalog)] if catalog else [])]
 
 
-def run_materialize(source, warehouse, table, timeout=300):
-    proc = subprocess.run(materialize_args(source, warehouse, table), capture_output=True, text=True,
+def run_materialize(source, warehouse, table, timeout=300, catalog=None):
+    proc = subprocess.run(materialize_args(source, warehouse, table, catalog), capture_output=True, text=True,
                           timeout=timeout)
     report = json.loads(proc.stdout)["tables"][0] if proc.returncode == 0 else None
     return proc, report
@@ -207,14 +208,14 @@ def catalog_row(catalog, table, ns="faults"):
         con.close()
 
 
-def read_rows(warehouse, table, ns="faults"):
-    return iceberg_readers.read_pyiceberg(warehouse / "catalog.db", warehouse, CATALOG_NAME, ns, table)
+def read_rows(warehouse, table, ns="faults", catalog=None):
+    return iceberg_readers.read_pyiceberg(catalog or warehouse / "catalog.db", warehouse, CATALOG_NAME, ns, table)
 
 
-def snapshot_chain(warehouse, table, ns="faults"):
+def snapshot_chain(warehouse, table, ns="faults", catalog=None):
     """Problems with the current metadata's snapshots (empty if they form one chain ending at the current one),
     and the snapshots."""
-    location = iceberg_readers.metadata_location(warehouse / "catalog.db", CATALOG_NAME, ns, table)
+    location = iceberg_readers.metadata_location(catalog or warehouse / "catalog.db", CATALOG_NAME, ns, table)
     metadata = json.loads(pathlib.Path(location).read_text())
     snapshots = metadata.get("snapshots", [])
     problems = []
@@ -232,9 +233,9 @@ def snapshot_chain(warehouse, table, ns="faults"):
     return problems, snapshots
 
 
-def unreferenced_files(warehouse, table, ns="faults"):
+def unreferenced_files(warehouse, table, ns="faults", catalog=None):
     """Data and delete files under the table's data/ directory that no snapshot references."""
-    catalog = iceberg_readers._pyiceberg_catalog(warehouse / "catalog.db", warehouse, CATALOG_NAME)
+    catalog = iceberg_readers._pyiceberg_catalog(catalog or warehouse / "catalog.db", warehouse, CATALOG_NAME)
     tbl = catalog.load_table((ns, table))
     referenced = set()
     for snapshot in tbl.metadata.snapshots:
@@ -296,9 +297,9 @@ def serial(node_tables, cqlite):
 # Races
 # ---------------------------------------------------------------------------
 
-def _race(sources, warehouse, table):
+def _race(sources, warehouse, table, catalog=None):
     """Starts one process per source at once; returns [(returncode, report or stderr)]."""
-    procs = [subprocess.Popen(materialize_args(src, warehouse, table), stdout=subprocess.PIPE,
+    procs = [subprocess.Popen(materialize_args(src, warehouse, table, catalog), stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for src in sources]
     results = []
     for p in procs:
@@ -307,9 +308,14 @@ def _race(sources, warehouse, table):
     return results
 
 
-def test_racing_materializers_both_finish_and_equal_a_serial_run(serial, node_tables):
-    root = serial.root / "race"
+@pytest.mark.parametrize("catalog_kind", ["sqlite", "postgresql"])
+def test_racing_materializers_both_finish_and_equal_a_serial_run(serial, node_tables, catalog_kind, request):
+    # The writers share the warehouse and the catalog: its SQLite file, or a PostgreSQL database (a
+    # JDBC catalog many machines can share), where the loser of the compare-and-swap is failed by the
+    # server instead of waiting for a file lock.
+    root = serial.root / f"race-{catalog_kind}"
     warehouse = root / "warehouse"
+    catalog = request.getfixturevalue("postgres_catalog") if catalog_kind == "postgresql" else None
     attempts_seen = []
     problems = []
     tables = []
@@ -325,10 +331,10 @@ def test_racing_materializers_both_finish_and_equal_a_serial_run(serial, node_ta
             src_root = root / f"src-{n}-{w}"
             if not from_empty and w == 0:
                 prev = copy_source(node_tables, "faults", "events", src_root, GENERATIONS - 1)
-                proc, _ = run_materialize(prev, warehouse, table)
+                proc, _ = run_materialize(prev, warehouse, table, catalog=catalog)
                 assert proc.returncode == 0, proc.stderr
             sources.append(copy_source(node_tables, "faults", "events", src_root, GENERATIONS))
-        results = _race(sources, warehouse, table)
+        results = _race(sources, warehouse, table, catalog)
         label = f"round {n} ({writers} writers, {'from empty' if from_empty else 'from generation 3'})"
         for rc, report in results:
             if rc != 0:
@@ -339,14 +345,14 @@ def test_racing_materializers_both_finish_and_equal_a_serial_run(serial, node_ta
         committed = [r for rc, r in results if rc == 0 and r["committed"]]
         if len(committed) != 1:
             problems.append(f"{label}: {len(committed)} writers committed, expected exactly one")
-        chain, snapshots = snapshot_chain(warehouse, table)
+        chain, snapshots = snapshot_chain(warehouse, table, catalog=catalog)
         if chain:
             problems.append(f"{label}: snapshots do not form a chain: {chain}")
         if len(snapshots) != (1 if from_empty else 2):
             problems.append(f"{label}: {len(snapshots)} snapshots, expected {1 if from_empty else 2}")
-        if read_rows(warehouse, table) != serial.rows[GENERATIONS]:
+        if read_rows(warehouse, table, catalog=catalog) != serial.rows[GENERATIONS]:
             problems.append(f"{label}: PyIceberg reads another table than the serial run's")
-        orphans = unreferenced_files(warehouse, table)
+        orphans = unreferenced_files(warehouse, table, catalog=catalog)
         if orphans:
             problems.append(f"{label}: files no snapshot references: {orphans}")
         tables.append(("faults", table))
@@ -359,12 +365,12 @@ def test_racing_materializers_both_finish_and_equal_a_serial_run(serial, node_ta
         for n in range(RACE_ROUNDS, RACE_ROUNDS + 4):
             one_round(n, 4)
             rounds += 1
-    duck = iceberg_readers.read_duckdb_many(warehouse / "catalog.db", warehouse, CATALOG_NAME, tables)
+    duck = iceberg_readers.read_duckdb_many(catalog or warehouse / "catalog.db", warehouse, CATALOG_NAME, tables)
     for key, rows in duck.items():
         if rows != serial.rows[GENERATIONS]:
             problems.append(f"{key[1]}: DuckDB reads another table than the serial run's")
     retried = sum(a > 1 for a in attempts_seen)
-    print(f"races: {rounds} rounds, {len(attempts_seen)} runs finished, {retried} retried after losing the "
+    print(f"races ({catalog_kind} catalog): {rounds} rounds, {len(attempts_seen)} runs finished, {retried} retried after losing the "
           f"compare-and-swap (attempts {sorted(attempts_seen)})")
     assert not problems, "\n".join(problems)
     assert retried >= 1, f"no run lost a race in {rounds} rounds: attempts {attempts_seen}"

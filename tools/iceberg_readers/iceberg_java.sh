@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Iceberg Java library reader: reads tables of a JDBC catalog kept in SQLite.
+# Iceberg Java library reader: reads tables of a JDBC catalog kept in SQLite
+# or PostgreSQL (<catalog>: the SQLite file, or postgresql://user:password@host:port/db).
 #
-#   iceberg_java.sh read      <catalog.db> <warehouse> <catalog-name> <namespace> <table>
-#   iceberg_java.sh list      <catalog.db> <warehouse> <catalog-name>
-#   iceberg_java.sh snapshots <catalog.db> <warehouse> <catalog-name> <namespace> <table>
+#   iceberg_java.sh read      <catalog> <warehouse> <catalog-name> <namespace> <table>
+#   iceberg_java.sh list      <catalog> <warehouse> <catalog-name>
+#   iceberg_java.sh snapshots <catalog> <warehouse> <catalog-name> <namespace> <table>
 #   iceberg_java.sh write-sample <dir>  # small v2 tables the library writes (fuzz seeds)
 #   iceberg_java.sh build     # builds (if needed) and prints nothing
 #   iceberg_java.sh version   # prints the key of its code (hash of pom.xml and src/)

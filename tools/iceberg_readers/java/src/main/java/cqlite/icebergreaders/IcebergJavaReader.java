@@ -97,7 +97,7 @@ public final class IcebergJavaReader {
     }
 
     private static void usage() {
-        System.err.println("usage: IcebergJavaReader read|read-many|list|snapshots CATALOG_FILE WAREHOUSE CATALOG_NAME [NAMESPACE TABLE]...");
+        System.err.println("usage: IcebergJavaReader read|read-many|list|snapshots CATALOG WAREHOUSE CATALOG_NAME [NAMESPACE TABLE]...");
         System.exit(2);
     }
 
@@ -107,16 +107,35 @@ public final class IcebergJavaReader {
         }
     }
 
-    static JdbcCatalog openCatalog(String catalogFile, String warehouse, String name) {
+    // CATALOG is a SQLite file, or a PostgreSQL database given as libpq's
+    // postgresql://user:password@host:port/db (the PostgreSQL JDBC driver
+    // takes the user and password as properties).
+    static JdbcCatalog openCatalog(String catalog, String warehouse, String name) {
         Map<String, String> props = new HashMap<>();
-        props.put(CatalogProperties.URI, "jdbc:sqlite:" + catalogFile);
+        if (catalog.startsWith("postgresql://") || catalog.startsWith("postgres://")) {
+            java.net.URI uri = java.net.URI.create(catalog);
+            String userInfo = uri.getRawUserInfo();
+            if (userInfo != null) {
+                int colon = userInfo.indexOf(':');
+                String user = colon < 0 ? userInfo : userInfo.substring(0, colon);
+                props.put("jdbc.user", java.net.URLDecoder.decode(user, java.nio.charset.StandardCharsets.UTF_8));
+                if (colon >= 0) {
+                    props.put("jdbc.password", java.net.URLDecoder.decode(userInfo.substring(colon + 1),
+                            java.nio.charset.StandardCharsets.UTF_8));
+                }
+            }
+            String port = uri.getPort() < 0 ? "" : ":" + uri.getPort();
+            props.put(CatalogProperties.URI, "jdbc:postgresql://" + uri.getHost() + port + uri.getRawPath());
+        } else {
+            props.put(CatalogProperties.URI, "jdbc:sqlite:" + catalog);
+        }
         props.put(CatalogProperties.WAREHOUSE_LOCATION, warehouse.contains(":") ? warehouse : "file://" + warehouse);
         props.put("jdbc.schema-version", "V1");
         props.put("jdbc.init-catalog-tables", "false");
-        JdbcCatalog catalog = new JdbcCatalog();
-        catalog.setConf(new Configuration());
-        catalog.initialize(name, props);
-        return catalog;
+        JdbcCatalog jdbcCatalog = new JdbcCatalog();
+        jdbcCatalog.setConf(new Configuration());
+        jdbcCatalog.initialize(name, props);
+        return jdbcCatalog;
     }
 
     static TableIdentifier identifier(String namespace, String table) {
