@@ -1,19 +1,20 @@
 """Independent-reader checks of CQLite's Iceberg SQL catalog.
 
 `catalog_tool` (src/catalog/tools) runs single SqlCatalog operations on a
-SQLite catalog file. PyIceberg's SqlCatalog opens the same file both ways
-round: it must see the namespaces and tables our code registered (and commit
-to them), and our code must list, load and compare-and-swap tables PyIceberg
-created, leaving PyIceberg's tables loadable with their data.
+catalog: a SQLite file, and a PostgreSQL database (tests/postgres_server.sh).
+PyIceberg's SqlCatalog opens the same catalog both ways round: it must see
+the namespaces and tables our code registered (and commit to them), and our
+code must list, load and compare-and-swap tables PyIceberg created, leaving
+PyIceberg's tables loadable with their data.
 """
 import os
 import pathlib
-import sqlite3
 import subprocess
 import threading
 
 import pytest
 
+import iceberg_readers
 from conftest import cqlite_binary
 
 pa = pytest.importorskip("pyarrow")
@@ -49,9 +50,19 @@ def tool():
     return run
 
 
-def open_pyiceberg(db: pathlib.Path, warehouse: pathlib.Path, name: str = CATALOG_NAME):
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request, tmp_path):
+    """The catalog: a SQLite file's path, or a PostgreSQL database's URI."""
+    if request.param == "postgresql":
+        return request.getfixturevalue("postgres_catalog")
+    return tmp_path / "catalog.db"
+
+
+def open_pyiceberg(db, warehouse: pathlib.Path, name: str = CATALOG_NAME):
     warehouse.mkdir(parents=True, exist_ok=True)
-    return sql_catalog.SqlCatalog(name, uri=f"sqlite:///{db}", warehouse=f"file://{warehouse}")
+    uri = ("postgresql+psycopg2://" + db.split("://", 1)[1] if iceberg_readers.is_postgres(db)
+           else f"sqlite:///{db}")
+    return sql_catalog.SqlCatalog(name, uri=uri, warehouse=f"file://{warehouse}")
 
 
 def listing(tool, db):
@@ -68,11 +79,11 @@ def listing(tool, db):
 
 
 def table_row(db, namespace, table, catalog_name=CATALOG_NAME):
-    with sqlite3.connect(db) as conn:
-        return conn.execute(
-            "SELECT metadata_location, previous_metadata_location, iceberg_type FROM iceberg_tables "
+    rows = iceberg_readers.catalog_query(
+        db, "SELECT metadata_location, previous_metadata_location, iceberg_type FROM iceberg_tables "
             "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?",
-            (catalog_name, namespace, table)).fetchone()
+        (catalog_name, namespace, table))
+    return tuple(rows[0]) if rows else None
 
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("name", pa.string())])
@@ -86,8 +97,7 @@ def read_ids(table):
     return sorted(table.scan().to_arrow().column("id").to_pylist())
 
 
-def test_pyiceberg_reads_the_catalog_we_write(tool, tmp_path):
-    db = tmp_path / "catalog.db"
+def test_pyiceberg_reads_the_catalog_we_write(tool, db, tmp_path):
     tool("create-namespace", db, "ks")
     tool("create-namespace", db, "a.b", f"location=file://{tmp_path}/wh/a/b", "owner=cqlite")
     tool("create-namespace", db, "ks")  # idempotent
@@ -124,8 +134,7 @@ def test_pyiceberg_reads_the_catalog_we_write(tool, tmp_path):
     assert read_ids(open_pyiceberg(db, tmp_path / "wh").load_table("ks.events")) == [1, 2, 3, 4]
 
 
-def test_we_read_and_commit_to_a_catalog_pyiceberg_writes(tool, tmp_path):
-    db = tmp_path / "catalog.db"
+def test_we_read_and_commit_to_a_catalog_pyiceberg_writes(tool, db, tmp_path):
     warehouse = tmp_path / "wh"
     catalog = open_pyiceberg(db, warehouse)
     catalog.create_namespace("ks")
@@ -139,7 +148,7 @@ def test_we_read_and_commit_to_a_catalog_pyiceberg_writes(tool, tmp_path):
     table_b = catalog.create_table("ks.b", schema=SCHEMA)
     table_b.append(batch([10, 20, 30]))
     loc_b = catalog.load_table("ks.b").metadata_location
-    # Rows of another catalog name in the same file.
+    # Rows of another catalog name in the same catalog database.
     other = open_pyiceberg(db, warehouse, name="someone_else")
     other.create_namespace("ks")
     other.create_table("ks.a", schema=SCHEMA).append(batch([99]))
@@ -175,8 +184,7 @@ def test_we_read_and_commit_to_a_catalog_pyiceberg_writes(tool, tmp_path):
     assert read_ids(open_pyiceberg(db, warehouse, name="someone_else").load_table("ks.a")) == [99]
 
 
-def test_racing_processes_have_one_winner_per_round(tool, tmp_path):
-    db = tmp_path / "catalog.db"
+def test_racing_processes_have_one_winner_per_round(tool, db):
     tool("create-namespace", db, "ks")
     tool("create-table", db, "ks", "t", "loc-0")
     current = "loc-0"
