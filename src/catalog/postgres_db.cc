@@ -167,6 +167,14 @@ Result<std::unique_ptr<PostgresDb>> PostgresDb::Open(const std::string& uri, int
   return db;
 }
 
+Status PostgresDb::Reconnect() {
+  PQreset(conn_.get());
+  if (PQstatus(conn_.get()) != CONNECTION_OK) {
+    return Status::IOError(StrCat(name_, ": cannot connect again: ", OneLine(PQerrorMessage(conn_.get()))));
+  }
+  return Status::OK();
+}
+
 Status PostgresDb::Exec(const char* sql) {
   ResultPtr result(PQexec(conn_.get(), sql));
   ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;

@@ -62,6 +62,7 @@ class PostgresDb final : public SqlDb {
   int64_t Changes() const override { return changes_; }
   Status BeginWrite() override { return Exec("BEGIN ISOLATION LEVEL SERIALIZABLE"); }
   const std::string& name() const override { return name_; }
+  Status Reconnect() override;
 
  protected:
   // The tables a client finds unqualified: those of the first schema of the

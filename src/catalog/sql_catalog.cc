@@ -201,6 +201,10 @@ Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(const std::string& address,
   } else {
     ASSIGN_OR_RETURN(db, SqliteDb::Open(path, create_if_missing, kBusyTimeoutMs));
   }
+  return OpenOn(std::move(db), std::move(catalog_name));
+}
+
+Result<std::unique_ptr<SqlCatalog>> SqlCatalog::OpenOn(std::unique_ptr<SqlDb> db, std::string catalog_name) {
   // Read first, so that a database that is not a catalog is rejected before anything is written.
   ASSIGN_OR_RETURN(CatalogShape shape, ReadShape(*db));
   if (!shape.has_tables_table || !shape.has_namespaces_table) {
@@ -379,7 +383,23 @@ Status SqlCatalog::CreateTable(const Namespace& ns, const std::string& table,
   RETURN_IF_ERROR(BindAll(*insert, {catalog_name_, name, table, metadata_location}));
   if (has_iceberg_type_) RETURN_IF_ERROR(insert->BindText(5, kTableType));
   RETURN_IF_ERROR(insert->Run());
-  return transaction.Commit();
+  return FinishCommit(transaction, ns, table, metadata_location);
+}
+
+Status SqlCatalog::FinishCommit(SqlWriteTransaction& transaction, const Namespace& ns, const std::string& table,
+                                const std::string& new_location) {
+  Status status = transaction.Commit();
+  if (status.kind() != StatusKind::kIOError) return status;
+  Status reconnected = db_->Reconnect();
+  Result<std::optional<std::string>> current =
+      reconnected.ok() ? LoadTable(ns, table) : Result<std::optional<std::string>>(reconnected);
+  if (!current.ok()) {
+    return Status::CommitUnknown(StrCat(status.message(), "; whether table ", NamespaceToString(ns), ".", table,
+                                        " now names ", new_location, " could not be learned: ",
+                                        current.status().message()));
+  }
+  if (*current == new_location) return Status::OK();
+  return status;
 }
 
 Status SqlCatalog::CommitTable(const Namespace& ns, const std::string& table,
@@ -401,7 +421,7 @@ Status SqlCatalog::CommitTable(const Namespace& ns, const std::string& table,
   RETURN_IF_ERROR(BindAll(*update, {new_location, expected_location, catalog_name_, name, table}));
   RETURN_IF_ERROR(update->Run());
   int64_t changed = db_->Changes();
-  if (changed == 1) return transaction.Commit();
+  if (changed == 1) return FinishCommit(transaction, ns, table, new_location);
   if (changed > 1) {
     return Status::Corruption(StrCat(path(), ": table ", full_name, " has ", changed, " rows"));
   }

@@ -28,6 +28,7 @@
 namespace cqlite::catalog {
 
 class SqlDb;
+class SqlWriteTransaction;
 
 // A namespace is a list of levels, stored dot-joined ("a.b"). Levels must not
 // be empty nor contain '.', '/', '\\', quotes or control characters (NUL
@@ -63,6 +64,9 @@ class SqlCatalog {
   static Result<std::unique_ptr<SqlCatalog>> Open(const std::string& address,
                                                   std::string catalog_name = "cqlite",
                                                   bool create_if_missing = true);
+  // The same on a database opened already (or on a wrapper of one, as tests
+  // use to inject faults); the catalog name is not checked.
+  static Result<std::unique_ptr<SqlCatalog>> OpenOn(std::unique_ptr<SqlDb> db, std::string catalog_name);
   SqlCatalog(Key, std::unique_ptr<SqlDb> db, std::string catalog_name, bool has_iceberg_type);
   ~SqlCatalog();
   SqlCatalog(const SqlCatalog&) = delete;
@@ -96,6 +100,12 @@ class SqlCatalog {
   // and its previous location to `expected_location`, if and only if its
   // current location is `expected_location`. CommitConflict, with nothing
   // changed, otherwise (including when the table does not exist).
+  //
+  // This and CreateTable learn the outcome of a COMMIT that failed with an
+  // I/O error (a server's connection lost while it ran) from the table's row
+  // over a new connection: OK when the row holds the new location after all,
+  // the error when it does not, CommitUnknown when it cannot be read (the
+  // caller must then keep every file the new location may name).
   Status CommitTable(const Namespace& ns, const std::string& table, const std::string& expected_location,
                      const std::string& new_location);
 
@@ -108,6 +118,9 @@ class SqlCatalog {
 
  private:
   Status CheckLocation(const std::string& location, const char* what) const;
+  // Commits `transaction`, which points the table at `new_location` (see CommitTable).
+  Status FinishCommit(SqlWriteTransaction& transaction, const Namespace& ns, const std::string& table,
+                      const std::string& new_location);
 
   std::unique_ptr<SqlDb> db_;
   std::string catalog_name_;

@@ -511,6 +511,82 @@ INSTANTIATE_TEST_SUITE_P(Backends, SqlCatalogTest, ::testing::Values(Backend::kS
 INSTANTIATE_TEST_SUITE_P(Backends, SqliteCatalogTest, ::testing::Values(Backend::kSqlite),
                          [](const ::testing::TestParamInfo<Backend>&) { return "Sqlite"; });
 
+// A SQLite catalog whose COMMITs fail as over a connection lost while they
+// ran: before the server committed, or after (the answer lost), and whose
+// reconnection may fail too.
+class LosingCommitDb final : public SqlDb {
+ public:
+  enum class Loss { kNone, kBeforeCommit, kAfterCommit };
+  LosingCommitDb(std::unique_ptr<SqlDb> db, Loss* loss, bool* reachable)
+      : db_(std::move(db)), loss_(loss), reachable_(reachable) {}
+
+  Status Exec(const char* sql) override {
+    if (std::string_view(sql) != "COMMIT" || *loss_ == Loss::kNone) return db_->Exec(sql);
+    if (*loss_ == Loss::kAfterCommit) RETURN_IF_ERROR(db_->Exec(sql));
+    return Status::IOError("server: connection lost during COMMIT");
+  }
+  Result<std::unique_ptr<SqlStatement>> Prepare(std::string_view sql) override { return db_->Prepare(sql); }
+  int64_t Changes() const override { return db_->Changes(); }
+  Status BeginWrite() override { return db_->BeginWrite(); }
+  const std::string& name() const override { return db_->name(); }
+  Status Reconnect() override {
+    if (!*reachable_) return Status::IOError("server: cannot connect again");
+    *loss_ = Loss::kNone;
+    return Status::OK();
+  }
+
+ protected:
+  const char* TableColumnsSql() const override { return "SELECT name FROM pragma_table_info(?1)"; }
+
+ private:
+  std::unique_ptr<SqlDb> db_;
+  Loss* loss_;
+  bool* reachable_;
+};
+
+TEST_P(SqliteCatalogTest, ACommitWhoseAnswerWasLostIsLearnedFromTheRow) {
+  using Loss = LosingCommitDb::Loss;
+  Loss loss = Loss::kNone;
+  bool reachable = true;
+  auto sqlite = SqliteDb::Open(path_, true, 1000);
+  ASSERT_TRUE(sqlite.ok()) << sqlite.status().ToString();
+  auto opened = SqlCatalog::OpenOn(std::make_unique<LosingCommitDb>(std::move(sqlite).value(), &loss, &reachable),
+                                   "cqlite");
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  SqlCatalog& catalog = **opened;
+  ASSERT_OK(catalog.CreateNamespace({"ks"}));
+
+  // Lost after the commit: the row names the new location, so it is a success.
+  loss = Loss::kAfterCommit;
+  ASSERT_OK(catalog.CreateTable({"ks"}, "t", "loc-1"));
+  loss = Loss::kAfterCommit;
+  ASSERT_OK(catalog.CommitTable({"ks"}, "t", "loc-1", "loc-2"));
+  EXPECT_EQ(*catalog.LoadTable({"ks"}, "t"), "loc-2");
+
+  // Lost before: the row still names the old location, and the error stays.
+  loss = Loss::kBeforeCommit;
+  Status before = catalog.CommitTable({"ks"}, "t", "loc-2", "loc-3");
+  EXPECT_EQ(before.kind(), StatusKind::kIOError) << before.ToString();
+  EXPECT_EQ(*catalog.LoadTable({"ks"}, "t"), "loc-2");
+  loss = Loss::kBeforeCommit;
+  EXPECT_EQ(catalog.CreateTable({"ks"}, "u", "loc-u").kind(), StatusKind::kIOError);
+  EXPECT_EQ(*catalog.LoadTable({"ks"}, "u"), std::nullopt);
+
+  // Not reachable again: nobody can say, and the caller must keep its files.
+  for (Loss lost : {Loss::kBeforeCommit, Loss::kAfterCommit}) {
+    loss = lost;
+    reachable = false;
+    Status unknown = catalog.CommitTable({"ks"}, "t", *catalog.LoadTable({"ks"}, "t").value(), "loc-x");
+    EXPECT_EQ(unknown.kind(), StatusKind::kCommitUnknown) << unknown.ToString();
+    EXPECT_NE(unknown.message().find("loc-x"), std::string::npos) << unknown.message();
+    reachable = true;
+    loss = Loss::kNone;
+    // Whichever it was, the catalog is usable again.
+    ASSERT_OK(catalog.CommitTable({"ks"}, "t", *catalog.LoadTable({"ks"}, "t").value(), "loc-y"));
+    ASSERT_OK(catalog.CommitTable({"ks"}, "t", "loc-y", "loc-2"));
+  }
+}
+
 TEST(PostgresUriTest, IsPostgresUri) {
   EXPECT_TRUE(IsPostgresUri("postgresql://h/db"));
   EXPECT_TRUE(IsPostgresUri("postgres://h/db"));

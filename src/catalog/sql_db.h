@@ -68,6 +68,10 @@ class SqlDb {
   // without its password.
   virtual const std::string& name() const = 0;
 
+  // Connects anew after the connection was lost (a server's); a file's
+  // database has nothing to do.
+  virtual Status Reconnect() { return Status::OK(); }
+
  protected:
   // A query of one parameter, a table's name, whose rows are its columns' names.
   virtual const char* TableColumnsSql() const = 0;

@@ -257,6 +257,12 @@ Status RunOnce(const Run& run, TableReport* report) {
       if (committed.ok()) committed = run.catalog.CreateTable(ns, run.table_name, metadata_path);
     }
     if (committed.ok()) break;
+    if (committed.kind() == StatusKind::kCommitUnknown) {
+      // The table may name this run's files now: none of them may go (if
+      // it does not, they stay unreferenced).
+      files.Keep();
+      return committed.WithContext("the run's files are kept; run again to learn whether it committed");
+    }
     if (committed.kind() != StatusKind::kCommitConflict || next.ranges.whole_ring() ||
         rebases + 1 >= std::max(1, run.options.max_attempts)) {
       return committed;

@@ -12,6 +12,7 @@ const char* StatusKindName(StatusKind kind) {
     case StatusKind::kNotFound: return "Not found";
     case StatusKind::kCommitConflict: return "Commit conflict";
     case StatusKind::kBusy: return "Busy";
+    case StatusKind::kCommitUnknown: return "Commit outcome unknown";
   }
   return "Unknown";
 }

@@ -24,6 +24,7 @@ enum class StatusKind {
   kNotFound,         // a file, table or column that should exist does not
   kCommitConflict,   // someone else committed first
   kBusy,             // another process holds what is asked for (a lock)
+  kCommitUnknown,    // a commit whose outcome could not be learned (a lost connection)
 };
 
 const char* StatusKindName(StatusKind kind);
@@ -43,6 +44,7 @@ class [[nodiscard]] Status {
     return Status(StatusKind::kCommitConflict, std::move(msg));
   }
   static Status Busy(std::string msg) { return Status(StatusKind::kBusy, std::move(msg)); }
+  static Status CommitUnknown(std::string msg) { return Status(StatusKind::kCommitUnknown, std::move(msg)); }
 
   bool ok() const { return kind_ == StatusKind::kOk; }
   StatusKind kind() const { return kind_; }
