@@ -61,16 +61,14 @@ class SqlCatalogTest : public ::testing::TestWithParam<Backend> {
 
   // The catalog's database, opened as another tool would.
   std::unique_ptr<SqlDb> RawDb(bool create = true) {
-    Result<std::unique_ptr<SqlDb>> db = Status::OK();
     if (postgres()) {
       auto opened = PostgresDb::Open(address_);
-      db = opened.ok() ? Result<std::unique_ptr<SqlDb>>(std::move(opened).value()) : opened.status();
-    } else {
-      auto opened = SqliteDb::Open(path_, create, 1000);
-      db = opened.ok() ? Result<std::unique_ptr<SqlDb>>(std::move(opened).value()) : opened.status();
+      EXPECT_TRUE(opened.ok()) << opened.status().ToString();
+      return opened.ok() ? std::move(opened).value() : nullptr;
     }
-    EXPECT_TRUE(db.ok()) << db.status().ToString();
-    return db.ok() ? std::move(db).value() : nullptr;
+    auto opened = SqliteDb::Open(path_, create, 1000);
+    EXPECT_TRUE(opened.ok()) << opened.status().ToString();
+    return opened.ok() ? std::move(opened).value() : nullptr;
   }
 
   // Runs fixed SQL on the database, as another tool would.
