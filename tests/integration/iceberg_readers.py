@@ -233,6 +233,13 @@ def is_postgres(catalog):
     return str(catalog).startswith(("postgresql://", "postgres://"))
 
 
+def sqlalchemy_uri(catalog):
+    """The catalog as PyIceberg's SqlCatalog (SQLAlchemy) names it."""
+    if is_postgres(catalog):
+        return "postgresql+psycopg2://" + str(catalog).split("://", 1)[1]
+    return f"sqlite:///{os.path.abspath(catalog)}"
+
+
 def catalog_query(catalog, sql, params=()):
     """The rows of one query on the catalog's database; `sql` takes its parameters as ?."""
     if is_postgres(catalog):
@@ -308,13 +315,9 @@ def _metadata_json(location):
 def _pyiceberg_catalog(catalog_file, warehouse, catalog_name):
     from pyiceberg.catalog.sql import SqlCatalog
 
-    if is_postgres(catalog_file):
-        uri = "postgresql+psycopg2://" + str(catalog_file).split("://", 1)[1]
-    else:
-        uri = f"sqlite:///{os.path.abspath(catalog_file)}"
     return SqlCatalog(
         catalog_name,
-        uri=uri,
+        uri=sqlalchemy_uri(catalog_file),
         warehouse=_warehouse_uri(warehouse),
         init_catalog_tables="false",
     )

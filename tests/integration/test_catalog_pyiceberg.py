@@ -60,9 +60,7 @@ def db(request, tmp_path):
 
 def open_pyiceberg(db, warehouse: pathlib.Path, name: str = CATALOG_NAME):
     warehouse.mkdir(parents=True, exist_ok=True)
-    uri = ("postgresql+psycopg2://" + db.split("://", 1)[1] if iceberg_readers.is_postgres(db)
-           else f"sqlite:///{db}")
-    return sql_catalog.SqlCatalog(name, uri=uri, warehouse=f"file://{warehouse}")
+    return sql_catalog.SqlCatalog(name, uri=iceberg_readers.sqlalchemy_uri(db), warehouse=f"file://{warehouse}")
 
 
 def listing(tool, db):

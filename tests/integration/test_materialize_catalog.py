@@ -120,7 +120,7 @@ def test_compression_level_is_a_table_property_and_zstd_only(cqlite, warehouse):
 
 def test_a_postgresql_catalog_is_shared_with_pyiceberg_and_iceberg_java(cqlite, warehouse, postgres_catalog):
     # PyIceberg makes a table of its own in the PostgreSQL catalog first.
-    theirs_catalog = SqlCatalog(CATALOG_NAME, uri="postgresql+psycopg2://" + postgres_catalog.split("://", 1)[1],
+    theirs_catalog = SqlCatalog(CATALOG_NAME, uri=iceberg_readers.sqlalchemy_uri(postgres_catalog),
                                 warehouse=warehouse.as_uri())
     theirs_catalog.create_namespace("analytics")
     data = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "name": pa.array(["a", "b", "c"])})
