@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace cqlite {
@@ -16,6 +17,19 @@ inline uint64_t ReadBigEndian(std::string_view bytes) {
   uint64_t v = 0;
   for (char c : bytes) v = (v << 8) | static_cast<uint8_t>(c);
   return v;
+}
+
+// ReadBigEndian of exactly 4 or 8 bytes, in one load.
+// REQUIRES: bytes.size() is 4 (resp. 8).
+inline uint32_t ReadBigEndian32(std::string_view bytes) {
+  uint32_t v;
+  std::memcpy(&v, bytes.data(), 4);
+  return __builtin_bswap32(v);
+}
+inline uint64_t ReadBigEndian64(std::string_view bytes) {
+  uint64_t v;
+  std::memcpy(&v, bytes.data(), 8);
+  return __builtin_bswap64(v);
 }
 
 // An unsigned vint at `*pos`, which moves past it: the count of leading one

@@ -54,6 +54,11 @@ struct FoldRow {
   DeletionTime deletion;
   bool deletion_is_shadowable = false;
   std::vector<FoldColumn> columns;  // in increasing `column` order
+  // Of a row the fold hands on (FoldedPartition): the earliest time
+  // (seconds) at which its liveness or one of its cells expires, INT64_MAX
+  // when none does. The fold sees every cell as it decides what is live, so
+  // it keeps this on the way.
+  int64_t earliest_expiry = INT64_MAX;
 };
 
 struct FoldMarker {

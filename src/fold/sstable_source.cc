@@ -112,7 +112,7 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
   }
 
   Status OnPartitionStart(const PartitionHeader& header) override {
-    partition_->key.assign(header.key.data(), header.key.size());
+    CopyInto(header.key, &partition_->key);
     partition_->deletion = header.deletion;
     return Status::OK();
   }
@@ -158,8 +158,8 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
         copy.timestamp = cell.timestamp;
         copy.ttl = cell.ttl;
         copy.local_deletion_time = cell.local_deletion_time;
-        copy.path.assign(cell.path.data(), cell.path.size());
-        copy.value.assign(cell.value.data(), cell.value.size());
+        CopyInto(cell.path, &copy.path);
+        CopyInto(cell.value, &copy.value);
       }
       column.cells.resize(cells);
     }
@@ -182,7 +182,7 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
 
   static void CopyClustering(const Clustering& from, FoldClustering* to) {
     to->values.resize(from.values.size());
-    for (size_t i = 0; i < from.values.size(); ++i) to->values[i].assign(from.values[i].data(), from.values[i].size());
+    for (size_t i = 0; i < from.values.size(); ++i) CopyInto(from.values[i], &to->values[i]);
     to->present.assign(from.present.begin(), from.present.end());
   }
 

@@ -222,12 +222,67 @@ void PartitionFolder::Walk(OnMarkers on_markers, OnRows on_rows) {
 }
 
 void PartitionFolder::FoldReady(FoldedPartition* out) {
+  if (versions_.size() == 1) {
+    FoldOnlyVersion(out);
+    return;
+  }
   Walk([](const FoldMarker&) {},
        [&](const std::vector<FoldRow*>& rows) {
          DeletionTime active = partition_deletion_;
          for (const DeletionTime& range : open_) active = LaterDeletion(active, range);
          if (!MergeRows(rows, active, &AddRow(&out->rows))) RecycleRows(&out->rows, out->rows.size() - 1);
        });
+}
+
+void PartitionFolder::FoldOnlyVersion(FoldedPartition* out) {
+  // With nothing to merge with, every item of the piece is decided: no
+  // later piece holds an item before the last of this one.
+  FoldPartition& partition = *versions_.front();
+  Position& at = next_.front();
+  for (; at.item < partition.item_is_marker.size(); ++at.item) {
+    if (partition.item_is_marker[at.item]) {
+      open_.front() = OpenAfter(partition.markers[at.marker++]);
+      continue;
+    }
+    FoldRow& row = partition.rows[at.row++];
+    if (!FoldRowAlone(&row, LaterDeletion(partition_deletion_, open_.front()), &AddRow(&out->rows))) {
+      RecycleRows(&out->rows, out->rows.size() - 1);
+    }
+  }
+}
+
+bool PartitionFolder::FoldRowAlone(FoldRow* row, DeletionTime active, FoldRow* out) {
+  // As MergeRows and MergeColumn decide for one version.
+  LivenessInfo liveness = row->liveness;
+  DeletionTime row_deletion = row->deletion;
+  if (row->deletion_is_shadowable && liveness.timestamp > row_deletion.marked_for_delete_at) {
+    row_deletion = DeletionTime{};
+  }
+  active = LaterDeletion(active, row_deletion);
+  if (Deletes(active, liveness.timestamp)) liveness = LivenessInfo{};
+  std::swap(out->clustering, row->clustering);
+  std::swap(out->columns, row->columns);
+  out->liveness = liveness;
+  out->deletion = DeletionTime{};
+  out->deletion_is_shadowable = false;
+  int64_t earliest_expiry = liveness.IsExpiring() ? liveness.local_expiration_time : INT64_MAX;
+  std::vector<FoldColumn>& columns = out->columns;
+  size_t kept = 0;
+  for (FoldColumn& column : columns) {
+    const DeletionTime effective = column.is_complex ? LaterDeletion(active, column.complex_deletion) : active;
+    column.complex_deletion = DeletionTime{};
+    std::erase_if(column.cells, [&](const FoldCell& cell) {
+      if (Deletes(effective, cell.timestamp) || !cell.IsLive(now_)) return true;
+      if (cell.IsExpiring()) earliest_expiry = std::min(earliest_expiry, cell.local_deletion_time);
+      return false;
+    });
+    if (column.cells.empty()) continue;
+    if (&column != &columns[kept]) std::swap(column, columns[kept]);
+    ++kept;
+  }
+  columns.resize(kept);
+  out->earliest_expiry = earliest_expiry;
+  return IsLive(liveness, now_) || kept > 0;
 }
 
 void PartitionFolder::BeginMerge(const std::vector<FoldPartition*>& versions, FoldPartition* out) {
@@ -351,17 +406,22 @@ bool PartitionFolder::MergeRows(const std::vector<FoldRow*>& rows, DeletionTime 
   out->liveness = liveness;
   out->deletion = DeletionTime{};
   out->deletion_is_shadowable = false;
+  int64_t earliest_expiry = liveness.IsExpiring() ? liveness.local_expiration_time : INT64_MAX;
   size_t columns = 0;
   ForEachColumn(rows, [&](int column, const std::vector<FoldColumn*>& versions) {
     if (columns == out->columns.size()) out->columns.emplace_back();
-    if (MergeColumn(column, versions, active, &out->columns[columns])) ++columns;
+    if (MergeColumn(column, versions, active, &out->columns[columns], &earliest_expiry)) ++columns;
   });
   out->columns.resize(columns);
+  out->earliest_expiry = earliest_expiry;
   return IsLive(liveness, now_) || columns > 0;
 }
 
 bool PartitionFolder::MergeColumn(int column, const std::vector<FoldColumn*>& versions,
-                                  const DeletionTime& active, FoldColumn* out) {
+                                  const DeletionTime& active, FoldColumn* out, int64_t* earliest_expiry) {
+  auto keep = [&](const FoldCell& cell) {
+    if (cell.IsExpiring()) *earliest_expiry = std::min(*earliest_expiry, cell.local_deletion_time);
+  };
   const bool is_counter = is_counter_[column];
   out->column = column;
   out->complex_deletion = DeletionTime{};
@@ -369,7 +429,11 @@ bool PartitionFolder::MergeColumn(int column, const std::vector<FoldColumn*>& ve
     // One version: nothing to reconcile, only deletions and expiry to apply.
     FoldColumn& only = *versions.front();
     DeletionTime effective = only.is_complex ? LaterDeletion(active, only.complex_deletion) : active;
-    std::erase_if(only.cells, [&](const FoldCell& cell) { return Deletes(effective, cell.timestamp) || !cell.IsLive(now_); });
+    std::erase_if(only.cells, [&](const FoldCell& cell) {
+      if (Deletes(effective, cell.timestamp) || !cell.IsLive(now_)) return true;
+      keep(cell);
+      return false;
+    });
     if (only.cells.empty()) return false;
     out->is_complex = only.is_complex;
     out->cells.swap(only.cells);
@@ -398,6 +462,7 @@ bool PartitionFolder::MergeColumn(int column, const std::vector<FoldColumn*>& ve
       }
     }
     if (winner == nullptr || Deletes(active, winner->timestamp) || !winner->IsLive(now_)) return false;
+    keep(*winner);
     out->cells.resize(1);
     out->cells.front() = *winner;
     return true;
@@ -425,6 +490,7 @@ bool PartitionFolder::MergeColumn(int column, const std::vector<FoldColumn*>& ve
       reconcile(*cells[j]);
     }
     if (!Deletes(effective, winner->timestamp) && winner->IsLive(now_)) {
+      keep(*winner);
       if (kept == out->cells.size()) out->cells.emplace_back();
       out->cells[kept++] = *winner;
     }

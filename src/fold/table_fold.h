@@ -125,9 +125,15 @@ class PartitionFolder {
   // Merges rows with equal clustering under `active` (the partition and range
   // deletions covering them); true and fills `out` if the result is live.
   bool MergeRows(const std::vector<FoldRow*>& rows, DeletionTime active, FoldRow* out);
+  // FoldReady when the partition has one version, which is most of them:
+  // its items in order, nothing to merge, each row's columns moved whole.
+  void FoldOnlyVersion(FoldedPartition* out);
+  // MergeRows of a single row, which it takes the columns of.
+  bool FoldRowAlone(FoldRow* row, DeletionTime active, FoldRow* out);
   // Merges one column's versions into `out`; true if anything of it is live.
+  // Lowers `earliest_expiry` to the expiry of each expiring cell kept.
   bool MergeColumn(int column, const std::vector<FoldColumn*>& versions, const DeletionTime& active,
-                   FoldColumn* out);
+                   FoldColumn* out, int64_t* earliest_expiry);
 
   const TableSchema& schema_;
   int64_t now_;

@@ -434,6 +434,54 @@ TEST(TableFoldTest, OrderIndependentAndIdempotent) {
   EXPECT_GT(nonempty, 200);  // the property is not vacuous
 }
 
+// Every row the fold hands on (and every static row) knows when its
+// liveness or the first of its cells expires, as a pass over what it holds
+// finds: shadowed, deleted and expired cells left out.
+TEST(TableFoldTest, RowsKnowTheirEarliestExpiry) {
+  TableSchema schema = TestSchema();
+  std::mt19937 rng(20261206);
+  auto earliest = [](const FoldRow& row) {
+    int64_t t = row.liveness.IsExpiring() ? row.liveness.local_expiration_time : INT64_MAX;
+    for (const FoldColumn& column : row.columns) {
+      for (const FoldCell& cell : column.cells) {
+        if (cell.IsExpiring()) t = std::min(t, cell.local_deletion_time);
+      }
+    }
+    return t;
+  };
+  int rows = 0, expiring = 0;
+  for (int round = 0; round < 200; ++round) {
+    std::vector<std::unique_ptr<FoldSource>> sources;
+    for (int g = 0; g < 3; ++g) {
+      std::vector<FoldPartition> generation = RandomGeneration(schema, rng);
+      for (FoldPartition& p : generation) {
+        for (FoldRow& row : p.rows) {
+          if (rng() % 3 == 0) row.liveness = {static_cast<int64_t>(rng() % 6), 100, 1000 + static_cast<int64_t>(rng() % 1000)};
+        }
+      }
+      sources.push_back(std::make_unique<VectorSource>(std::move(generation)));
+    }
+    auto fold = TableFold::Make(schema, Partitioner::kMurmur3, std::move(sources), 1500);
+    ASSERT_TRUE(fold.ok());
+    FoldedPartition partition;
+    while (true) {
+      auto more = (*fold)->Next(&partition);
+      ASSERT_TRUE(more.ok()) << more.status().ToString();
+      if (!*more) break;
+      if (partition.has_static_row) {
+        ASSERT_EQ(partition.static_row.earliest_expiry, earliest(partition.static_row)) << "round " << round;
+      }
+      for (const FoldRow& row : partition.rows) {
+        ++rows;
+        expiring += row.earliest_expiry != INT64_MAX;
+        ASSERT_EQ(row.earliest_expiry, earliest(row)) << "round " << round;
+      }
+    }
+  }
+  EXPECT_GT(expiring, 100);  // not vacuous: many rows expire, and many do not
+  EXPECT_GT(rows - expiring, 100);
+}
+
 // Partitions read in pieces, and folded rows handed on in pieces, fold as
 // whole ones: a row or range met in one piece of one generation is merged
 // with the same clustering in another's later piece.

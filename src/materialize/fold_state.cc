@@ -206,7 +206,8 @@ Status RowIndexWriter::Flush() {
   return Status::OK();
 }
 
-Status RowIndexWriter::Add(const RowIndexEntry& entry) {
+Status RowIndexWriter::Add(std::string_view partition_key, const FoldClustering& clustering,
+                           std::string_view data_file, int64_t position, uint64_t hash) {
   if (writer_ && rows_in_file_ >= rows_per_file_) {
     RETURN_IF_ERROR(Flush());
     RETURN_IF_ERROR(writer_->Close().status());
@@ -225,12 +226,12 @@ Status RowIndexWriter::Add(const RowIndexEntry& entry) {
     ASSIGN_OR_RETURN(writer_, parquet::ParquetWriter::Open(fs_, files_.back(), RowIndexSchema(), options));
     rows_in_file_ = 0;
   }
-  EncodeRowIndexClustering(entry.clustering, &clustering_);
-  batch_.column(0).AppendBytes(entry.partition_key);
+  EncodeRowIndexClustering(clustering, &clustering_);
+  batch_.column(0).AppendBytes(partition_key);
   batch_.column(1).AppendBytes(clustering_);
-  batch_.column(2).AppendBytes(entry.data_file);
-  batch_.column(3).AppendInt64(entry.position);
-  batch_.column(4).AppendInt64(static_cast<int64_t>(entry.hash));
+  batch_.column(2).AppendBytes(data_file);
+  batch_.column(3).AppendInt64(position);
+  batch_.column(4).AppendInt64(static_cast<int64_t>(hash));
   batch_.EndRows(1);
   ++rows_in_file_;
   ++count_;

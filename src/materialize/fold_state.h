@@ -135,7 +135,12 @@ class RowIndexWriter {
                  int64_t rows_per_file = kRowIndexFileRows);
   ~RowIndexWriter();
   // REQUIRES: entries are added in fold order.
-  Status Add(const RowIndexEntry& entry);
+  Status Add(const RowIndexEntry& entry) {
+    return Add(entry.partition_key, entry.clustering, entry.data_file, entry.position, entry.hash);
+  }
+  // The same for an entry in pieces, so that none is copied to make one.
+  Status Add(std::string_view partition_key, const FoldClustering& clustering, std::string_view data_file,
+             int64_t position, uint64_t hash);
   // Ends the last file; the files written, in order.
   Result<std::vector<std::string>> Close();
   int64_t count() const { return count_; }

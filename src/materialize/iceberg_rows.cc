@@ -570,9 +570,75 @@ Result<Value> RowConverter::ColumnValue(int field, const std::string* key_value,
   return ToIcebergValue(*column.type, *mapping_.schema.fields[field].type, *bytes, options_);
 }
 
+RowBatchConverter::ScalarPath RowBatchConverter::PathOf(const CqlType& cql) {
+  switch (cql.kind) {
+    case CqlKind::kAscii:
+    case CqlKind::kText: return ScalarPath::kText;
+    case CqlKind::kBlob: return ScalarPath::kBlob;
+    case CqlKind::kInt: return ScalarPath::kInt;
+    case CqlKind::kBigint:
+    case CqlKind::kCounter: return ScalarPath::kBigint;
+    case CqlKind::kFloat: return ScalarPath::kFloat;
+    case CqlKind::kDouble: return ScalarPath::kDouble;
+    case CqlKind::kTimestamp: return ScalarPath::kTimestamp;
+    default: return ScalarPath::kGeneral;
+  }
+}
+
+inline bool RowBatchConverter::ConvertDirect(ScalarPath path, std::string_view bytes, IcebergScalar* out) {
+  using Kind = IcebergScalar::Kind;
+  switch (path) {
+    case ScalarPath::kGeneral: return false;
+    case ScalarPath::kText:
+      if (!IsValidUtf8(bytes)) return false;
+      [[fallthrough]];
+    case ScalarPath::kBlob:
+      out->kind = Kind::kBytes;
+      out->view = bytes;
+      out->is_owned = false;
+      return true;
+    default: break;
+  }
+  if (bytes.empty()) {  // as result sets show it
+    out->kind = Kind::kNull;
+    return true;
+  }
+  switch (path) {
+    case ScalarPath::kInt:
+      if (bytes.size() != 4) return false;
+      out->kind = Kind::kInt32;
+      out->int_value = static_cast<int32_t>(ReadBigEndian32(bytes));
+      return true;
+    case ScalarPath::kBigint:
+      if (bytes.size() != 8) return false;
+      out->kind = Kind::kInt64;
+      out->int_value = static_cast<int64_t>(ReadBigEndian64(bytes));
+      return true;
+    case ScalarPath::kFloat:
+      if (bytes.size() != 4) return false;
+      out->kind = Kind::kFloat;
+      out->float_value = std::bit_cast<float>(ReadBigEndian32(bytes));
+      return true;
+    case ScalarPath::kDouble:
+      if (bytes.size() != 8) return false;
+      out->kind = Kind::kDouble;
+      out->double_value = std::bit_cast<double>(ReadBigEndian64(bytes));
+      return true;
+    case ScalarPath::kTimestamp: {
+      if (bytes.size() != 8) return false;
+      auto millis = static_cast<int64_t>(ReadBigEndian64(bytes));
+      if (millis > INT64_MAX / 1000 || millis < INT64_MIN / 1000) return false;
+      out->kind = Kind::kInt64;
+      out->int_value = millis * 1000;
+      return true;
+    }
+    default: return false;
+  }
+}
+
 RowBatchConverter::RowBatchConverter(const TableSchema& table, const TableMapping& mapping,
                                      const MappingOptions& options)
-    : table_(table), options_(options), key_type_(table.PartitionKeyType()) {
+    : table_(table), options_(options), key_type_(table.PartitionKeyType()), column_data_(table.columns.size()) {
   parquet::LevelPlan plan = parquet::BuildLevelPlan(iceberg::ToParquetSchema(mapping.schema));
   for (size_t i = 0; i < mapping.columns.size(); ++i) {
     FieldPlan field;
@@ -581,6 +647,9 @@ RowBatchConverter::RowBatchConverter(const TableSchema& table, const TableMappin
     field.type = mapping.schema.fields[i].type.get();
     field.required = mapping.schema.fields[i].required;
     field.scalar = IcebergScalar::IsScalarKind(field.column->type->kind);
+    field.path = PathOf(*field.column->type);
+    field.cell_column = field.column->kind == ColumnKind::kStatic || field.column->kind == ColumnKind::kRegular;
+    field.simple_cell = field.cell_column && field.column->type->kind != CqlKind::kCounter;
     const parquet::SchemaNode& node = plan.roots[i];
     field.leaf = node.leaf_begin;
     field.null_def_level = node.def_level - 1;
@@ -592,6 +661,7 @@ RowBatchConverter::RowBatchConverter(const TableSchema& table, const TableMappin
                     [](const CqlTypePtr& p) { return IcebergScalar::IsScalarKind(p->kind); })) {
       field.scalar_collection = true;
       field.element_cql = cql.params[0].get();
+      field.element_path = PathOf(*field.element_cql);
       field.element_type = field.type->fields[0].type.get();
       field.empty_def_level = node.def_level;
       field.element_rep_level = node.rep_level;
@@ -602,6 +672,7 @@ RowBatchConverter::RowBatchConverter(const TableSchema& table, const TableMappin
       field.element_def_level = element.def_level;
       if (is_map) {
         field.value_cql = cql.params[1].get();
+        field.value_path = PathOf(*field.value_cql);
         field.value_type = field.type->fields[1].type.get();
         field.value_leaf = node.children[1].leaf_begin;
         field.value_def_level = node.children[1].def_level;
@@ -620,25 +691,39 @@ Result<uint64_t> RowBatchConverter::Append(std::string_view key, const FoldRow* 
   }
   RowHasher hasher;
   hasher.Struct(fields_.size());
+  // Where each static or regular column's data is, looked up once per row
+  // rather than once per field.
+  ++row_serial_;
+  for (const FoldRow* from : {static_row, &row}) {
+    if (!from) continue;
+    for (const FoldColumn& data : from->columns) column_data_[data.column] = {&data, row_serial_};
+  }
   std::string packed;    // a multi-cell collection or counter, packed
   IcebergScalar scalar;  // a scalar field's value, field after field
   for (size_t i = 0; i < fields_.size(); ++i) {
     const FieldPlan& field = fields_[i];
     const ColumnSchema& column = *field.column;
-    if (field.scalar_collection) {
-      const FoldColumn* data = FindColumn(column.kind == ColumnKind::kStatic ? static_row : &row, field.column_index);
-      if (data && data->is_complex && !data->cells.empty()) {
-        Status appended = AppendCells(field, *data, batch, &hasher);
-        if (!appended.ok()) {
-          return Status::InvalidArgument(StrCat("column ", column.name, ": value ", appended.message()));
-        }
-        continue;
-      }
+    const FoldColumn* data = nullptr;
+    if (field.cell_column && column_data_[field.column_index].row == row_serial_) {
+      data = column_data_[field.column_index].data;
     }
-    const std::string* key_value =
-        column.kind == ColumnKind::kPartitionKey ? &key_values_.at(column.position) : nullptr;
-    std::optional<std::string_view> bytes =
-        SourceBytes(table_, field.column_index, key_value, static_row, row, &packed);
+    if (field.scalar_collection && data && data->is_complex && !data->cells.empty()) {
+      Status appended = AppendCells(field, *data, batch, &hasher);
+      if (!appended.ok()) {
+        return Status::InvalidArgument(StrCat("column ", column.name, ": value ", appended.message()));
+      }
+      continue;
+    }
+    std::optional<std::string_view> bytes;
+    if (field.cell_column && (!data || data->cells.empty())) {
+      // null
+    } else if (field.simple_cell && !data->is_complex) {
+      bytes = data->cells.front().value;
+    } else {
+      const std::string* key_value =
+          column.kind == ColumnKind::kPartitionKey ? &key_values_.at(column.position) : nullptr;
+      bytes = SourceBytes(table_, field.column_index, key_value, static_row, row, &packed);
+    }
     auto fail = [&](const Status& status) {
       return Status::InvalidArgument(StrCat("column ", column.name, ": value ", status.message()));
     };
@@ -658,8 +743,10 @@ Result<uint64_t> RowBatchConverter::Append(std::string_view key, const FoldRow* 
     }
     using Kind = IcebergScalar::Kind;
     if (bytes) {
-      Status converted = ToIcebergScalar(*column.type, *field.type, *bytes, options_, &scalar);
-      if (!converted.ok()) return fail(converted);
+      if (!ConvertDirect(field.path, *bytes, &scalar)) {
+        Status converted = ToIcebergScalar(*column.type, *field.type, *bytes, options_, &scalar);
+        if (!converted.ok()) return fail(converted);
+      }
     } else {
       scalar.kind = Kind::kNull;
     }
@@ -685,28 +772,20 @@ Status RowBatchConverter::AppendCells(const FieldPlan& field, const FoldColumn& 
   for (size_t i = 0; i < data.cells.size(); ++i) {
     const FoldCell& cell = data.cells[i];
     int rep_level = i == 0 ? 0 : field.element_rep_level;
-    RETURN_IF_ERROR(ToIcebergScalar(*field.element_cql, *field.element_type,
-                                    is_map || is_set ? std::string_view(cell.path) : std::string_view(cell.value),
-                                    options_, &element));
+    std::string_view element_bytes = is_map || is_set ? std::string_view(cell.path) : std::string_view(cell.value);
+    if (!ConvertDirect(field.element_path, element_bytes, &element)) {
+      RETURN_IF_ERROR(ToIcebergScalar(*field.element_cql, *field.element_type, element_bytes, options_, &element));
+    }
     if (is_map && element.kind == IcebergScalar::Kind::kNull) return Status::InvalidArgument("is a map with a null key");
     AppendScalar(element, elements, field.element_def_level - 1, rep_level, hasher);
     if (is_map) {
-      RETURN_IF_ERROR(ToIcebergScalar(*field.value_cql, *field.value_type, cell.value, options_, &value));
+      if (!ConvertDirect(field.value_path, cell.value, &value)) {
+        RETURN_IF_ERROR(ToIcebergScalar(*field.value_cql, *field.value_type, cell.value, options_, &value));
+      }
       AppendScalar(value, values, field.value_def_level - 1, rep_level, hasher);
     }
   }
   return Status::OK();
-}
-
-int64_t RowConverter::EarliestExpiry(const FoldRow& row) {
-  int64_t earliest = INT64_MAX;
-  if (row.liveness.IsExpiring()) earliest = std::min(earliest, row.liveness.local_expiration_time);
-  for (const FoldColumn& column : row.columns) {
-    for (const FoldCell& cell : column.cells) {
-      if (cell.IsExpiring()) earliest = std::min(earliest, cell.local_deletion_time);
-    }
-  }
-  return earliest;
 }
 
 }  // namespace cqlite::materialize

@@ -70,10 +70,6 @@ class RowConverter {
   // naming the column when a value does not fit its Iceberg type.
   Result<parquet::Value> Convert(std::string_view key, const FoldRow* static_row, const FoldRow& row) const;
 
-  // The earliest time (seconds) at which a cell or the liveness of `row`
-  // expires; INT64_MAX when nothing in it expires.
-  static int64_t EarliestExpiry(const FoldRow& row);
-
  private:
   Result<parquet::Value> ColumnValue(int field, const std::string* key_value, const FoldRow* static_row,
                                      const FoldRow& row) const;
@@ -142,12 +138,24 @@ class RowBatchConverter {
                           parquet::RowBatch* batch);
 
  private:
+  // How a scalar converts, decided once per field rather than once per
+  // value: the commonest kinds directly, the others through ToIcebergScalar.
+  enum class ScalarPath : uint8_t { kGeneral, kText, kBlob, kInt, kBigint, kFloat, kDouble, kTimestamp };
+  static ScalarPath PathOf(const CqlType& cql);
+  // Converts `bytes` into `out` by `path`, as ToIcebergScalar would: true
+  // when done; false for the general kinds and for every value
+  // ToIcebergScalar refuses, so that the error is its own.
+  static bool ConvertDirect(ScalarPath path, std::string_view bytes, IcebergScalar* out);
+
   struct FieldPlan {
     const ColumnSchema* column = nullptr;
     int column_index = 0;  // into TableSchema::columns
     const iceberg::Type* type = nullptr;
     bool required = false;
     bool scalar = false;   // IcebergScalar::IsScalarKind
+    bool cell_column = false;  // a static or regular column: its value comes from cells
+    bool simple_cell = false;  // and, when not multi-cell, is its one cell's (not a counter)
+    ScalarPath path = ScalarPath::kGeneral;
     int leaf = 0;          // scalar: its leaf column
     int null_def_level = 0;  // the definition level of a null
     // A list, set or map of scalars: when its cells are the column's (not
@@ -158,6 +166,7 @@ class RowBatchConverter {
     const iceberg::Type* element_type = nullptr;
     const CqlType* value_cql = nullptr;  // maps
     const iceberg::Type* value_type = nullptr;
+    ScalarPath element_path = ScalarPath::kGeneral, value_path = ScalarPath::kGeneral;
     int element_leaf = 0, value_leaf = 0;
     int empty_def_level = 0;    // an empty collection's
     int element_def_level = 0;  // a present element's (a null one's is one less)
@@ -176,6 +185,14 @@ class RowBatchConverter {
   std::string split_key_;
   std::vector<std::string> key_values_;
   bool has_split_key_ = false;
+  // Per schema column, its data in the row being appended (or its static
+  // row): an entry stands only while its serial is the row's.
+  struct PlacedColumn {
+    const FoldColumn* data = nullptr;
+    uint64_t row = 0;
+  };
+  std::vector<PlacedColumn> column_data_;
+  uint64_t row_serial_ = 0;
 };
 
 }  // namespace cqlite::materialize

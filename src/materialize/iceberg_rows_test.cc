@@ -779,36 +779,5 @@ TEST(RowConverterSingleKeyTest, TimestampKeyAndEmptyValues) {
   EXPECT_EQ(*value, Value::Struct({Value::Int64(1500000), Value::String(""), Value::Null()}));
 }
 
-TEST(EarliestExpiryTest, LivenessAndCells) {
-  FoldRow row;
-  EXPECT_EQ(RowConverter::EarliestExpiry(row), INT64_MAX);
-
-  row.columns.resize(2);
-  FoldCell tombstone;  // not expiring: a deletion
-  tombstone.local_deletion_time = 100;
-  FoldCell plain;
-  plain.timestamp = 5;
-  row.columns[0].cells = {tombstone, plain};
-  EXPECT_EQ(RowConverter::EarliestExpiry(row), INT64_MAX);
-
-  FoldCell expiring;
-  expiring.ttl = 60;
-  expiring.local_deletion_time = 900;
-  row.columns[1].cells = {plain, expiring};
-  EXPECT_EQ(RowConverter::EarliestExpiry(row), 900);
-
-  row.liveness.timestamp = 1;
-  row.liveness.ttl = 30;
-  row.liveness.local_expiration_time = 1000;
-  EXPECT_EQ(RowConverter::EarliestExpiry(row), 900);
-  row.liveness.local_expiration_time = 800;
-  EXPECT_EQ(RowConverter::EarliestExpiry(row), 800);
-
-  FoldCell sooner = expiring;
-  sooner.local_deletion_time = 700;
-  row.columns[1].cells.push_back(sooner);
-  EXPECT_EQ(RowConverter::EarliestExpiry(row), 700);
-}
-
 }  // namespace
 }  // namespace cqlite::materialize

@@ -409,7 +409,7 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
         options.progress(StrCat(rows_seen, " rows folded, ", changes.rows_appended, " written, ",
                                 changes.rows_deleted, " deleted"));
       }
-      changes.next_expiry = std::min(changes.next_expiry, RowConverter::EarliestExpiry(row));
+      changes.next_expiry = std::min(changes.next_expiry, row.earliest_expiry);
       EncodeRowIndexClustering(row.clustering, &clustering);
       while (next_touched < touched.rows.size() &&
              !(touched.PartitionKeyOf(touched.rows[next_touched]) == partition.key &&

@@ -174,13 +174,13 @@ Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const T
       rows = &static_row_as_row;
     }
     const FoldRow* static_row = partition.has_static_row ? &partition.static_row : nullptr;
-    if (static_row) changes.next_expiry = std::min(changes.next_expiry, RowConverter::EarliestExpiry(*static_row));
+    if (static_row) changes.next_expiry = std::min(changes.next_expiry, static_row->earliest_expiry);
     for (const FoldRow& row : *rows) {
       if (++rows_seen % kProgressEvery == 0 && options.progress) {
         options.progress(StrCat(rows_seen, " rows folded, ", changes.rows_appended, " written, ",
                                 changes.rows_deleted, " deleted"));
       }
-      changes.next_expiry = std::min(changes.next_expiry, RowConverter::EarliestExpiry(row));
+      changes.next_expiry = std::min(changes.next_expiry, row.earliest_expiry);
       while (has_old && CompareToRowIndexEntry(*partitioner, order, old, partition.key, row.clustering) < 0) {
         RETURN_IF_ERROR(drop_old());
       }
@@ -198,7 +198,7 @@ Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const T
       int64_t position = data.next_position();
       auto hash = converter.Append(partition.key, static_row, row, batch);
       if (!hash.ok()) return in_partition(hash.status());
-      RETURN_IF_ERROR(new_index.Add({partition.key, row.clustering, data.path(), position, *hash}));
+      RETURN_IF_ERROR(new_index.Add(partition.key, row.clustering, data.path(), position, *hash));
       ++changes.rows_appended;
     }
   }

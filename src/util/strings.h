@@ -26,6 +26,14 @@ inline std::string ToHex(std::string_view bytes) {
   return ToHex(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
 }
 
+// Makes `to` hold the bytes of `from`, which must not lie inside `to`,
+// reusing its buffer: what std::string::assign does, without the general
+// replace that assign goes through (a hot path copies millions of cells).
+inline void CopyInto(std::string_view from, std::string* to) {
+  to->clear();
+  to->append(from.data(), from.size());
+}
+
 std::vector<std::string> Split(std::string_view text, char separator);
 bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
