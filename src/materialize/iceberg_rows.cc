@@ -277,121 +277,146 @@ Value IcebergScalar::ToValue() const {
   return Value::Null();
 }
 
-Status ToIcebergScalar(const CqlType& cql, const Type& type, std::string_view bytes, const MappingOptions& options,
-                       IcebergScalar* out) {
-  auto need = [&](size_t width) -> Status {
-    if (bytes.size() != width) {
-      return Status::InvalidArgument(StrCat("has ", bytes.size(), " bytes, not the ", width, " of a ", cql.ToCql()));
-    }
+namespace {
+
+// The error of a fixed-width value of the wrong width; out of line, as the
+// conversion of every value checks its width.
+[[gnu::cold]] [[gnu::noinline]] Status WrongWidth(const CqlType& cql, size_t size, size_t width) {
+  return Status::InvalidArgument(StrCat("has ", size, " bytes, not the ", width, " of a ", cql.ToCql()));
+}
+
+// The kinds whose values are made anew (inet, decimal, varint) or checked at
+// length (time): ToIcebergScalar's rarer part, out of line.
+[[gnu::noinline]] Status ConvertRareScalar(const CqlType& cql, const Type& type, std::string_view bytes,
+                                           const MappingOptions& options, IcebergScalar* out) {
+  using Kind = IcebergScalar::Kind;
+  auto owned = [out](std::string v) {
+    out->kind = Kind::kBytes;
+    out->owned = std::move(v);
+    out->is_owned = true;
     return Status::OK();
   };
+  switch (cql.kind) {
+    case CqlKind::kInet: {
+      ASSIGN_OR_RETURN(std::string text, ValueToString(cql, bytes));
+      return owned(std::move(text));
+    }
+    case CqlKind::kDecimal: {
+      if (bytes.size() < 5) return Status::InvalidArgument("is a truncated decimal");
+      auto scale = static_cast<int32_t>(ReadBigEndian32(bytes.substr(0, 4)));
+      auto v = Rescale(bytes.substr(4), scale, type.scale);
+      if (!v.ok()) return Status::InvalidArgument(StrCat("decimal ", VarintToDecimal(bytes.substr(4)), "E-", scale, " ",
+                                                         v.status().message()));
+      return owned(FixedTwosComplement(*v));
+    }
+    case CqlKind::kVarint: {
+      auto v = Rescale(bytes, 0, 0);
+      if (!v.ok()) return Status::InvalidArgument(StrCat("varint ", VarintToDecimal(bytes), " ", v.status().message()));
+      return owned(FixedTwosComplement(*v));
+    }
+    case CqlKind::kTime: {
+      if (bytes.size() != 8) return WrongWidth(cql, bytes.size(), 8);
+      auto nanos = static_cast<int64_t>(ReadBigEndian64(bytes));
+      if (nanos % 1000 != 0 && !options.truncate_time) {
+        return Status::InvalidArgument(StrCat("is a time with sub-microsecond digits (", nanos,
+                                              " ns); Iceberg times are in microseconds (pass "
+                                              "--truncate-time to drop them)"));
+      }
+      out->kind = Kind::kInt64;
+      out->int_value = nanos / 1000;
+      return Status::OK();
+    }
+    default:
+      return Status::NotSupported(StrCat("type ", cql.ToCql(), " is not a primitive Iceberg type"));
+  }
+}
+
+// ToIcebergScalar, inlined into the converters' loops over values: the
+// commonest kinds are a width check and a load.
+[[gnu::always_inline]] inline Status ConvertScalar(const CqlType& cql, const Type& type, std::string_view bytes,
+                                                   const MappingOptions& options, IcebergScalar* out) {
   using Kind = IcebergScalar::Kind;
-  // Each sets what `out` holds for its kind (reused from value to value:
-  // nothing is allocated but for values made anew).
   auto of = [out](Kind kind, int64_t v) {
     out->kind = kind;
     out->int_value = v;
     return Status::OK();
   };
-  auto view = [out](Kind kind, std::string_view v) {
-    out->kind = kind;
+  auto view = [out](std::string_view v) {
+    out->kind = Kind::kBytes;
     out->view = v;
     out->is_owned = false;
     return Status::OK();
   };
-  auto owned = [out](Kind kind, std::string v) {
-    out->kind = kind;
-    out->owned = std::move(v);
-    out->is_owned = true;
-    return Status::OK();
-  };
-  // Cassandra stores an empty value for any type (`blobAsInt(0x)`); result
-  // sets show it as null except where the empty string is a value.
-  bool empty_is_value = cql.kind == CqlKind::kAscii || cql.kind == CqlKind::kText || cql.kind == CqlKind::kBlob;
-  if (bytes.empty() && !empty_is_value) {
-    out->kind = Kind::kNull;
-    return Status::OK();
-  }
+  // Text and blobs first: the commonest kinds, and the only ones whose empty
+  // value is a value.
   switch (cql.kind) {
     case CqlKind::kAscii:
     case CqlKind::kText:
       if (!IsValidUtf8(bytes)) return Status::InvalidArgument("is not valid UTF-8");
-      return view(Kind::kBytes, bytes);
-    case CqlKind::kInet: {
-      ASSIGN_OR_RETURN(std::string text, ValueToString(cql, bytes));
-      return owned(Kind::kBytes, std::move(text));
-    }
+      return view(bytes);
+    case CqlKind::kBlob:
+      return view(bytes);
+    default:
+      break;
+  }
+  // Cassandra stores an empty value for any type (`blobAsInt(0x)`); result
+  // sets show it as null.
+  if (bytes.empty()) {
+    out->kind = Kind::kNull;
+    return Status::OK();
+  }
+  switch (cql.kind) {
     case CqlKind::kTinyint:
-      RETURN_IF_ERROR(need(1));
+      if (bytes.size() != 1) return WrongWidth(cql, bytes.size(), 1);
       return of(Kind::kInt32, static_cast<int8_t>(bytes[0]));
     case CqlKind::kSmallint:
-      RETURN_IF_ERROR(need(2));
+      if (bytes.size() != 2) return WrongWidth(cql, bytes.size(), 2);
       return of(Kind::kInt32, static_cast<int16_t>(ReadBigEndian(bytes)));
     case CqlKind::kInt:
-      RETURN_IF_ERROR(need(4));
-      return of(Kind::kInt32, static_cast<int32_t>(ReadBigEndian(bytes)));
+      if (bytes.size() != 4) return WrongWidth(cql, bytes.size(), 4);
+      return of(Kind::kInt32, static_cast<int32_t>(ReadBigEndian32(bytes)));
     case CqlKind::kBigint:
     case CqlKind::kCounter:
-      RETURN_IF_ERROR(need(8));
-      return of(Kind::kInt64, static_cast<int64_t>(ReadBigEndian(bytes)));
+      if (bytes.size() != 8) return WrongWidth(cql, bytes.size(), 8);
+      return of(Kind::kInt64, static_cast<int64_t>(ReadBigEndian64(bytes)));
     case CqlKind::kBoolean:
-      RETURN_IF_ERROR(need(1));
+      if (bytes.size() != 1) return WrongWidth(cql, bytes.size(), 1);
       return of(Kind::kBool, bytes[0] != 0);
-    case CqlKind::kFloat: {
-      RETURN_IF_ERROR(need(4));
+    case CqlKind::kFloat:
+      if (bytes.size() != 4) return WrongWidth(cql, bytes.size(), 4);
       out->kind = Kind::kFloat;
-      out->float_value = std::bit_cast<float>(static_cast<uint32_t>(ReadBigEndian(bytes)));
+      out->float_value = std::bit_cast<float>(ReadBigEndian32(bytes));
       return Status::OK();
-    }
-    case CqlKind::kDouble: {
-      RETURN_IF_ERROR(need(8));
+    case CqlKind::kDouble:
+      if (bytes.size() != 8) return WrongWidth(cql, bytes.size(), 8);
       out->kind = Kind::kDouble;
-      out->double_value = std::bit_cast<double>(ReadBigEndian(bytes));
+      out->double_value = std::bit_cast<double>(ReadBigEndian64(bytes));
       return Status::OK();
-    }
-    case CqlKind::kDecimal: {
-      if (bytes.size() < 5) return Status::InvalidArgument("is a truncated decimal");
-      auto scale = static_cast<int32_t>(ReadBigEndian(bytes.substr(0, 4)));
-      auto v = Rescale(bytes.substr(4), scale, type.scale);
-      if (!v.ok()) return Status::InvalidArgument(StrCat("decimal ", VarintToDecimal(bytes.substr(4)), "E-", scale, " ",
-                                                         v.status().message()));
-      return owned(Kind::kBytes, FixedTwosComplement(*v));
-    }
-    case CqlKind::kVarint: {
-      auto v = Rescale(bytes, 0, 0);
-      if (!v.ok()) return Status::InvalidArgument(StrCat("varint ", VarintToDecimal(bytes), " ", v.status().message()));
-      return owned(Kind::kBytes, FixedTwosComplement(*v));
-    }
     case CqlKind::kTimestamp: {
-      RETURN_IF_ERROR(need(8));
-      auto millis = static_cast<int64_t>(ReadBigEndian(bytes));
+      if (bytes.size() != 8) return WrongWidth(cql, bytes.size(), 8);
+      auto millis = static_cast<int64_t>(ReadBigEndian64(bytes));
       if (millis > INT64_MAX / 1000 || millis < INT64_MIN / 1000) {
         return Status::InvalidArgument("is a timestamp beyond the microsecond range");
       }
       return of(Kind::kInt64, millis * 1000);
     }
     case CqlKind::kDate:
-      RETURN_IF_ERROR(need(4));
-      return of(Kind::kInt32, static_cast<int32_t>(static_cast<int64_t>(ReadBigEndian(bytes)) - kDateEpochOffset));
-    case CqlKind::kTime: {
-      RETURN_IF_ERROR(need(8));
-      auto nanos = static_cast<int64_t>(ReadBigEndian(bytes));
-      if (nanos % 1000 != 0 && !options.truncate_time) {
-        return Status::InvalidArgument(StrCat("is a time with sub-microsecond digits (", nanos,
-                                              " ns); Iceberg times are in microseconds (pass "
-                                              "--truncate-time to drop them)"));
-      }
-      return of(Kind::kInt64, nanos / 1000);
-    }
+      if (bytes.size() != 4) return WrongWidth(cql, bytes.size(), 4);
+      return of(Kind::kInt32, static_cast<int32_t>(static_cast<int64_t>(ReadBigEndian32(bytes)) - kDateEpochOffset));
     case CqlKind::kUuid:
     case CqlKind::kTimeuuid:
-      RETURN_IF_ERROR(need(16));
-      return view(Kind::kBytes, bytes);
-    case CqlKind::kBlob:
-      return view(Kind::kBytes, bytes);
+      if (bytes.size() != 16) return WrongWidth(cql, bytes.size(), 16);
+      return view(bytes);
     default:
-      return Status::NotSupported(StrCat("type ", cql.ToCql(), " is not a primitive Iceberg type"));
+      return ConvertRareScalar(cql, type, bytes, options, out);
   }
+}
+
+}  // namespace
+
+Status ToIcebergScalar(const CqlType& cql, const Type& type, std::string_view bytes, const MappingOptions& options,
+                       IcebergScalar* out) {
+  return ConvertScalar(cql, type, bytes, options, out);
 }
 
 Result<IcebergScalar> ToIcebergScalar(const CqlType& cql, const Type& type, std::string_view bytes,
@@ -570,72 +595,6 @@ Result<Value> RowConverter::ColumnValue(int field, const std::string* key_value,
   return ToIcebergValue(*column.type, *mapping_.schema.fields[field].type, *bytes, options_);
 }
 
-RowBatchConverter::ScalarPath RowBatchConverter::PathOf(const CqlType& cql) {
-  switch (cql.kind) {
-    case CqlKind::kAscii:
-    case CqlKind::kText: return ScalarPath::kText;
-    case CqlKind::kBlob: return ScalarPath::kBlob;
-    case CqlKind::kInt: return ScalarPath::kInt;
-    case CqlKind::kBigint:
-    case CqlKind::kCounter: return ScalarPath::kBigint;
-    case CqlKind::kFloat: return ScalarPath::kFloat;
-    case CqlKind::kDouble: return ScalarPath::kDouble;
-    case CqlKind::kTimestamp: return ScalarPath::kTimestamp;
-    default: return ScalarPath::kGeneral;
-  }
-}
-
-inline bool RowBatchConverter::ConvertDirect(ScalarPath path, std::string_view bytes, IcebergScalar* out) {
-  using Kind = IcebergScalar::Kind;
-  switch (path) {
-    case ScalarPath::kGeneral: return false;
-    case ScalarPath::kText:
-      if (!IsValidUtf8(bytes)) return false;
-      [[fallthrough]];
-    case ScalarPath::kBlob:
-      out->kind = Kind::kBytes;
-      out->view = bytes;
-      out->is_owned = false;
-      return true;
-    default: break;
-  }
-  if (bytes.empty()) {  // as result sets show it
-    out->kind = Kind::kNull;
-    return true;
-  }
-  switch (path) {
-    case ScalarPath::kInt:
-      if (bytes.size() != 4) return false;
-      out->kind = Kind::kInt32;
-      out->int_value = static_cast<int32_t>(ReadBigEndian32(bytes));
-      return true;
-    case ScalarPath::kBigint:
-      if (bytes.size() != 8) return false;
-      out->kind = Kind::kInt64;
-      out->int_value = static_cast<int64_t>(ReadBigEndian64(bytes));
-      return true;
-    case ScalarPath::kFloat:
-      if (bytes.size() != 4) return false;
-      out->kind = Kind::kFloat;
-      out->float_value = std::bit_cast<float>(ReadBigEndian32(bytes));
-      return true;
-    case ScalarPath::kDouble:
-      if (bytes.size() != 8) return false;
-      out->kind = Kind::kDouble;
-      out->double_value = std::bit_cast<double>(ReadBigEndian64(bytes));
-      return true;
-    case ScalarPath::kTimestamp: {
-      if (bytes.size() != 8) return false;
-      auto millis = static_cast<int64_t>(ReadBigEndian64(bytes));
-      if (millis > INT64_MAX / 1000 || millis < INT64_MIN / 1000) return false;
-      out->kind = Kind::kInt64;
-      out->int_value = millis * 1000;
-      return true;
-    }
-    default: return false;
-  }
-}
-
 RowBatchConverter::RowBatchConverter(const TableSchema& table, const TableMapping& mapping,
                                      const MappingOptions& options)
     : table_(table), options_(options), key_type_(table.PartitionKeyType()), column_data_(table.columns.size()) {
@@ -647,7 +606,6 @@ RowBatchConverter::RowBatchConverter(const TableSchema& table, const TableMappin
     field.type = mapping.schema.fields[i].type.get();
     field.required = mapping.schema.fields[i].required;
     field.scalar = IcebergScalar::IsScalarKind(field.column->type->kind);
-    field.path = PathOf(*field.column->type);
     field.cell_column = field.column->kind == ColumnKind::kStatic || field.column->kind == ColumnKind::kRegular;
     field.simple_cell = field.cell_column && field.column->type->kind != CqlKind::kCounter;
     const parquet::SchemaNode& node = plan.roots[i];
@@ -661,7 +619,6 @@ RowBatchConverter::RowBatchConverter(const TableSchema& table, const TableMappin
                     [](const CqlTypePtr& p) { return IcebergScalar::IsScalarKind(p->kind); })) {
       field.scalar_collection = true;
       field.element_cql = cql.params[0].get();
-      field.element_path = PathOf(*field.element_cql);
       field.element_type = field.type->fields[0].type.get();
       field.empty_def_level = node.def_level;
       field.element_rep_level = node.rep_level;
@@ -672,7 +629,6 @@ RowBatchConverter::RowBatchConverter(const TableSchema& table, const TableMappin
       field.element_def_level = element.def_level;
       if (is_map) {
         field.value_cql = cql.params[1].get();
-        field.value_path = PathOf(*field.value_cql);
         field.value_type = field.type->fields[1].type.get();
         field.value_leaf = node.children[1].leaf_begin;
         field.value_def_level = node.children[1].def_level;
@@ -743,10 +699,8 @@ Result<uint64_t> RowBatchConverter::Append(std::string_view key, const FoldRow* 
     }
     using Kind = IcebergScalar::Kind;
     if (bytes) {
-      if (!ConvertDirect(field.path, *bytes, &scalar)) {
-        Status converted = ToIcebergScalar(*column.type, *field.type, *bytes, options_, &scalar);
-        if (!converted.ok()) return fail(converted);
-      }
+      Status converted = ConvertScalar(*column.type, *field.type, *bytes, options_, &scalar);
+      if (!converted.ok()) return fail(converted);
     } else {
       scalar.kind = Kind::kNull;
     }
@@ -773,15 +727,11 @@ Status RowBatchConverter::AppendCells(const FieldPlan& field, const FoldColumn& 
     const FoldCell& cell = data.cells[i];
     int rep_level = i == 0 ? 0 : field.element_rep_level;
     std::string_view element_bytes = is_map || is_set ? std::string_view(cell.path) : std::string_view(cell.value);
-    if (!ConvertDirect(field.element_path, element_bytes, &element)) {
-      RETURN_IF_ERROR(ToIcebergScalar(*field.element_cql, *field.element_type, element_bytes, options_, &element));
-    }
+    RETURN_IF_ERROR(ConvertScalar(*field.element_cql, *field.element_type, element_bytes, options_, &element));
     if (is_map && element.kind == IcebergScalar::Kind::kNull) return Status::InvalidArgument("is a map with a null key");
     AppendScalar(element, elements, field.element_def_level - 1, rep_level, hasher);
     if (is_map) {
-      if (!ConvertDirect(field.value_path, cell.value, &value)) {
-        RETURN_IF_ERROR(ToIcebergScalar(*field.value_cql, *field.value_type, cell.value, options_, &value));
-      }
+      RETURN_IF_ERROR(ConvertScalar(*field.value_cql, *field.value_type, cell.value, options_, &value));
       AppendScalar(value, values, field.value_def_level - 1, rep_level, hasher);
     }
   }

@@ -138,15 +138,6 @@ class RowBatchConverter {
                           parquet::RowBatch* batch);
 
  private:
-  // How a scalar converts, decided once per field rather than once per
-  // value: the commonest kinds directly, the others through ToIcebergScalar.
-  enum class ScalarPath : uint8_t { kGeneral, kText, kBlob, kInt, kBigint, kFloat, kDouble, kTimestamp };
-  static ScalarPath PathOf(const CqlType& cql);
-  // Converts `bytes` into `out` by `path`, as ToIcebergScalar would: true
-  // when done; false for the general kinds and for every value
-  // ToIcebergScalar refuses, so that the error is its own.
-  static bool ConvertDirect(ScalarPath path, std::string_view bytes, IcebergScalar* out);
-
   struct FieldPlan {
     const ColumnSchema* column = nullptr;
     int column_index = 0;  // into TableSchema::columns
@@ -155,7 +146,6 @@ class RowBatchConverter {
     bool scalar = false;   // IcebergScalar::IsScalarKind
     bool cell_column = false;  // a static or regular column: its value comes from cells
     bool simple_cell = false;  // and, when not multi-cell, is its one cell's (not a counter)
-    ScalarPath path = ScalarPath::kGeneral;
     int leaf = 0;          // scalar: its leaf column
     int null_def_level = 0;  // the definition level of a null
     // A list, set or map of scalars: when its cells are the column's (not
@@ -166,7 +156,6 @@ class RowBatchConverter {
     const iceberg::Type* element_type = nullptr;
     const CqlType* value_cql = nullptr;  // maps
     const iceberg::Type* value_type = nullptr;
-    ScalarPath element_path = ScalarPath::kGeneral, value_path = ScalarPath::kGeneral;
     int element_leaf = 0, value_leaf = 0;
     int empty_def_level = 0;    // an empty collection's
     int element_def_level = 0;  // a present element's (a null one's is one less)
