@@ -98,6 +98,9 @@ struct TouchedRows {
   std::vector<TouchedRow> rows;
   std::vector<size_t> source_ends;  // where each source's rows end, before Order()
   std::vector<std::string> data_files;  // of indexed rows, each once
+  // What the new facts were read with, and the order the rows are put in.
+  std::shared_ptr<const TableSchema> schema;
+  Partitioner partitioner = Partitioner::kMurmur3;
 
   uint32_t Partition(std::string_view key) {
     auto [it, added] = partition_numbers.try_emplace(std::string(key), static_cast<uint32_t>(partitions.size()));
@@ -236,6 +239,8 @@ Result<std::string> Screen(FileSystem& fs, const TableSSTables& table, const std
     }
     touched->source_ends.push_back(touched->rows.size());
   }
+  touched->schema = opened.schema;
+  touched->partitioner = *opened.partitioner;
   touched->Order(*opened.partitioner, ClusteringOrder::OfTable(schema));
   if (static_cast<int64_t>(touched->rows.size()) > max_rows) return too_many();
   return std::string();
@@ -314,9 +319,167 @@ Status LookUp(FileSystem& fs, const std::vector<std::string>& files, int threads
 struct Change {
   const TouchedRow* row = nullptr;
   bool removes = false;
-  int64_t position = 0;  // in the run's data file
+  int range = 0;         // whose data file holds the row
+  int64_t position = 0;  // in that data file
   uint64_t hash = 0;
 };
+
+// What one thread makes of a share of the ring: the fold of the new facts
+// in it, merged with the touched rows in it.
+struct RangeChanges {
+  std::vector<Change> updates;  // in fold order
+  std::string data_path;
+  std::optional<iceberg::DataFile> data_file;
+  std::vector<iceberg::DataFile> delete_files;
+  int64_t rows_appended = 0;
+  int64_t rows_deleted = 0;
+  int64_t next_expiry = INT64_MAX;
+};
+
+// Folds the new facts of the partitions in `share` alone, whose touched
+// rows are touched.rows[begin, end), into the data and delete files of range
+// number `k`: a row written anew is appended and its old position deleted,
+// a row written again as it was keeps its place, a touched row the fold
+// passes over (the new facts deleted it) has its position deleted.
+Result<RangeChanges> FoldTouchedRange(FileSystem& fs, const TableSSTables& table, const TableMapping& mapping,
+                                      const std::string& table_dir, const std::vector<FactsSet>& new_facts,
+                                      const TouchedRows& touched, size_t begin, size_t end,
+                                      const Murmur3RangeSet& share, int k, const RowChangesOptions& options,
+                                      RunFiles& files) {
+  ASSIGN_OR_RETURN(OpenedFacts opened, OpenFactsIn(fs, new_facts, table, share));
+  const TableSchema& fold_schema = *opened.schema;
+  const Partitioner partitioner = *opened.partitioner;
+  ASSIGN_OR_RETURN(TableMapping fold_mapping, MapTable(fold_schema, options.mapping));
+  if (!iceberg::SameStructure(fold_mapping.schema, mapping.schema)) {
+    return Status::NotSupported(StrCat(table_dir, ": the schema of the new generations differs from the "
+                                                  "table's; schema changes are not supported yet"));
+  }
+  ASSIGN_OR_RETURN(auto fold, TableFold::Make(fold_schema, partitioner, std::move(opened.sources),
+                                              options.now_seconds));
+  RowBatchConverter converter(fold_schema, fold_mapping, options.mapping);
+  parquet::WriterOptions writer_options;
+  writer_options.compression = options.compression;
+  if (options.compression == parquet::CompressionCodec::kZstd) writer_options.compression_level = options.compression_level;
+  writer_options.row_group_size = options.row_group_bytes;
+  BatchedDataFile data(fs, files.DataFile(k), mapping.schema, writer_options);
+  PositionDeleteWriter deletes(fs, [&](int i) { return files.DeleteFile(k, i); }, options.compression);
+
+  RangeChanges changes;
+  FoldedPartition partition;
+  auto in_partition = [&](const Status& status) {
+    auto key = PartitionKeyStrings(*fold_schema.PartitionKeyType(), partition.key);
+    return status.WithContext(StrCat(table_dir, ": partition ", key.ok() ? Join(*key, ":") : ToHex(partition.key)));
+  };
+  // The fold gives the touched rows it keeps in their order: a touched row
+  // it passes over is one the new facts deleted (or whose every cell they
+  // made dead). The changes come in fold order too.
+  size_t next_touched = begin;
+  auto delete_old = [&](const TouchedRow& old) -> Status {
+    ++changes.rows_deleted;
+    return deletes.Add(touched.data_files[old.data_file], old.position);
+  };
+  auto removed = [&](const TouchedRow& old) -> Status {
+    if (!old.indexed) return Status::OK();
+    changes.updates.push_back({&old, true, k, 0, 0});
+    return delete_old(old);
+  };
+  std::string clustering;
+  parquet::RowBatch::Mark before_row;
+  int64_t rows_seen = 0;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, fold->Next(&partition));
+    if (!more) break;
+    for (const FoldRow& row : partition.rows) {
+      if (++rows_seen % kProgressEvery == 0 && options.progress) {
+        options.progress(StrCat(rows_seen, " rows folded, ", changes.rows_appended, " written, ",
+                                changes.rows_deleted, " deleted"));
+      }
+      changes.next_expiry = std::min(changes.next_expiry, row.earliest_expiry);
+      EncodeRowIndexClustering(row.clustering, &clustering);
+      while (next_touched < end &&
+             !(touched.PartitionKeyOf(touched.rows[next_touched]) == partition.key &&
+               touched.rows[next_touched].clustering == clustering)) {
+        RETURN_IF_ERROR(removed(touched.rows[next_touched++]));
+      }
+      if (next_touched == end) {
+        return Status::Corruption(StrCat(table_dir, ": the fold of the new generations gave a row they do not hold"));
+      }
+      const TouchedRow& old = touched.rows[next_touched++];
+      ASSIGN_OR_RETURN(parquet::RowBatch * batch, data.batch());
+      int64_t position = data.next_position();
+      batch->MarkTo(&before_row);
+      auto hash = converter.Append(partition.key, nullptr, row, batch);
+      if (!hash.ok()) return in_partition(hash.status());
+      if (old.indexed) {
+        if (*hash == old.hash) {  // written again as it was: it keeps its place
+          batch->TruncateTo(before_row);
+          continue;
+        }
+        RETURN_IF_ERROR(delete_old(old));
+      }
+      changes.updates.push_back({&old, false, k, position, *hash});
+      ++changes.rows_appended;
+    }
+  }
+  while (next_touched < end) RETURN_IF_ERROR(removed(touched.rows[next_touched++]));
+  changes.data_path = data.path();
+  ASSIGN_OR_RETURN(changes.data_file, data.Close());
+  ASSIGN_OR_RETURN(changes.delete_files, deletes.Finish());
+  return changes;
+}
+
+// FoldTouchedRange over `options.token_ranges`, split among
+// `options.threads` threads by equal shares of the ring (of a Murmur3 table;
+// others fold in one), each writing files of its own. The results come in
+// ring order, so their updates one after another are in fold order.
+Result<std::vector<RangeChanges>> FoldTouchedRows(FileSystem& fs, const TableSSTables& table,
+                                                  const TableMapping& mapping, const std::string& table_dir,
+                                                  const std::vector<FactsSet>& new_facts, const TouchedRows& touched,
+                                                  const RowChangesOptions& options, RunFiles& files) {
+  const int threads = table.partitioner == Partitioner::kMurmur3 ? std::max(1, options.threads) : 1;
+  std::vector<RangeChanges> all;
+  if (threads == 1) {
+    ASSIGN_OR_RETURN(RangeChanges changes, FoldTouchedRange(fs, table, mapping, table_dir, new_facts, touched, 0,
+                                                            touched.rows.size(), options.token_ranges, 0, options,
+                                                            files));
+    all.push_back(std::move(changes));
+    return all;
+  }
+  // Each thread's share, and where its touched rows (in token order) begin.
+  const std::vector<Murmur3Range> shares = SplitMurmur3Ring(threads);
+  std::vector<size_t> begins(shares.size() + 1, touched.rows.size());
+  size_t row = 0;
+  for (size_t k = 0; k < shares.size(); ++k) {
+    begins[k] = row;
+    while (row < touched.rows.size() && Murmur3Token(touched.PartitionKeyOf(touched.rows[row])) <= shares[k].last) {
+      ++row;
+    }
+  }
+  std::mutex progress_mu;
+  std::vector<std::optional<Result<RangeChanges>>> results(shares.size());
+  std::vector<std::thread> workers;
+  for (size_t k = 0; k < shares.size(); ++k) {
+    workers.emplace_back([&, k] {
+      RowChangesOptions own = options;
+      own.row_group_bytes = options.row_group_bytes / shares.size();
+      if (options.progress) {
+        own.progress = [&, k](const std::string& line) {
+          std::lock_guard<std::mutex> lock(progress_mu);
+          options.progress(StrCat("range ", k + 1, " of ", shares.size(), ": ", line));
+        };
+      }
+      results[k] = FoldTouchedRange(fs, table, mapping, table_dir, new_facts, touched, begins[k], begins[k + 1],
+                                    options.token_ranges.Intersect(shares[k]),
+                                    static_cast<int>(k), own, files);
+    });
+  }
+  for (std::thread& worker : workers) worker.join();
+  for (std::optional<Result<RangeChanges>>& result : results) {
+    if (!result->ok()) return result->status();
+    all.push_back(std::move(**result));
+  }
+  return all;
+}
 
 }  // namespace
 
@@ -357,86 +520,20 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
   RETURN_IF_ERROR(LookUp(fs, last.row_index, options.threads, &touched));
   RETURN_IF_ERROR(LookUp(fs, last.row_index_updates, options.threads, &touched));
 
-  // The fold of the new facts alone.
-  ASSIGN_OR_RETURN(OpenedFacts opened, OpenFactsIn(fs, new_facts, table, options.token_ranges));
-  const TableSchema& fold_schema = *opened.schema;
-  const Partitioner partitioner = *opened.partitioner;
-  ASSIGN_OR_RETURN(TableMapping fold_mapping, MapTable(fold_schema, options.mapping));
-  if (!iceberg::SameStructure(fold_mapping.schema, mapping.schema)) {
-    return Status::NotSupported(StrCat(table_dir, ": the schema of the new generations differs from the "
-                                                  "table's; schema changes are not supported yet"));
-  }
-  ASSIGN_OR_RETURN(auto fold, TableFold::Make(fold_schema, partitioner, std::move(opened.sources),
-                                              options.now_seconds));
-  RowBatchConverter converter(fold_schema, fold_mapping, options.mapping);
-  const ClusteringOrder order = ClusteringOrder::OfTable(fold_schema);
-  parquet::WriterOptions writer_options;
-  writer_options.compression = options.compression;
-  if (options.compression == parquet::CompressionCodec::kZstd) writer_options.compression_level = options.compression_level;
-  writer_options.row_group_size = options.row_group_bytes;
-  BatchedDataFile data(fs, files.DataFile(0), mapping.schema, writer_options);
-  PositionDeleteWriter deletes(fs, [&](int i) { return files.DeleteFile(0, i); }, options.compression);
-
+  // The fold of the new facts alone, over the touched rows.
+  ASSIGN_OR_RETURN(std::vector<RangeChanges> ranges,
+                   FoldTouchedRows(fs, table, mapping, table_dir, new_facts, touched, options, files));
   RowChanges changes;
   changes.next_expiry = last.next_expiry;
-  std::vector<Change> updates;
-  FoldedPartition partition;
-  auto in_partition = [&](const Status& status) {
-    auto key = PartitionKeyStrings(*fold_schema.PartitionKeyType(), partition.key);
-    return status.WithContext(StrCat(table_dir, ": partition ", key.ok() ? Join(*key, ":") : ToHex(partition.key)));
-  };
-  // The fold gives the touched rows it keeps in their order: a touched row
-  // it passes over is one the new facts deleted (or whose every cell they
-  // made dead). The changes come in fold order too.
-  size_t next_touched = 0;
-  auto delete_old = [&](const TouchedRow& old) -> Status {
-    ++changes.rows_deleted;
-    return deletes.Add(touched.data_files[old.data_file], old.position);
-  };
-  auto removed = [&](const TouchedRow& old) -> Status {
-    if (!old.indexed) return Status::OK();
-    updates.push_back({&old, true, 0, 0});
-    return delete_old(old);
-  };
-  std::string clustering;
-  parquet::RowBatch::Mark before_row;
-  int64_t rows_seen = 0;
-  while (true) {
-    ASSIGN_OR_RETURN(bool more, fold->Next(&partition));
-    if (!more) break;
-    for (const FoldRow& row : partition.rows) {
-      if (++rows_seen % kProgressEvery == 0 && options.progress) {
-        options.progress(StrCat(rows_seen, " rows folded, ", changes.rows_appended, " written, ",
-                                changes.rows_deleted, " deleted"));
-      }
-      changes.next_expiry = std::min(changes.next_expiry, row.earliest_expiry);
-      EncodeRowIndexClustering(row.clustering, &clustering);
-      while (next_touched < touched.rows.size() &&
-             !(touched.PartitionKeyOf(touched.rows[next_touched]) == partition.key &&
-               touched.rows[next_touched].clustering == clustering)) {
-        RETURN_IF_ERROR(removed(touched.rows[next_touched++]));
-      }
-      if (next_touched == touched.rows.size()) {
-        return Status::Corruption(StrCat(table_dir, ": the fold of the new generations gave a row they do not hold"));
-      }
-      const TouchedRow& old = touched.rows[next_touched++];
-      ASSIGN_OR_RETURN(parquet::RowBatch * batch, data.batch());
-      int64_t position = data.next_position();
-      batch->MarkTo(&before_row);
-      auto hash = converter.Append(partition.key, nullptr, row, batch);
-      if (!hash.ok()) return in_partition(hash.status());
-      if (old.indexed) {
-        if (*hash == old.hash) {  // written again as it was: it keeps its place
-          batch->TruncateTo(before_row);
-          continue;
-        }
-        RETURN_IF_ERROR(delete_old(old));
-      }
-      updates.push_back({&old, false, position, *hash});
-      ++changes.rows_appended;
-    }
+  for (RangeChanges& range : ranges) {
+    changes.next_expiry = std::min(changes.next_expiry, range.next_expiry);
+    changes.rows_appended += range.rows_appended;
+    changes.rows_deleted += range.rows_deleted;
+    if (range.data_file) changes.data_files.push_back(std::move(*range.data_file));
+    for (iceberg::DataFile& file : range.delete_files) changes.delete_files.push_back(std::move(file));
   }
-  while (next_touched < touched.rows.size()) RETURN_IF_ERROR(removed(touched.rows[next_touched++]));
+  const Partitioner partitioner = touched.partitioner;
+  const ClusteringOrder order = ClusteringOrder::OfTable(*touched.schema);
 
   // This run's entries, in fold order, over the last update layer's.
   ASSIGN_OR_RETURN(auto previous, RowIndexReader::Open(fs, last.row_index_updates));
@@ -444,23 +541,25 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
   RowIndexEntry before;
   ASSIGN_OR_RETURN(bool has_before, previous->Next(&before));
   RowIndexEntry entry;
-  for (const Change& c : updates) {
-    std::string_view partition_key = touched.PartitionKeyOf(*c.row);
-    int placed = 1;
-    while (has_before &&
-           (placed = CompareToRowIndexEntry(partitioner, order, before, partition_key, c.row->decoded)) < 0) {
-      RETURN_IF_ERROR(layer.Add(before));
-      ASSIGN_OR_RETURN(has_before, previous->Next(&before));
+  for (const RangeChanges& range : ranges) {
+    for (const Change& c : range.updates) {
+      std::string_view partition_key = touched.PartitionKeyOf(*c.row);
+      int placed = 1;
+      while (has_before &&
+             (placed = CompareToRowIndexEntry(partitioner, order, before, partition_key, c.row->decoded)) < 0) {
+        RETURN_IF_ERROR(layer.Add(before));
+        ASSIGN_OR_RETURN(has_before, previous->Next(&before));
+      }
+      if (has_before && placed == 0) {  // replaced
+        ASSIGN_OR_RETURN(has_before, previous->Next(&before));
+      }
+      entry.partition_key = partition_key;
+      entry.clustering = c.row->decoded;
+      entry.data_file = c.removes ? std::string() : ranges[c.range].data_path;
+      entry.position = c.position;
+      entry.hash = c.hash;
+      RETURN_IF_ERROR(layer.Add(entry));
     }
-    if (has_before && placed == 0) {  // replaced
-      ASSIGN_OR_RETURN(has_before, previous->Next(&before));
-    }
-    entry.partition_key = partition_key;
-    entry.clustering = c.row->decoded;
-    entry.data_file = c.removes ? std::string() : data.path();
-    entry.position = c.position;
-    entry.hash = c.hash;
-    RETURN_IF_ERROR(layer.Add(entry));
   }
   while (has_before) {
     RETURN_IF_ERROR(layer.Add(before));
@@ -471,9 +570,6 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
   changes.row_index_update_count = layer.count();
   changes.row_index = last.row_index;
   changes.rows_total = last.row_count + changes.rows_appended - changes.rows_deleted;
-  ASSIGN_OR_RETURN(std::optional<iceberg::DataFile> data_file, data.Close());
-  if (data_file) changes.data_files.push_back(std::move(*data_file));
-  ASSIGN_OR_RETURN(changes.delete_files, deletes.Finish());
   return std::optional<RowChanges>(std::move(changes));
 }
 

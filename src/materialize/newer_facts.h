@@ -53,9 +53,10 @@ inline constexpr int64_t kRowIndexUpdateAllowance = 1024;
 // The changes of the run whose new facts are `new_facts` (kept SSTables of
 // the generations not consumed before) over the fold state `last`, when the
 // new facts decide their rows alone; nullopt, with the first reason found in
-// `why_not`, when they do not, before any file is written. The new facts
-// are folded by one thread; `options.threads` look their rows up in the
-// row index, each in files of its own.
+// `why_not`, when they do not, before any file is written. With
+// `options.threads` threads, the row index is looked up by files and the new
+// facts are folded by shares of the ring (of a Murmur3 table), each writing
+// a data file and delete files of its own.
 Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTables& table,
                                                  const TableMapping& mapping, const std::string& table_dir,
                                                  const std::vector<FactsSet>& new_facts, const FoldState& last,
