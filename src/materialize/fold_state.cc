@@ -282,7 +282,7 @@ Result<bool> RowIndexReader::Next(RowIndexEntry* entry) {
   return true;
 }
 
-Result<bool> RowIndexReader::FillGroup() {
+Result<bool> RowIndexReader::FillGroup(const KeyFilter* wanted) {
   if (!reader_) return false;
   while (next_row_ >= rows_) {
     if (next_group_ >= reader_->num_row_groups()) {
@@ -290,9 +290,16 @@ Result<bool> RowIndexReader::FillGroup() {
       RETURN_IF_ERROR(OpenFile(file_ + 1));
       continue;
     }
-    RETURN_IF_ERROR(reader_->ReadFlatColumns(next_group_++, &columns_));
-    rows_ = columns_.empty() ? 0 : columns_[0].size();
+    const int group = next_group_++;
+    columns_.resize(reader_->schema().fields.size());
+    RETURN_IF_ERROR(reader_->ReadFlatColumn(group, 0, &columns_[0]));
+    rows_ = 0;
     next_row_ = 0;
+    if (wanted && !(*wanted)(columns_[0])) continue;
+    for (size_t c = 1; c < columns_.size(); ++c) {
+      RETURN_IF_ERROR(reader_->ReadFlatColumn(group, static_cast<int>(c), &columns_[c]));
+    }
+    rows_ = columns_[0].size();
   }
   return true;
 }
@@ -310,7 +317,11 @@ Result<bool> RowIndexReader::NextView(EntryView* entry) {
 }
 
 Result<bool> RowIndexReader::NextEntries(EntryColumns* entries) {
-  ASSIGN_OR_RETURN(bool more, FillGroup());
+  return NextEntries(entries, nullptr);
+}
+
+Result<bool> RowIndexReader::NextEntries(EntryColumns* entries, const KeyFilter& wanted) {
+  ASSIGN_OR_RETURN(bool more, FillGroup(wanted ? &wanted : nullptr));
   if (!more) return false;
   entries->partition_key = &columns_[0];
   entries->clustering = &columns_[1];

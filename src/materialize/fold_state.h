@@ -193,12 +193,18 @@ class RowIndexReader {
     bool removes(size_t row) const { return data_file->Bytes(row).empty(); }  // as RowIndexEntry::removes
   };
   Result<bool> NextEntries(EntryColumns* entries);
+  // The same, passing over each row group whose partition keys `wanted`
+  // turns down without decoding its other columns (a lookup of a few keys
+  // reads little more than the key column of the rest).
+  using KeyFilter = std::function<bool(const parquet::FlatColumn& partition_keys)>;
+  Result<bool> NextEntries(EntryColumns* entries, const KeyFilter& wanted);
 
  private:
   RowIndexReader(FileSystem& fs, std::vector<std::string> files) : fs_(fs), files_(std::move(files)) {}
   Status OpenFile(size_t index);
-  // Reads row groups until one has an entry not read yet; false at the end.
-  Result<bool> FillGroup();
+  // Reads row groups (those `wanted` takes, when not null) until one has an
+  // entry not read yet; false at the end.
+  Result<bool> FillGroup(const KeyFilter* wanted = nullptr);
 
   FileSystem& fs_;
   std::vector<std::string> files_;

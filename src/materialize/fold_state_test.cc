@@ -411,6 +411,49 @@ TEST(RowIndexTest, RoundTripAcrossRowGroupsAndFiles) {
   EXPECT_GE(calls, 4);  // every row group of the three files
 }
 
+TEST(RowIndexTest, RowGroupsTheKeyFilterTurnsDownAreNotRead) {
+  MemoryFileSystem fs;
+  // Three row groups and a bit: partition i / 3 of entry i.
+  constexpr int64_t kEntries = 65536 * 3 + 100;
+  std::vector<std::string> files;
+  {
+    RowIndexWriter writer(fs, [](int i) { return StrCat("/warehouse/t/cqlite/rows-2-", i, ".parquet"); });
+    for (int64_t i = 0; i < kEntries; ++i) ASSERT_TRUE(writer.Add(SampleEntry(i)).ok());
+    auto closed = writer.Close();
+    ASSERT_TRUE(closed.ok()) << closed.status().ToString();
+    files = *closed;
+  }
+  // Only the partition of entry 65536 + 10, in the second row group.
+  const std::string wanted_key = SampleEntry(65536 + 10).partition_key;
+  int groups_offered = 0;
+  auto wanted = [&](const parquet::FlatColumn& keys) {
+    ++groups_offered;
+    for (size_t r = 0; r < keys.size(); ++r) {
+      if (keys.Bytes(r) == wanted_key) return true;
+    }
+    return false;
+  };
+  auto reader = RowIndexReader::Open(fs, files);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  RowIndexReader::EntryColumns columns;
+  std::vector<int64_t> positions;
+  while (true) {
+    auto got = (*reader)->NextEntries(&columns, wanted);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    if (!*got) break;
+    for (size_t r = columns.begin; r < columns.end; ++r) {
+      if (columns.partition_key->Bytes(r) == wanted_key) positions.push_back(columns.position->ints[r]);
+    }
+    // Only the row group holding the key comes back, whole.
+    EXPECT_EQ(columns.end - columns.begin, 65536u);
+    EXPECT_EQ(columns.clustering->size(), 65536u);
+  }
+  EXPECT_EQ(groups_offered, 4);
+  // The key's three entries, with the positions they were written with.
+  const int64_t first = (65536 + 10) / 3 * 3;
+  EXPECT_EQ(positions, (std::vector<int64_t>{first * 2 + 1, first * 2 + 3, first * 2 + 5}));
+}
+
 TEST(RowIndexTest, ReusedEntryIsOverwritten) {
   MemoryFileSystem fs;
   auto writer = std::make_unique<RowIndexWriter>(fs, [](int i) { return StrCat("ri-", i, ".parquet"); });

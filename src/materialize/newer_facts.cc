@@ -252,8 +252,22 @@ Status LookUpIn(FileSystem& fs, std::vector<std::string> files, const TouchedRow
                 const std::function<int(std::string_view)>& intern) {
   ASSIGN_OR_RETURN(auto reader, RowIndexReader::Open(fs, std::move(files)));
   RowIndexReader::EntryColumns entries;
+  // A row group holds the entries of a few dozen partitions: most hold
+  // none the new facts touch, and only their key column is read.
+  auto touches = [&](const parquet::FlatColumn& keys) {
+    if (!keys.indices.empty()) {
+      for (size_t i = 0; i < keys.dictionary.size(); ++i) {
+        if (touched.RowsOf(keys.dictionary[i])) return true;
+      }
+      return false;
+    }
+    for (size_t r = 0; r < keys.size(); ++r) {
+      if ((r == 0 || keys.Bytes(r) != keys.Bytes(r - 1)) && touched.RowsOf(keys.Bytes(r))) return true;
+    }
+    return false;
+  };
   while (true) {
-    ASSIGN_OR_RETURN(bool more, reader->NextEntries(&entries));
+    ASSIGN_OR_RETURN(bool more, reader->NextEntries(&entries, touches));
     if (!more) break;
     const parquet::FlatColumn& keys = *entries.partition_key;
     const parquet::FlatColumn& clusterings = *entries.clustering;

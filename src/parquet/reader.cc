@@ -457,76 +457,84 @@ Result<std::vector<Value>> ParquetReader::ReadRowGroup(int index) {
 }
 
 Status ParquetReader::ReadFlatColumns(int index, std::vector<FlatColumn>* columns) {
+  columns->resize(plan_.columns.size());
+  for (size_t i = 0; i < plan_.columns.size(); ++i) {
+    RETURN_IF_ERROR(ReadFlatColumn(index, static_cast<int>(i), &(*columns)[i]));
+  }
+  return Status::OK();
+}
+
+Status ParquetReader::ReadFlatColumn(int index, int field, FlatColumn* out) {
   if (index < 0 || index >= num_row_groups()) {
     return Status::InvalidArgument(StrCat(path_, ": no row group ", index));
   }
   if (plan_.columns.size() != plan_.roots.size()) {
     return Status::InvalidArgument(StrCat(path_, ": not a file of top-level primitive columns only"));
   }
+  if (field < 0 || static_cast<size_t>(field) >= plan_.columns.size()) {
+    return Status::InvalidArgument(StrCat(path_, ": no column ", field));
+  }
   const RowGroup& group = metadata_.row_groups[index];
-  columns->resize(plan_.columns.size());
-  for (size_t i = 0; i < plan_.columns.size(); ++i) {
-    const ColumnDescriptor& descriptor = plan_.columns[i];
-    PhysicalType type = descriptor.field->physical_type;
-    if (descriptor.max_def_level != 0 || descriptor.max_rep_level != 0 ||
-        (type != PhysicalType::kInt64 && type != PhysicalType::kByteArray)) {
-      return Status::InvalidArgument(StrCat(path_, ": column ", Join(descriptor.path, "."),
-                                            " is not a required INT64 or BYTE_ARRAY"));
+  const ColumnDescriptor& descriptor = plan_.columns[field];
+  PhysicalType type = descriptor.field->physical_type;
+  if (descriptor.max_def_level != 0 || descriptor.max_rep_level != 0 ||
+      (type != PhysicalType::kInt64 && type != PhysicalType::kByteArray)) {
+    return Status::InvalidArgument(StrCat(path_, ": column ", Join(descriptor.path, "."),
+                                          " is not a required INT64 or BYTE_ARRAY"));
+  }
+  FlatColumn& column = *out;
+  column.ints.clear();
+  column.strings.clear();
+  column.dictionary.clear();
+  column.indices.clear();
+  bool ints = type == PhysicalType::kInt64;
+  std::vector<int64_t> int_dictionary;
+  RETURN_IF_ERROR(ReadPages(group.columns[field], descriptor, nullptr, [&](const PageValues& page) -> Status {
+    size_t vpos = 0;
+    if (page.dictionary) {
+      return ints ? DecodePlainInt64s(page.values, &vpos, page.count, &int_dictionary, page.what)
+                  : DecodePlainByteArrays(page.values, &vpos, page.count, &column.dictionary, page.what);
     }
-    FlatColumn& column = (*columns)[i];
-    column.ints.clear();
-    column.strings.clear();
-    column.dictionary.clear();
-    column.indices.clear();
-    bool ints = type == PhysicalType::kInt64;
-    std::vector<int64_t> int_dictionary;
-    RETURN_IF_ERROR(ReadPages(group.columns[i], descriptor, nullptr, [&](const PageValues& page) -> Status {
-      size_t vpos = 0;
-      if (page.dictionary) {
-        return ints ? DecodePlainInt64s(page.values, &vpos, page.count, &int_dictionary, page.what)
-                    : DecodePlainByteArrays(page.values, &vpos, page.count, &column.dictionary, page.what);
-      }
-      if (page.encoding == Encoding::kRleDictionary && ints) {
+    if (page.encoding == Encoding::kRleDictionary && ints) {
+      std::vector<uint32_t> indices;
+      RETURN_IF_ERROR(DictionaryIndices(page.values, page.count, int_dictionary.size(), &indices, page.what));
+      for (uint32_t k : indices) column.ints.push_back(int_dictionary[k]);
+      return Status::OK();
+    }
+    if (page.encoding == Encoding::kRleDictionary) {
+      // Pages that are not dictionary-encoded came before: every value by itself.
+      if (!column.strings.empty()) {
         std::vector<uint32_t> indices;
-        RETURN_IF_ERROR(DictionaryIndices(page.values, page.count, int_dictionary.size(), &indices, page.what));
-        for (uint32_t k : indices) column.ints.push_back(int_dictionary[k]);
+        RETURN_IF_ERROR(DictionaryIndices(page.values, page.count, column.dictionary.size(), &indices, page.what));
+        for (uint32_t k : indices) column.strings.push_back(column.dictionary[k]);
         return Status::OK();
       }
-      if (page.encoding == Encoding::kRleDictionary) {
-        // Pages that are not dictionary-encoded came before: every value by itself.
-        if (!column.strings.empty()) {
-          std::vector<uint32_t> indices;
-          RETURN_IF_ERROR(DictionaryIndices(page.values, page.count, column.dictionary.size(), &indices, page.what));
-          for (uint32_t k : indices) column.strings.push_back(column.dictionary[k]);
-          return Status::OK();
-        }
-        return DictionaryIndices(page.values, page.count, column.dictionary.size(), &column.indices, page.what);
-      }
-      if (!ints && !column.indices.empty()) {  // a page past the dictionary's fallback
-        for (uint32_t k : column.indices) column.strings.push_back(column.dictionary[k]);
-        column.indices.clear();
-      }
-      switch (page.encoding) {
-        case Encoding::kPlain:
-          return ints ? DecodePlainInt64s(page.values, &vpos, page.count, &column.ints, page.what)
-                      : DecodePlainByteArrays(page.values, &vpos, page.count, &column.strings, page.what);
-        case Encoding::kDeltaBinaryPacked:
-          if (!ints) break;
-          return DecodeDeltaBinaryPacked<int64_t>(page.values, &vpos, page.count, &column.ints, page.what);
-        case Encoding::kDeltaLengthByteArray:
-        case Encoding::kDeltaByteArray:
-          if (ints) break;
-          return DecodeDeltaByteArrays(page.encoding, page.values, &vpos, page.count, &column.strings, page.what);
-        default:
-          break;
-      }
-      return Status::NotSupported(StrCat(page.what, ": value encoding ", static_cast<int>(page.encoding), " for ",
-                                         PhysicalTypeName(type), " values"));
-    }));
-    if (column.size() != static_cast<size_t>(group.num_rows)) {
-      return Status::Corruption(StrCat(path_, ": column ", Join(descriptor.path, "."), " of row group ", index,
-                                       " has ", column.size(), " values for ", group.num_rows, " rows"));
+      return DictionaryIndices(page.values, page.count, column.dictionary.size(), &column.indices, page.what);
     }
+    if (!ints && !column.indices.empty()) {  // a page past the dictionary's fallback
+      for (uint32_t k : column.indices) column.strings.push_back(column.dictionary[k]);
+      column.indices.clear();
+    }
+    switch (page.encoding) {
+      case Encoding::kPlain:
+        return ints ? DecodePlainInt64s(page.values, &vpos, page.count, &column.ints, page.what)
+                    : DecodePlainByteArrays(page.values, &vpos, page.count, &column.strings, page.what);
+      case Encoding::kDeltaBinaryPacked:
+        if (!ints) break;
+        return DecodeDeltaBinaryPacked<int64_t>(page.values, &vpos, page.count, &column.ints, page.what);
+      case Encoding::kDeltaLengthByteArray:
+      case Encoding::kDeltaByteArray:
+        if (ints) break;
+        return DecodeDeltaByteArrays(page.encoding, page.values, &vpos, page.count, &column.strings, page.what);
+      default:
+        break;
+    }
+    return Status::NotSupported(StrCat(page.what, ": value encoding ", static_cast<int>(page.encoding), " for ",
+                                       PhysicalTypeName(type), " values"));
+  }));
+  if (column.size() != static_cast<size_t>(group.num_rows)) {
+    return Status::Corruption(StrCat(path_, ": column ", Join(descriptor.path, "."), " of row group ", index,
+                                     " has ", column.size(), " values for ", group.num_rows, " rows"));
   }
   return Status::OK();
 }

@@ -68,6 +68,9 @@ class ParquetReader {
   // top-level field c. REQUIRES: every field is a required INT64 or
   // BYTE_ARRAY (InvalidArgument otherwise). Reuses the columns' buffers.
   Status ReadFlatColumns(int index, std::vector<FlatColumn>* columns);
+  // The same for top-level field `field` alone, so that a reader can look
+  // at one column of a row group before deciding to read the others.
+  Status ReadFlatColumn(int index, int field, FlatColumn* column);
 
  private:
   struct DecodedColumn {
