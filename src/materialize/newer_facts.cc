@@ -469,28 +469,14 @@ Result<std::vector<RangeChanges>> FoldTouchedRows(FileSystem& fs, const TableSST
       ++row;
     }
   }
-  std::mutex progress_mu;
-  std::vector<std::optional<Result<RangeChanges>>> results(shares.size());
-  std::vector<std::thread> workers;
-  for (size_t k = 0; k < shares.size(); ++k) {
-    workers.emplace_back([&, k] {
-      RowChangesOptions own = options;
-      own.row_group_bytes = options.row_group_bytes / shares.size();
-      if (options.progress) {
-        own.progress = [&, k](const std::string& line) {
-          std::lock_guard<std::mutex> lock(progress_mu);
-          options.progress(StrCat("range ", k + 1, " of ", shares.size(), ": ", line));
-        };
-      }
-      results[k] = FoldTouchedRange(fs, table, mapping, table_dir, new_facts, touched, begins[k], begins[k + 1],
-                                    options.token_ranges.Intersect(shares[k]),
-                                    static_cast<int>(k), own, files);
-    });
-  }
-  for (std::thread& worker : workers) worker.join();
-  for (std::optional<Result<RangeChanges>>& result : results) {
-    if (!result->ok()) return result->status();
-    all.push_back(std::move(**result));
+  std::vector<Result<RangeChanges>> results = FoldRangesOnThreads<RangeChanges>(
+      shares.size(), options, [&](size_t k, const RowChangesOptions& own) {
+        return FoldTouchedRange(fs, table, mapping, table_dir, new_facts, touched, begins[k], begins[k + 1],
+                                options.token_ranges.Intersect(shares[k]), static_cast<int>(k), own, files);
+      });
+  for (Result<RangeChanges>& result : results) {
+    if (!result.ok()) return result.status();
+    all.push_back(std::move(*result));
   }
   return all;
 }

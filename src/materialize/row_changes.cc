@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <thread>
 
 #include "cassandra/value_format.h"
 #include "fold/range_source.h"
@@ -231,30 +229,16 @@ Result<RowChanges> FoldRowChanges(FileSystem& fs, const TableSSTables& table, co
   for (const Murmur3Range& share : SplitMurmur3Ring(threads)) {
     ranges.push_back(only ? only->Intersect(share) : Murmur3RangeSet({share}));
   }
-  std::mutex progress_mu;
-  std::vector<std::optional<Result<RowChanges>>> results(ranges.size());
-  std::vector<std::thread> workers;
-  for (size_t k = 0; k < ranges.size(); ++k) {
-    workers.emplace_back([&, k] {
-      RowChangesOptions own = options;
-      own.row_group_bytes = options.row_group_bytes / ranges.size();
-      if (options.progress) {
-        own.progress = [&, k](const std::string& line) {
-          std::lock_guard<std::mutex> lock(progress_mu);
-          options.progress(StrCat("range ", k + 1, " of ", ranges.size(), ": ", line));
-        };
-      }
-      results[k] = FoldRange(fs, table, mapping, table_dir, facts, row_index, own, &ranges[k], static_cast<int>(k),
-                             files);
-    });
-  }
-  for (std::thread& worker : workers) worker.join();
+  std::vector<Result<RowChanges>> results = FoldRangesOnThreads<RowChanges>(
+      ranges.size(), options, [&](size_t k, const RowChangesOptions& own) {
+        return FoldRange(fs, table, mapping, table_dir, facts, row_index, own, &ranges[k], static_cast<int>(k), files);
+      });
 
   // The ranges' files in range order: the row index stays in fold order.
   RowChanges all;
-  for (std::optional<Result<RowChanges>>& result : results) {
-    if (!result->ok()) return result->status();
-    RowChanges& part = **result;
+  for (Result<RowChanges>& result : results) {
+    if (!result.ok()) return result.status();
+    RowChanges& part = *result;
     for (std::string& file : part.row_index) all.row_index.push_back(std::move(file));
     for (iceberg::DataFile& file : part.data_files) all.data_files.push_back(std::move(file));
     for (iceberg::DataFile& file : part.delete_files) all.delete_files.push_back(std::move(file));

@@ -23,7 +23,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cassandra/table_sstables.h"
@@ -34,6 +37,7 @@
 #include "materialize/warehouse_files.h"
 #include "parquet/parquet_format.h"
 #include "util/status.h"
+#include "util/strings.h"
 
 namespace cqlite::materialize {
 
@@ -66,6 +70,35 @@ struct RowChanges {
   int64_t rows_total = 0;
   int64_t static_only_partitions = 0;
 };
+
+// Runs `fold(k, own)` for each range k of `count` on a thread of its own,
+// where `own` is `options` with the row group budget shared among the
+// ranges and progress lines prefixed with the range; the results come in
+// range order.
+template <typename T>
+std::vector<Result<T>> FoldRangesOnThreads(size_t count, const RowChangesOptions& options,
+                                           const std::function<Result<T>(size_t k, const RowChangesOptions& own)>& fold) {
+  std::mutex progress_mu;
+  std::vector<std::optional<Result<T>>> results(count);
+  std::vector<std::thread> workers;
+  for (size_t k = 0; k < count; ++k) {
+    workers.emplace_back([&, k] {
+      RowChangesOptions own = options;
+      own.row_group_bytes = options.row_group_bytes / count;
+      if (options.progress) {
+        own.progress = [&, k](const std::string& line) {
+          std::lock_guard<std::mutex> lock(progress_mu);
+          options.progress(StrCat("range ", k + 1, " of ", count, ": ", line));
+        };
+      }
+      results[k] = fold(k, own);
+    });
+  }
+  for (std::thread& worker : workers) worker.join();
+  std::vector<Result<T>> in_order;
+  for (std::optional<Result<T>>& result : results) in_order.push_back(std::move(*result));
+  return in_order;
+}
 
 // Folds `facts` (of `table`, whose Iceberg face is `mapping`) and merges the
 // result with the row index in `row_index` (the last run's; empty for a
