@@ -32,7 +32,9 @@ std::string OneLine(const char* message) {
 }
 
 // A failed statement as a Status: a commit race (serialization failure,
-// deadlock, a unique key taken meanwhile) is CommitConflict, a statement the
+// deadlock, a unique key taken meanwhile, or a table or its row type created
+// meanwhile by another CREATE TABLE IF NOT EXISTS, which checks before it
+// takes the name) is CommitConflict, a statement the
 // server does not accept InvalidArgument, anything else (the connection, the
 // server's resources) IOError.
 Status StatusOfResult(const std::string& name, std::string_view action, const PGresult* result, PGconn* conn) {
@@ -41,7 +43,10 @@ Status StatusOfResult(const std::string& name, std::string_view action, const PG
   std::string message = OneLine(result ? PQresultErrorMessage(result) : PQerrorMessage(conn));
   if (message.empty()) message = OneLine(PQerrorMessage(conn));
   std::string what = StrCat(name, ": ", action, ": ", message);
-  if (sqlstate == "40001" || sqlstate == "40P01" || sqlstate == "23505") return Status::CommitConflict(what);
+  if (sqlstate == "40001" || sqlstate == "40P01" || sqlstate == "23505" || sqlstate == "42P07" ||
+      sqlstate == "42710") {
+    return Status::CommitConflict(what);
+  }
   if (sqlstate.size() == 5 && (StartsWith(sqlstate, "42") || StartsWith(sqlstate, "22") ||
                                StartsWith(sqlstate, "23"))) {
     return Status::InvalidArgument(what);
