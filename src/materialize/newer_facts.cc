@@ -246,11 +246,12 @@ Result<std::string> Screen(FileSystem& fs, const TableSSTables& table, const std
   return std::string();
 }
 
-// Finds the touched rows in some files of one layer of the row index.
-// `intern` numbers a data file's name (TouchedRows::data_files).
-Status LookUpIn(FileSystem& fs, std::vector<std::string> files, const TouchedRows& touched,
-                const std::function<int(std::string_view)>& intern) {
-  ASSIGN_OR_RETURN(auto reader, RowIndexReader::Open(fs, std::move(files)));
+// Finds the touched rows in share `share` of `shares` of one layer of the
+// row index (RowIndexReader::OpenShare). `intern` numbers a data file's name
+// (TouchedRows::data_files).
+Status LookUpIn(FileSystem& fs, const std::vector<std::string>& files, int share, int shares,
+                const TouchedRows& touched, const std::function<int(std::string_view)>& intern) {
+  ASSIGN_OR_RETURN(auto reader, RowIndexReader::OpenShare(fs, files, share, shares));
   RowIndexReader::EntryColumns entries;
   // A row group holds the entries of a few dozen partitions: most hold
   // none the new facts touch, and only their key column is read.
@@ -301,8 +302,9 @@ Status LookUpIn(FileSystem& fs, std::vector<std::string> files, const TouchedRow
 }
 
 // Finds the touched rows in one layer of the row index (the update layer
-// after the base, so that its entries win), its files split among up to
-// `threads` threads: each key is in one file of a layer.
+// after the base, so that its entries win), its row groups shared among
+// `threads` threads: each key has one entry in a layer, so no two threads
+// fill the same row.
 Status LookUp(FileSystem& fs, const std::vector<std::string>& files, int threads, TouchedRows* touched) {
   std::mutex mu;
   std::unordered_map<std::string, int, StringHash, std::equal_to<>> numbers;
@@ -313,16 +315,13 @@ Status LookUp(FileSystem& fs, const std::vector<std::string>& files, int threads
     if (added) touched->data_files.emplace_back(name);
     return it->second;
   };
-  size_t parts = std::max<size_t>(1, std::min(files.size(), static_cast<size_t>(std::max(1, threads))));
-  if (parts == 1) return LookUpIn(fs, files, *touched, intern);
+  const int parts = std::max(1, threads);
+  if (files.empty()) return Status::OK();
+  if (parts == 1) return LookUpIn(fs, files, 0, 1, *touched, intern);
   std::vector<Status> results(parts);
   std::vector<std::thread> workers;
-  for (size_t k = 0; k < parts; ++k) {
-    std::vector<std::string> own(files.begin() + static_cast<std::ptrdiff_t>(files.size() * k / parts),
-                                 files.begin() + static_cast<std::ptrdiff_t>(files.size() * (k + 1) / parts));
-    workers.emplace_back([&, k, own = std::move(own)]() mutable {
-      results[k] = LookUpIn(fs, std::move(own), *touched, intern);
-    });
+  for (int k = 0; k < parts; ++k) {
+    workers.emplace_back([&, k] { results[k] = LookUpIn(fs, files, k, parts, *touched, intern); });
   }
   for (std::thread& worker : workers) worker.join();
   for (Status& status : results) RETURN_IF_ERROR(status);
