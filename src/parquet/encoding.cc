@@ -655,23 +655,37 @@ Status DecodeDeltaByteArrays(Encoding encoding, std::span<const uint8_t> data, s
                                        kMaxDecodedPageBytes >> 20, " MiB"));
     }
   }
+  // Values of up to kShort bytes in each part (keys, clusterings) are copied
+  // with fixed-size moves, which compile to a load and a store each: the
+  // bytes they carry past the value are overwritten by the next value or land
+  // in kSlack bytes past the end, cut off below.
+  constexpr size_t kShort = 16, kSlack = 2 * kShort;
   const size_t start = out->data.size();
-  out->data.resize(start + decoded_bytes);
+  out->data.resize(start + decoded_bytes + kSlack);
   out->ends.reserve(out->ends.size() + count);
   char* dst = out->data.data() + start;
   const char* src = reinterpret_cast<const char*>(data.data() + *pos);
+  const char* const src_end = reinterpret_cast<const char*>(data.data() + data.size());
   const char* previous = dst;
   for (size_t i = 0; i < count; ++i) {
     const size_t shared = prefixed ? static_cast<size_t>(prefixes[i]) : 0;
     const size_t suffix = static_cast<size_t>(lengths[i]);
     char* value = dst;
-    if (shared > 0) std::memcpy(value, previous, shared);  // from the value before, just behind it
-    if (suffix > 0) std::memcpy(value + shared, src, suffix);
+    if (shared <= kShort && suffix <= kShort && static_cast<size_t>(src_end - src) >= kShort) {
+      // The shared bytes come from the value before, just behind this one:
+      // a move, as the 16 bytes read may reach into this value.
+      std::memmove(value, previous, kShort);
+      std::memcpy(value + shared, src, kShort);
+    } else {
+      if (shared > 0) std::memcpy(value, previous, shared);
+      if (suffix > 0) std::memcpy(value + shared, src, suffix);
+    }
     src += suffix;
     dst += shared + suffix;
     previous = value;
     out->ends.push_back(static_cast<uint64_t>(dst - out->data.data()));
   }
+  out->data.resize(start + decoded_bytes);
   *pos += suffix_bytes;
   return Status::OK();
 }

@@ -284,6 +284,8 @@ TEST(DeltaByteArrayTest, RoundTripsSharedPrefixesAndEmptyValues) {
   std::vector<std::string> strings = {"", "apple", "applesauce", "apply", "b", "", "banana", "banana",
                                       std::string(300, 'x'), std::string(301, 'x') + "y"};
   for (int i = 0; i < 500; ++i) strings.push_back("key-" + std::to_string(1000000 + i * 7));
+  // Shared prefixes and suffixes of every length around the decoder's 16-byte moves.
+  for (int i = 0; i < 400; ++i) strings.push_back(std::string(i % 37, static_cast<char>('a' + i % 3)) + std::to_string(i % 23));
   std::vector<std::string_view> views(strings.begin(), strings.end());
   for (Encoding encoding : {Encoding::kDeltaByteArray, Encoding::kDeltaLengthByteArray}) {
     std::string out;
