@@ -30,9 +30,10 @@ inline constexpr const char* kNowHelp =
 // `path` made absolute and normal (as given if the working directory is gone).
 std::string AbsolutePath(const std::string& path);
 
-// What a --catalog option names, for catalog::SqlCatalog::Open: a PostgreSQL
-// URI as given, a SQLite file (a path or sqlite:<path>) as its absolute path;
-// `<warehouse>/catalog.db` when the option is empty.
+// What a --catalog option names, for catalog::OpenCatalog: a PostgreSQL URI
+// or a REST catalog (rest:...) as given, a SQLite file (a path or
+// sqlite:<path>) as its absolute path; `<warehouse>/catalog.db` when the
+// option is empty.
 std::string CatalogAddress(const std::string& option, const std::string& warehouse);
 inline constexpr const char* kCatalogHelp =
     "The catalog: a SQLite file, as a path or sqlite:<path> (default: <warehouse>/catalog.db; created when absent), "

@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "cassandra/sstable.h"
-#include "catalog/sql_catalog.h"
+#include "catalog/catalog.h"
 #include "cli/commands.h"
 #include "cluster/coverage.h"
 #include "cluster/node_metadata.h"
@@ -372,7 +372,7 @@ int Materialize(const MaterializeCommandOptions& options) {
   if (Status s = fs.CreateDirectories(warehouse); !s.ok()) {
     return fail(s.WithContext("cannot create the warehouse"));
   }
-  auto catalog = catalog::SqlCatalog::Open(catalog_address, options.catalog_name, true);
+  auto catalog = catalog::OpenCatalog(catalog_address, options.catalog_name, true);
   if (!catalog.ok()) return fail(catalog.status());
 
   std::vector<materialize::TableReport> reports;
@@ -417,7 +417,7 @@ int Materialize(const MaterializeCommandOptions& options) {
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (options.json) {
-    PrintJson(reports, (*catalog)->path(), seconds);
+    PrintJson(reports, (*catalog)->DisplayName(), seconds);
   } else if (!options.quiet || failures == 0) {
     PrintText(reports, seconds);
   }

@@ -213,4 +213,10 @@ int MetadataFileVersion(const std::string& path) {
   return version;
 }
 
+std::string LocalFilePath(const std::string& location) {
+  if (StartsWith(location, "file://")) return location.substr(7);
+  if (StartsWith(location, "file:/")) return location.substr(5);
+  return location;
+}
+
 }  // namespace cqlite::iceberg

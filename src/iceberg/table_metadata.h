@@ -67,5 +67,8 @@ int64_t RandomSnapshotId();
 std::string MetadataFilePath(const std::string& location, int version);
 // The version number of a metadata file so named; -1 when not so named.
 int MetadataFileVersion(const std::string& path);
+// The local path of a location: a file: URI (file:///p, as PyIceberg writes,
+// or file:/p, as Hadoop's file system does) as its path; anything else as is.
+std::string LocalFilePath(const std::string& location);
 
 }  // namespace cqlite::iceberg
