@@ -1,5 +1,6 @@
 #include "catalog/catalog.h"
 
+#include "catalog/rest_catalog.h"
 #include "catalog/sql_catalog.h"
 #include "util/strings.h"
 
@@ -96,7 +97,8 @@ bool IsRestCatalogAddress(std::string_view address) { return StartsWith(address,
 Result<std::unique_ptr<Catalog>> OpenCatalog(const std::string& address, const std::string& catalog_name,
                                              bool create_if_missing) {
   if (IsRestCatalogAddress(address)) {
-    return Status::NotSupported(StrCat(address.substr(0, address.find('?')), ": REST catalogs are not supported yet"));
+    ASSIGN_OR_RETURN(std::unique_ptr<RestCatalog> rest, RestCatalog::Open(address.substr(kRestPrefix.size())));
+    return std::unique_ptr<Catalog>(std::move(rest));
   }
   ASSIGN_OR_RETURN(std::unique_ptr<SqlCatalog> sql, SqlCatalog::Open(address, catalog_name, create_if_missing));
   return std::unique_ptr<Catalog>(std::move(sql));

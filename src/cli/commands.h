@@ -38,6 +38,10 @@ std::string CatalogAddress(const std::string& option, const std::string& warehou
 inline constexpr const char* kCatalogHelp =
     "The catalog: a SQLite file, as a path or sqlite:<path> (default: <warehouse>/catalog.db; created when absent), "
     "or a PostgreSQL database, as postgresql://[user[:password]@]host[:port]/dbname (the catalog tables are created "
-    "in it when absent; what the URI leaves out comes from PGUSER, PGPASSWORD, ~/.pgpass, ... as for psql)";
+    "in it when absent; what the URI leaves out comes from PGUSER, PGPASSWORD, ~/.pgpass, ... as for psql), or an "
+    "Iceberg REST catalog server, as rest:http(s)://host[:port][/path][?warehouse=W][&scope=S] (OAuth2 client "
+    "credentials from the environment variable CQLITE_REST_CREDENTIAL=<client id>:<secret>, exchanged at "
+    "<path>/v1/oauth/tokens with scope S, default catalog; or a bearer token from CQLITE_REST_TOKEN; the server "
+    "writes the metadata files of commits, the warehouse keeps the data)";
 
 }  // namespace cqlite
