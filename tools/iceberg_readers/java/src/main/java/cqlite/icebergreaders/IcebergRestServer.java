@@ -39,7 +39,8 @@ import org.eclipse.jetty.servlet.ServletHolder;
  * PORT 0 picks a free port. Once it listens it prints one line,
  * {"uri": "http://127.0.0.1:PORT"}, on stdout. With --credential the server
  * wants OAuth2: POST /v1/oauth/tokens with grant_type=client_credentials and
- * that client id and secret gets a bearer token, a wrong pair gets 401
+ * that client id and secret (as form fields or in HTTP Basic authentication)
+ * gets a bearer token, a wrong pair gets 401
  * (invalid_client), and every other request without that token gets 401
  * (NotAuthorizedException). Without it, no authentication is asked for. It
  * runs until killed.
@@ -108,8 +109,7 @@ public final class IcebergRestServer {
                 if (!"client_credentials".equals(grant)) {
                     send(response, 400, "{\"error\": \"unsupported_grant_type\", "
                             + "\"error_description\": \"only client_credentials\"}");
-                } else if (clientId.equals(request.getParameter("client_id"))
-                        && clientSecret.equals(request.getParameter("client_secret"))) {
+                } else if (presentsCredential(request)) {
                     send(response, 200, "{\"access_token\": \"" + token + "\", \"token_type\": \"bearer\", "
                             + "\"issued_token_type\": \"urn:ietf:params:oauth:token-type:access_token\", "
                             + "\"expires_in\": 3600}");
@@ -126,6 +126,24 @@ public final class IcebergRestServer {
                 return;
             }
             chain.doFilter(req, resp);
+        }
+
+        // The client's id and secret as form fields, or in HTTP Basic
+        // authentication (RFC 6749 2.3.1: each URL-encoded), as DuckDB sends them.
+        private boolean presentsCredential(HttpServletRequest request) {
+            String id = request.getParameter("client_id");
+            String secret = request.getParameter("client_secret");
+            String authorization = request.getHeader("Authorization");
+            if (authorization != null && authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
+                String pair = new String(java.util.Base64.getDecoder().decode(authorization.substring(6).trim()),
+                        StandardCharsets.UTF_8);
+                int colon = pair.indexOf(':');
+                if (colon >= 0) {
+                    id = java.net.URLDecoder.decode(pair.substring(0, colon), StandardCharsets.UTF_8);
+                    secret = java.net.URLDecoder.decode(pair.substring(colon + 1), StandardCharsets.UTF_8);
+                }
+            }
+            return clientId.equals(id) && clientSecret.equals(secret);
         }
 
         private static void send(HttpServletResponse response, int status, String body) throws IOException {
