@@ -10,11 +10,17 @@ commit of each table with a 500 (before or after passing it on), a 409, or a dro
 every commit with a 503; and from a server that wants OAuth2 client credentials given wrong ones. In
 each case nothing is lost and nothing is half-visible: the table is at its previous snapshot or at the
 run's, never twice, its data directory holds only files its snapshots name, and the next run completes.
+
+`cqlite watch --catalog rest:...` publishes through the server as well.
 """
 import http.server
 import json
 import pathlib
+import shutil
+import signal
+import subprocess
 import threading
+import time
 import urllib.error
 import urllib.request
 
@@ -23,7 +29,7 @@ import pytest
 
 import cql_json
 import iceberg_readers
-from conftest import RestCatalogServer
+from conftest import RestCatalogServer, cqlite_binary
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "data"
@@ -288,3 +294,32 @@ def test_wrong_rest_credentials_are_an_error_naming_the_endpoint_and_no_secret(c
             _check_reads(cqlite, server.address, warehouse, t["table"], t["ttl_evaluated_at"])
     finally:
         server.stop()
+
+
+def test_watch_publishes_through_a_rest_catalog(cqlite, warehouse, tmp_path, rest_catalog):
+    """`cqlite watch --catalog rest:...` opens the REST catalog too: it commits each table of a data
+    directory through the server, and stops on SIGTERM."""
+    data = tmp_path / "data"
+    shutil.copytree(EXAMPLES, data)
+    catalog = rest_catalog.address
+    watcher = subprocess.Popen([str(cqlite_binary()), "watch", str(data), "--warehouse", str(warehouse),
+                                "--catalog", catalog, "--interval", "1", "--rescan", "1",
+                                "--schema", str(data / "shop" / "schema.cql")],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        found = []
+        while time.monotonic() < deadline and len(found) < len(TABLES):
+            time.sleep(1)
+            found = [t for t in TABLES if ["shop", t] in iceberg_readers.list_pyiceberg(catalog, warehouse,
+                                                                                      CATALOG_NAME)["tables"]]
+    finally:
+        watcher.send_signal(signal.SIGTERM)
+        log, _ = watcher.communicate(timeout=60)
+    assert watcher.returncode == 0, log
+    assert found == TABLES, log
+    for table in TABLES:
+        history = iceberg_readers.snapshots_pyiceberg(catalog, warehouse, CATALOG_NAME, "shop", table)
+        assert len(history) == 1, history
+        now = history[0]["summary"]["cqlite.ttl-evaluated-at"]
+        _check_reads(cqlite, catalog, warehouse, table, now, {"pyiceberg": iceberg_readers.read_pyiceberg})
