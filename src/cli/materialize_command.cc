@@ -408,8 +408,10 @@ int Materialize(const MaterializeCommandOptions& options) {
     if (terminal) std::cerr << "\r\033[K" << std::flush;
     if (!report.ok()) {
       ++failures;
-      std::cerr << "cqlite materialize: " << report.status().ToString() << " (nothing committed for " << table_dir
-                << ")\n";
+      // A commit whose outcome is unknown may have taken effect: say so, not "nothing committed".
+      bool unknown = report.status().kind() == StatusKind::kCommitUnknown;
+      std::cerr << "cqlite materialize: " << report.status().ToString()
+                << (unknown ? " (perhaps committed for " : " (nothing committed for ") << table_dir << ")\n";
       continue;
     }
     if (!report->warning.empty() && !options.quiet) std::cerr << "cqlite materialize: warning: " << report->warning << "\n";

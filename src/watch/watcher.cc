@@ -357,7 +357,8 @@ void Watcher::Visit(TableWatch& t, const std::atomic<bool>& stop) {
                               options_.interval_seconds * std::pow(2.0, std::min(t.consecutive_failures - 1, 20)));
     t.retry_at = WallClock() + backoff;
     t.last_error = status.ToString();
-    Log(StrCat(t.key, ": run failed, nothing committed: ", t.last_error, " (failure ", t.consecutive_failures,
+    const char* outcome = status.kind() == StatusKind::kCommitUnknown ? "perhaps committed" : "nothing committed";
+    Log(StrCat(t.key, ": run failed, ", outcome, ": ", t.last_error, " (failure ", t.consecutive_failures,
                " in a row; retrying in ", Seconds(backoff), " s)"));
   }
   WriteStatus(t);

@@ -251,6 +251,7 @@ def test_a_commit_whose_outcome_stays_unknown_keeps_the_table_and_the_next_run_c
     assert "Commit outcome unknown" in proc.stderr and "run again to learn whether it committed" in proc.stderr, proc.stderr
     assert f"POST {proxy.address[len('rest:'):]}/v1/namespaces/shop/tables/" in proc.stderr, proc.stderr
     assert "ServiceUnavailableException: injected 503" in proc.stderr, proc.stderr
+    assert "perhaps committed for" in proc.stderr and "nothing committed" not in proc.stderr, proc.stderr
     for t in first["tables"]:
         # Still at the first snapshot, reading as then.
         history = iceberg_readers.snapshots_pyiceberg(catalog, warehouse, CATALOG_NAME, "shop", t["table"])
