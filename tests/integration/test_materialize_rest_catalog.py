@@ -324,3 +324,39 @@ def test_watch_publishes_through_a_rest_catalog(cqlite, warehouse, tmp_path, res
         assert len(history) == 1, history
         now = history[0]["summary"]["cqlite.ttl-evaluated-at"]
         _check_reads(cqlite, catalog, warehouse, table, now, {"pyiceberg": iceberg_readers.read_pyiceberg})
+
+
+def test_two_writers_racing_through_the_server_make_one_table(tmp_path, rest_catalog):
+    """Two `cqlite materialize` processes publish the same tables through the server at once, 3 rounds
+    (a new table, then a later commit): one wins each table's register or commit, the other loses with a
+    409, re-plans on the winner's snapshot and finds nothing left to do; every round leaves one new
+    snapshot per table and no file of the loser."""
+    catalog = rest_catalog.address
+    warehouse = tmp_path / "warehouse"
+    snapshots = {t: 0 for t in TABLES}
+    lost_races = 0
+    for round_now in (None, "2035-01-01T00:00:00Z", LATER):
+        args = [str(cqlite_binary()), "materialize", str(EXAMPLES), "--warehouse", str(warehouse), "--catalog",
+                catalog, "--json", "--threads", "1"]
+        if round_now:
+            args += ["--now", round_now]
+        writers = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                   for _ in range(2)]
+        outputs = [w.communicate(timeout=300) for w in writers]
+        assert all(w.returncode == 0 for w in writers), [err for _out, err in outputs]
+        reports = [json.loads(out) for out, _err in outputs]
+        for table in TABLES:
+            results = [next(t for t in r["tables"] if t["table"] == table) for r in reports]
+            committed = [t for t in results if t["committed"]]
+            lost_races += sum(t["attempts"] > 1 for t in results)
+            history = iceberg_readers.snapshots_pyiceberg(catalog, warehouse, CATALOG_NAME, "shop", table)
+            if committed:
+                snapshots[table] += 1
+                # One winner; the other commits nothing on top of it.
+                assert len(committed) == 1, results
+                assert history[-1]["snapshot_id"] == committed[0]["snapshot_id"], (history, results)
+            assert len(history) == snapshots[table], (round_now, table, history, results)
+            same, difference = _data_files_match_snapshots(catalog, table)
+            assert same, (round_now, table, difference)
+    assert snapshots["orders"] >= 2 and snapshots["price_points"] >= 2, snapshots
+    print(f"two writers through a REST catalog: {lost_races} lost race(s) in 3 rounds of 2 tables")
