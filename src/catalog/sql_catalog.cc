@@ -50,46 +50,6 @@ constexpr const char* kIsTableSql = "(iceberg_type = 'TABLE' OR iceberg_type IS 
 // Column width of names in the schema.
 constexpr size_t kMaxNameBytes = 255;
 
-// `name` in double quotes, with control bytes as \xNN, for error messages.
-std::string Quoted(std::string_view name) {
-  std::string out = "\"";
-  for (char c : name) {
-    auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      const char* digits = "0123456789abcdef";
-      out += "\\x";
-      out += digits[byte >> 4];
-      out += digits[byte & 0xf];
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-// Why `name` cannot be a namespace level or table name, or empty if it can.
-std::string NameProblem(std::string_view name) {
-  if (name.empty()) return "is empty";
-  if (name.size() > kMaxNameBytes) return StrCat("is longer than ", kMaxNameBytes, " bytes");
-  if (!IsValidUtf8(name)) return "is not valid UTF-8";
-  for (char c : name) {
-    auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) return "contains a control character";
-    switch (c) {
-      case '.':
-      case '/':
-      case '\\':
-      case '\'':
-      case '"':
-      case '`':
-        return StrCat("contains '", c, "'");
-      default:
-        break;
-    }
-  }
-  return "";
-}
-
 // What Open() found in the file.
 struct CatalogShape {
   bool has_tables_table = false;
@@ -148,44 +108,6 @@ Status RetryRaces(const std::function<Status()>& attempt) {
 
 }  // namespace
 
-std::string NamespaceToString(const Namespace& ns) {
-  std::string out;
-  for (size_t i = 0; i < ns.size(); ++i) {
-    if (i > 0) out += '.';
-    out += ns[i];
-  }
-  return out;
-}
-
-Result<Namespace> ParseNamespace(const std::string& text) {
-  Namespace ns = Split(text, '.');
-  RETURN_IF_ERROR(ValidateNamespace(ns));
-  return ns;
-}
-
-Status ValidateNamespace(const Namespace& ns) {
-  if (ns.empty()) return Status::InvalidArgument("a namespace needs at least one level");
-  std::string joined = NamespaceToString(ns);
-  for (const std::string& level : ns) {
-    std::string problem = NameProblem(level);
-    if (!problem.empty()) {
-      return Status::InvalidArgument(
-          StrCat("namespace level ", Quoted(level), " of namespace ", Quoted(joined), " ", problem));
-    }
-  }
-  if (joined.size() > kMaxNameBytes) {
-    return Status::InvalidArgument(
-        StrCat("namespace ", Quoted(joined), " is longer than ", kMaxNameBytes, " bytes"));
-  }
-  return Status::OK();
-}
-
-Status ValidateTableName(const std::string& table) {
-  std::string problem = NameProblem(table);
-  if (!problem.empty()) return Status::InvalidArgument(StrCat("table name ", Quoted(table), " ", problem));
-  return Status::OK();
-}
-
 Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(const std::string& address, std::string catalog_name,
                                                      bool create_if_missing) {
   const bool is_postgres = IsPostgresUri(address);
@@ -193,7 +115,7 @@ Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(const std::string& address,
   if (catalog_name.empty() || catalog_name.size() > kMaxNameBytes || !IsValidUtf8(catalog_name) ||
       catalog_name.find('\0') != std::string::npos) {
     return Status::InvalidArgument(StrCat(is_postgres ? RedactedPostgresUri(address) : path, ": bad catalog name ",
-                                          Quoted(catalog_name)));
+                                          QuotedName(catalog_name)));
   }
   std::unique_ptr<SqlDb> db;
   if (is_postgres) {
@@ -234,7 +156,7 @@ const std::string& SqlCatalog::path() const { return db_->name(); }
 Status SqlCatalog::CheckLocation(const std::string& location, const char* what) const {
   if (location.empty()) return Status::InvalidArgument(StrCat(path(), ": empty ", what));
   if (location.find('\0') != std::string::npos || !IsValidUtf8(location)) {
-    return Status::InvalidArgument(StrCat(path(), ": ", what, " ", Quoted(location), " is not valid text"));
+    return Status::InvalidArgument(StrCat(path(), ": ", what, " ", QuotedName(location), " is not valid text"));
   }
   return Status::OK();
 }
@@ -248,7 +170,7 @@ Status SqlCatalog::CreateNamespace(const Namespace& ns,
     if (key.empty() || key.size() > kMaxNameBytes || !IsValidUtf8(key) || !IsValidUtf8(value) ||
         key.find('\0') != std::string::npos || value.find('\0') != std::string::npos) {
       return Status::InvalidArgument(
-          StrCat(path(), ": bad property ", Quoted(key), " of namespace ", Quoted(NamespaceToString(ns))));
+          StrCat(path(), ": bad property ", QuotedName(key), " of namespace ", QuotedName(NamespaceToString(ns))));
     }
   }
   std::string name = NamespaceToString(ns);
@@ -308,8 +230,8 @@ Result<std::vector<Namespace>> SqlCatalog::ListNamespaces() {
 Result<std::vector<std::string>> SqlCatalog::ListTables(const Namespace& ns) {
   ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
   if (!exists) {
-    return Status::NotFound(StrCat(path(), ": catalog ", Quoted(catalog_name_), " has no namespace ",
-                                   Quoted(NamespaceToString(ns))));
+    return Status::NotFound(StrCat(path(), ": catalog ", QuotedName(catalog_name_), " has no namespace ",
+                                   QuotedName(NamespaceToString(ns))));
   }
   std::string sql = "SELECT table_name FROM iceberg_tables WHERE catalog_name = ?1 AND table_namespace = ?2";
   if (has_iceberg_type_) sql += StrCat(" AND ", kIsTableSql);
@@ -357,7 +279,7 @@ Status SqlCatalog::CreateTable(const Namespace& ns, const std::string& table,
   ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(ns));
   if (!ns_exists) {
     return Status::NotFound(StrCat(path(), ": cannot create table ", full_name, ": catalog ",
-                                   Quoted(catalog_name_), " has no namespace ", Quoted(name)));
+                                   QuotedName(catalog_name_), " has no namespace ", QuotedName(name)));
   }
   {
     // Any row of that name, a table or a view, takes the name.
@@ -368,7 +290,7 @@ Status SqlCatalog::CreateTable(const Namespace& ns, const std::string& table,
     ASSIGN_OR_RETURN(bool taken, query->Step());
     if (taken) {
       return Status::CommitConflict(
-          StrCat(path(), ": table ", full_name, " exists already in catalog ", Quoted(catalog_name_)));
+          StrCat(path(), ": table ", full_name, " exists already in catalog ", QuotedName(catalog_name_)));
     }
   }
   ASSIGN_OR_RETURN(
@@ -429,10 +351,35 @@ Status SqlCatalog::CommitTable(const Namespace& ns, const std::string& table,
   ASSIGN_OR_RETURN(std::optional<std::string> current, LoadTable(ns, table));
   if (!current) {
     return Status::CommitConflict(StrCat(path(), ": cannot commit to table ", full_name, ": catalog ",
-                                         Quoted(catalog_name_), " has no such table"));
+                                         QuotedName(catalog_name_), " has no such table"));
   }
   return Status::CommitConflict(StrCat(path(), ": cannot commit to table ", full_name,
                                        ": its metadata location is ", *current, ", not ", expected_location));
+}
+
+Result<std::optional<LoadedTable>> SqlCatalog::LoadTableMetadata(FileSystem& fs, const Namespace& ns,
+                                                                 const std::string& table) {
+  ASSIGN_OR_RETURN(std::optional<std::string> location, LoadTable(ns, table));
+  if (!location) return std::optional<LoadedTable>();
+  LoadedTable loaded;
+  loaded.metadata_location = std::move(*location);
+  ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(iceberg::LocalFilePath(loaded.metadata_location)));
+  ASSIGN_OR_RETURN(loaded.metadata, iceberg::TableMetadataFromJson(text, loaded.metadata_location));
+  return std::optional<LoadedTable>(std::move(loaded));
+}
+
+Result<std::string> SqlCatalog::Commit(FileSystem& fs, const TableCommit& commit) {
+  if (commit.next == nullptr || commit.metadata_file.empty()) {
+    return Status::InvalidArgument(StrCat(path(), ": a commit needs the next metadata and its file name"));
+  }
+  RETURN_IF_ERROR(fs.WriteStringToFile(commit.metadata_file, iceberg::TableMetadataToJson(*commit.next)));
+  if (commit.base != nullptr) {
+    RETURN_IF_ERROR(CommitTable(commit.ns, commit.table, commit.base->metadata_location, commit.metadata_file));
+  } else {
+    RETURN_IF_ERROR(CreateNamespace(commit.ns));
+    RETURN_IF_ERROR(CreateTable(commit.ns, commit.table, commit.metadata_file));
+  }
+  return commit.metadata_file;
 }
 
 }  // namespace cqlite::catalog

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog/catalog.h"
 #include "util/status.h"
 
 namespace cqlite::catalog {
@@ -30,22 +31,7 @@ namespace cqlite::catalog {
 class SqlDb;
 class SqlWriteTransaction;
 
-// A namespace is a list of levels, stored dot-joined ("a.b"). Levels must not
-// be empty nor contain '.', '/', '\\', quotes or control characters (NUL
-// included); the joined name is at most 255 bytes.
-using Namespace = std::vector<std::string>;
-
-// "a.b" for {"a", "b"}.
-std::string NamespaceToString(const Namespace& ns);
-// The levels of a dot-joined name, validated: "a.b" -> {"a", "b"}.
-Result<Namespace> ParseNamespace(const std::string& text);
-
-// InvalidArgument naming the bad name, or OK.
-Status ValidateNamespace(const Namespace& ns);
-// Table names follow the rules of a namespace level.
-Status ValidateTableName(const std::string& table);
-
-class SqlCatalog {
+class SqlCatalog final : public Catalog {
  private:
   struct Key {};  // only Open() constructs a SqlCatalog
 
@@ -68,25 +54,26 @@ class SqlCatalog {
   // use to inject faults); the catalog name is not checked.
   static Result<std::unique_ptr<SqlCatalog>> OpenOn(std::unique_ptr<SqlDb> db, std::string catalog_name);
   SqlCatalog(Key, std::unique_ptr<SqlDb> db, std::string catalog_name, bool has_iceberg_type);
-  ~SqlCatalog();
+  ~SqlCatalog() override;
   SqlCatalog(const SqlCatalog&) = delete;
   SqlCatalog& operator=(const SqlCatalog&) = delete;
 
   // Creates the namespace with the property exists=true and `properties`.
   // Idempotent: for a namespace that exists already, properties it lacks are
   // added and existing values are kept.
-  Status CreateNamespace(const Namespace& ns, const std::map<std::string, std::string>& properties = {});
+  Status CreateNamespace(const Namespace& ns, const std::map<std::string, std::string>& properties) override;
+  Status CreateNamespace(const Namespace& ns) { return CreateNamespace(ns, {}); }
 
   // True if the namespace has properties or tables, itself or below it (as
   // Java's and PyIceberg's catalogs decide).
-  Result<bool> NamespaceExists(const Namespace& ns);
+  Result<bool> NamespaceExists(const Namespace& ns) override;
 
   // Every namespace of this catalog (with properties or with tables), sorted.
-  Result<std::vector<Namespace>> ListNamespaces();
+  Result<std::vector<Namespace>> ListNamespaces() override;
 
   // The names of the tables (not views) directly in `ns`, sorted. NotFound if
   // the namespace does not exist.
-  Result<std::vector<std::string>> ListTables(const Namespace& ns);
+  Result<std::vector<std::string>> ListTables(const Namespace& ns) override;
 
   // The table's current metadata location, or nullopt when it does not exist.
   Result<std::optional<std::string>> LoadTable(const Namespace& ns, const std::string& table);
@@ -109,9 +96,20 @@ class SqlCatalog {
   Status CommitTable(const Namespace& ns, const std::string& table, const std::string& expected_location,
                      const std::string& new_location);
 
+  // The table's location (LoadTable) and the metadata file there, read
+  // through `fs` (a file: URI is read as its path).
+  Result<std::optional<LoadedTable>> LoadTableMetadata(FileSystem& fs, const Namespace& ns,
+                                                       const std::string& table) override;
+
+  // Writes `commit.next` to `commit.metadata_file` (synced), then swaps it in
+  // with CommitTable, or registers a new table with CreateNamespace and
+  // CreateTable.
+  Result<std::string> Commit(FileSystem& fs, const TableCommit& commit) override;
+
   // What messages name the catalog by: the SQLite file, or the server's URI
   // without its password.
   const std::string& path() const;
+  std::string DisplayName() const override { return path(); }
   const std::string& catalog_name() const { return catalog_name_; }
   // False for a V0 catalog, whose iceberg_tables has no iceberg_type column.
   bool has_iceberg_type() const { return has_iceberg_type_; }

@@ -30,13 +30,18 @@ inline constexpr const char* kNowHelp =
 // `path` made absolute and normal (as given if the working directory is gone).
 std::string AbsolutePath(const std::string& path);
 
-// What a --catalog option names, for catalog::SqlCatalog::Open: a PostgreSQL
-// URI as given, a SQLite file (a path or sqlite:<path>) as its absolute path;
-// `<warehouse>/catalog.db` when the option is empty.
+// What a --catalog option names, for catalog::OpenCatalog: a PostgreSQL URI
+// or a REST catalog (rest:...) as given, a SQLite file (a path or
+// sqlite:<path>) as its absolute path; `<warehouse>/catalog.db` when the
+// option is empty.
 std::string CatalogAddress(const std::string& option, const std::string& warehouse);
 inline constexpr const char* kCatalogHelp =
     "The catalog: a SQLite file, as a path or sqlite:<path> (default: <warehouse>/catalog.db; created when absent), "
     "or a PostgreSQL database, as postgresql://[user[:password]@]host[:port]/dbname (the catalog tables are created "
-    "in it when absent; what the URI leaves out comes from PGUSER, PGPASSWORD, ~/.pgpass, ... as for psql)";
+    "in it when absent; what the URI leaves out comes from PGUSER, PGPASSWORD, ~/.pgpass, ... as for psql), or an "
+    "Iceberg REST catalog server, as rest:http(s)://host[:port][/path][?warehouse=W][&scope=S] (OAuth2 client "
+    "credentials from the environment variable CQLITE_REST_CREDENTIAL=<client id>:<secret>, exchanged at "
+    "<path>/v1/oauth/tokens with scope S, default catalog; or a bearer token from CQLITE_REST_TOKEN; the server "
+    "writes the metadata files of commits, the warehouse keeps the data)";
 
 }  // namespace cqlite

@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "cassandra/sstable.h"
-#include "catalog/sql_catalog.h"
+#include "catalog/catalog.h"
 #include "cli/commands.h"
 #include "cluster/coverage.h"
 #include "cluster/node_metadata.h"
@@ -372,7 +372,7 @@ int Materialize(const MaterializeCommandOptions& options) {
   if (Status s = fs.CreateDirectories(warehouse); !s.ok()) {
     return fail(s.WithContext("cannot create the warehouse"));
   }
-  auto catalog = catalog::SqlCatalog::Open(catalog_address, options.catalog_name, true);
+  auto catalog = catalog::OpenCatalog(catalog_address, options.catalog_name, true);
   if (!catalog.ok()) return fail(catalog.status());
 
   std::vector<materialize::TableReport> reports;
@@ -408,8 +408,10 @@ int Materialize(const MaterializeCommandOptions& options) {
     if (terminal) std::cerr << "\r\033[K" << std::flush;
     if (!report.ok()) {
       ++failures;
-      std::cerr << "cqlite materialize: " << report.status().ToString() << " (nothing committed for " << table_dir
-                << ")\n";
+      // A commit whose outcome is unknown may have taken effect: say so, not "nothing committed".
+      bool unknown = report.status().kind() == StatusKind::kCommitUnknown;
+      std::cerr << "cqlite materialize: " << report.status().ToString()
+                << (unknown ? " (perhaps committed for " : " (nothing committed for ") << table_dir << ")\n";
       continue;
     }
     if (!report->warning.empty() && !options.quiet) std::cerr << "cqlite materialize: warning: " << report->warning << "\n";
@@ -417,7 +419,7 @@ int Materialize(const MaterializeCommandOptions& options) {
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (options.json) {
-    PrintJson(reports, (*catalog)->path(), seconds);
+    PrintJson(reports, (*catalog)->DisplayName(), seconds);
   } else if (!options.quiet || failures == 0) {
     PrintText(reports, seconds);
   }

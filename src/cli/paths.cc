@@ -1,6 +1,7 @@
 #include <filesystem>
 #include <string>
 
+#include "catalog/catalog.h"
 #include "catalog/postgres_db.h"
 #include "cli/commands.h"
 #include "util/strings.h"
@@ -15,7 +16,7 @@ std::string AbsolutePath(const std::string& path) {
 }
 
 std::string CatalogAddress(const std::string& option, const std::string& warehouse) {
-  if (catalog::IsPostgresUri(option)) return option;
+  if (catalog::IsPostgresUri(option) || catalog::IsRestCatalogAddress(option)) return option;
   std::string path = option.empty() ? (std::filesystem::path(warehouse) / "catalog.db").string() : option;
   if (StartsWith(path, "sqlite:")) path = path.substr(7);
   return AbsolutePath(path);

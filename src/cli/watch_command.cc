@@ -12,7 +12,7 @@
 #include <memory>
 #include <thread>
 
-#include "catalog/sql_catalog.h"
+#include "catalog/catalog.h"
 #include "cli/commands.h"
 #include "util/strings.h"
 #include "watch/watcher.h"

@@ -21,17 +21,6 @@ std::mt19937_64& Random() {
   return generator;
 }
 
-json SnapshotToJson(const Snapshot& s) {
-  json j{{"snapshot-id", s.snapshot_id},
-         {"sequence-number", s.sequence_number},
-         {"timestamp-ms", s.timestamp_ms},
-         {"manifest-list", s.manifest_list},
-         {"summary", s.summary}};
-  if (s.parent_snapshot_id) j["parent-snapshot-id"] = *s.parent_snapshot_id;
-  if (s.schema_id) j["schema-id"] = *s.schema_id;
-  return j;
-}
-
 Snapshot SnapshotFromJson(const json& j) {
   Snapshot s;
   s.snapshot_id = JsonInteger<int64_t>(j.at("snapshot-id"));
@@ -87,6 +76,17 @@ void AddSnapshot(TableMetadata* metadata, Snapshot snapshot, const std::string& 
   metadata->current_snapshot_id = snapshot.snapshot_id;
   metadata->snapshot_log.emplace_back(snapshot.timestamp_ms, snapshot.snapshot_id);
   metadata->snapshots.push_back(std::move(snapshot));
+}
+
+nlohmann::json SnapshotToJson(const Snapshot& s) {
+  json j{{"snapshot-id", s.snapshot_id},
+         {"sequence-number", s.sequence_number},
+         {"timestamp-ms", s.timestamp_ms},
+         {"manifest-list", s.manifest_list},
+         {"summary", s.summary}};
+  if (s.parent_snapshot_id) j["parent-snapshot-id"] = *s.parent_snapshot_id;
+  if (s.schema_id) j["schema-id"] = *s.schema_id;
+  return j;
 }
 
 std::string TableMetadataToJson(const TableMetadata& m) {
@@ -211,6 +211,12 @@ int MetadataFileVersion(const std::string& path) {
     version = version * 10 + (name[i] - '0');
   }
   return version;
+}
+
+std::string LocalFilePath(const std::string& location) {
+  if (StartsWith(location, "file://")) return location.substr(7);
+  if (StartsWith(location, "file:/")) return location.substr(5);
+  return location;
 }
 
 }  // namespace cqlite::iceberg

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "iceberg/schema.h"
 #include "util/status.h"
 
@@ -55,6 +57,8 @@ TableMetadata NewTableMetadata(const std::string& location, Schema schema,
 void AddSnapshot(TableMetadata* metadata, Snapshot snapshot, const std::string& previous_file);
 
 std::string TableMetadataToJson(const TableMetadata& metadata);
+// A snapshot as table metadata (and a REST catalog's add-snapshot) holds it.
+nlohmann::json SnapshotToJson(const Snapshot& snapshot);
 // Corruption naming `path` when `text` is not v2 table metadata.
 Result<TableMetadata> TableMetadataFromJson(const std::string& text, const std::string& path);
 
@@ -67,5 +71,8 @@ int64_t RandomSnapshotId();
 std::string MetadataFilePath(const std::string& location, int version);
 // The version number of a metadata file so named; -1 when not so named.
 int MetadataFileVersion(const std::string& path);
+// The local path of a location: a file: URI (file:///p, as PyIceberg writes,
+// or file:/p, as Hadoop's file system does) as its path; anything else as is.
+std::string LocalFilePath(const std::string& location);
 
 }  // namespace cqlite::iceberg

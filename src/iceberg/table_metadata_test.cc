@@ -161,6 +161,52 @@ TEST(TableMetadataTest, ReadsOtherWritersForms) {
   EXPECT_FALSE(m->current_snapshot_id.has_value());
 }
 
+TEST(TableMetadataTest, ReadsWhatIcebergJavaWritesForARestCommit) {
+  // The shape of the metadata file Iceberg Java's REST catalog server writes
+  // for a commit of ours: fields we never write (statistics,
+  // partition-statistics, a ref's retention), its own metadata-log entry.
+  json j = R"({
+    "format-version": 2, "table-uuid": "9f1c0c3e-4c3a-4d8e-9f57-1f0f0e4b6a11", "location": "/w/shop/t",
+    "last-sequence-number": 2, "last-updated-ms": 1796582679900, "last-column-id": 2,
+    "current-schema-id": 0,
+    "schemas": [{"type": "struct", "schema-id": 0, "identifier-field-ids": [1], "fields": [
+      {"id": 1, "name": "id", "required": true, "type": "long"},
+      {"id": 2, "name": "name", "required": false, "type": "string"}]}],
+    "default-spec-id": 0, "partition-specs": [{"spec-id": 0, "fields": []}], "last-partition-id": 999,
+    "default-sort-order-id": 0, "sort-orders": [{"order-id": 0, "fields": []}],
+    "properties": {"cqlite.source.table": "t"},
+    "current-snapshot-id": 22,
+    "refs": {"main": {"snapshot-id": 22, "type": "branch", "max-ref-age-ms": 86400000},
+             "audit": {"snapshot-id": 11, "type": "tag"}},
+    "snapshots": [
+      {"sequence-number": 1, "snapshot-id": 11, "timestamp-ms": 1796582675190,
+       "summary": {"operation": "append", "total-records": "9"}, "manifest-list": "/w/shop/t/metadata/snap-11.avro",
+       "schema-id": 0},
+      {"sequence-number": 2, "snapshot-id": 22, "parent-snapshot-id": 11, "timestamp-ms": 1796582679865,
+       "summary": {"operation": "delete", "total-records": "8", "cqlite.fold-state": "/w/shop/t/cqlite/s.json"},
+       "manifest-list": "/w/shop/t/metadata/snap-22.avro", "schema-id": 0}],
+    "statistics": [], "partition-statistics": [],
+    "snapshot-log": [{"timestamp-ms": 1796582675190, "snapshot-id": 11},
+                     {"timestamp-ms": 1796582679865, "snapshot-id": 22}],
+    "metadata-log": [{"timestamp-ms": 1796582675190, "metadata-file": "/w/shop/t/metadata/00000-a.metadata.json"}]
+  })"_json;
+  auto m = TableMetadataFromJson(j.dump(), "00001-b.metadata.json");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  ASSERT_NE(m->CurrentSnapshot(), nullptr);
+  EXPECT_EQ(m->CurrentSnapshot()->snapshot_id, 22);
+  EXPECT_EQ(m->CurrentSnapshot()->summary.at("cqlite.fold-state"), "/w/shop/t/cqlite/s.json");
+  EXPECT_EQ(m->last_sequence_number, 2);
+  EXPECT_EQ(m->metadata_log.size(), 1u);
+  EXPECT_EQ(m->CurrentSchema()->identifier_field_ids, std::vector<int32_t>({1}));
+}
+
+TEST(TableMetadataTest, LocalFilePathOfFileUris) {
+  EXPECT_EQ(LocalFilePath("file:///w/t/metadata/a.json"), "/w/t/metadata/a.json");
+  EXPECT_EQ(LocalFilePath("file:/w/t/metadata/a.json"), "/w/t/metadata/a.json");
+  EXPECT_EQ(LocalFilePath("/w/t/metadata/a.json"), "/w/t/metadata/a.json");
+  EXPECT_EQ(LocalFilePath("s3://bucket/t/a.json"), "s3://bucket/t/a.json");
+}
+
 std::string ValidMetadataJson() {
   TableMetadata m = NewTableMetadata("/warehouse/t", TwoColumnSchema(), {}, 1000);
   AddSnapshot(&m, MakeSnapshot(111, std::nullopt, 1, 2000), "");

@@ -68,7 +68,7 @@ Result<std::string> GenerationIdentity(FileSystem& fs, const SSTable& sstable) {
 
 struct Run {
   FileSystem& fs;
-  catalog::SqlCatalog& catalog;
+  catalog::Catalog& catalog;
   const MaterializeOptions& options;
   const TableSSTables& table;
   const TableMapping& mapping;
@@ -139,7 +139,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   report->rows_total = base.state.row_count;
   if (base.has_fold_state && fresh.empty() && !refold && now < base.state.next_expiry) {
     report->message = "nothing new: every generation was consumed before and no row has expired since";
-    report->metadata_location = *base.metadata_location;
+    report->metadata_location = base.table->metadata_location;
     return Status::OK();
   }
 
@@ -203,9 +203,9 @@ Status RunOnce(const Run& run, TableReport* report) {
     report->bytes_written += f.file_size_in_bytes;
     (f.content == iceberg::FileContent::kData ? report->data_files : report->delete_files)++;
   }
-  if (base.metadata && fresh.empty() && added.empty()) {
+  if (base.table && fresh.empty() && added.empty()) {
     report->message = "nothing new: no generation to consume, and no row changed since the last snapshot";
-    report->metadata_location = *base.metadata_location;
+    report->metadata_location = base.table->metadata_location;
     return Status::OK();
   }
 
@@ -239,52 +239,54 @@ Status RunOnce(const Run& run, TableReport* report) {
     next.new_table_properties["write.parquet.compression-level"] = std::to_string(run.options.compression_level);
   }
   ASSIGN_OR_RETURN(WrittenSnapshot written, WriteSnapshot(run.fs, base, next, files));
-  std::string metadata_path = written.metadata_file;
   report->snapshot_id = written.snapshot_id;
 
   // Step 5: the one change that makes it all visible. A part of a table
   // published by token ranges that loses the race to a run of another part
   // goes on top of that run's snapshot as it is (the parts' rows, files and
   // fold states are their own); any other lost race starts the attempt anew.
-  catalog::Namespace ns{run.namespace_name};
+  std::string metadata_location;
   for (int rebases = 0;; ++rebases) {
     Progress(run.options, "committing");
-    Status committed = Status::OK();
-    if (base.metadata_location) {
-      committed = run.catalog.CommitTable(ns, run.table_name, *base.metadata_location, metadata_path);
-    } else {
-      committed = run.catalog.CreateNamespace(ns);
-      if (committed.ok()) committed = run.catalog.CreateTable(ns, run.table_name, metadata_path);
+    catalog::TableCommit commit;
+    commit.ns = {run.namespace_name};
+    commit.table = run.table_name;
+    commit.base = base.table ? &*base.table : nullptr;
+    commit.next = &written.metadata;
+    commit.metadata_file = written.metadata_file;
+    Result<std::string> committed = run.catalog.Commit(run.fs, commit);
+    if (committed.ok()) {
+      metadata_location = std::move(*committed);
+      break;
     }
-    if (committed.ok()) break;
-    if (committed.kind() == StatusKind::kCommitUnknown) {
+    const Status& status = committed.status();
+    if (status.kind() == StatusKind::kCommitUnknown) {
       // The table may name this run's files now: none of them may go (if
       // it does not, they stay unreferenced).
       files.Keep();
-      return committed.WithContext("the run's files are kept; run again to learn whether it committed");
+      return status.WithContext("the run's files are kept; run again to learn whether it committed");
     }
-    if (committed.kind() != StatusKind::kCommitConflict || next.ranges.whole_ring() ||
+    if (status.kind() != StatusKind::kCommitConflict || next.ranges.whole_ring() ||
         rebases + 1 >= std::max(1, run.options.max_attempts)) {
-      return committed;
+      return status;
     }
     ASSIGN_OR_RETURN(Baseline newer, LoadBaseline(run.fs, run.catalog, run.options.warehouse, run.namespace_name,
                                                   run.table_name, run.mapping.schema,
                                                   StrCat(source.keyspace, ".", source.table), next.ranges));
-    bool same_schema = !newer.metadata || !base.metadata ||
-                       newer.metadata->current_schema_id == base.metadata->current_schema_id;
+    bool same_schema = !newer.table || !base.table ||
+                       newer.table->metadata.current_schema_id == base.table->metadata.current_schema_id;
     if (newer.fold_state_path != base.fold_state_path || newer.location != base.location || !same_schema) {
-      return committed;
+      return status;
     }
     Progress(run.options, "a run of another part of the ring committed first; committing on top of its snapshot");
     base = std::move(newer);
     files.NextCommitAttempt();
     ASSIGN_OR_RETURN(written, WriteSnapshot(run.fs, base, next, files));
-    metadata_path = written.metadata_file;
     report->snapshot_id = written.snapshot_id;
   }
   files.Keep();
   report->committed = true;
-  report->metadata_location = metadata_path;
+  report->metadata_location = metadata_location;
   report->generations_consumed = static_cast<int>(new_generations.size());
   report->message = StrCat("committed snapshot ", report->snapshot_id);
   if (newer) report->message += " (the new generations decided their rows alone)";
@@ -310,15 +312,14 @@ struct TablePlan {
 
 // The primary key columns of `schema` that the catalog's table has as
 // optional fields: an earlier run found an empty value in them.
-Result<std::vector<std::string>> NullableKeysOfTable(FileSystem& fs, catalog::SqlCatalog& catalog,
+Result<std::vector<std::string>> NullableKeysOfTable(FileSystem& fs, catalog::Catalog& catalog,
                                                      const std::string& namespace_name, const std::string& table_name,
                                                      const iceberg::Schema& schema) {
   std::vector<std::string> names;
-  ASSIGN_OR_RETURN(std::optional<std::string> location, catalog.LoadTable({namespace_name}, table_name));
-  if (!location) return names;
-  ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(*location));
-  ASSIGN_OR_RETURN(iceberg::TableMetadata metadata, iceberg::TableMetadataFromJson(text, *location));
-  const iceberg::Schema* current = metadata.CurrentSchema();
+  ASSIGN_OR_RETURN(std::optional<catalog::LoadedTable> loaded,
+                   catalog.LoadTableMetadata(fs, {namespace_name}, table_name));
+  if (!loaded) return names;
+  const iceberg::Schema* current = loaded->metadata.CurrentSchema();
   if (current == nullptr) return names;
   for (const iceberg::NestedField& field : schema.fields) {
     if (!field.required) continue;
@@ -425,7 +426,7 @@ Status CheckTable(FileSystem& fs, const std::string& table_dir, const Materializ
   return PlanTable(fs, table_dir, options).status();
 }
 
-Result<TableReport> MaterializeTable(FileSystem& fs, catalog::SqlCatalog& catalog, const std::string& table_dir,
+Result<TableReport> MaterializeTable(FileSystem& fs, catalog::Catalog& catalog, const std::string& table_dir,
                                      const MaterializeOptions& options) {
   // Everything that can be refused is refused before any file is written.
   // The mapping's nullable key columns may grow below; `run_options` holds them.

@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "cassandra/token.h"
-#include "catalog/sql_catalog.h"
+#include "catalog/catalog.h"
 #include "io/file_system.h"
 #include "materialize/iceberg_rows.h"
 #include "parquet/parquet_format.h"
@@ -141,7 +141,7 @@ struct TableReport {
 Status CheckTable(FileSystem& fs, const std::string& table_dir, const MaterializeOptions& options);
 
 // Materializes the table at `table_dir` into `catalog`.
-Result<TableReport> MaterializeTable(FileSystem& fs, catalog::SqlCatalog& catalog, const std::string& table_dir,
+Result<TableReport> MaterializeTable(FileSystem& fs, catalog::Catalog& catalog, const std::string& table_dir,
                                      const MaterializeOptions& options);
 
 // The table directories (each holding the SSTables of one table) at or below

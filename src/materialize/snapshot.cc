@@ -86,26 +86,25 @@ bool OnlyRelaxesFields(const iceberg::Schema& current, const iceberg::Schema& ne
 
 }  // namespace
 
-Result<Baseline> LoadBaseline(FileSystem& fs, catalog::SqlCatalog& catalog, const std::string& warehouse,
+Result<Baseline> LoadBaseline(FileSystem& fs, catalog::Catalog& catalog, const std::string& warehouse,
                               const std::string& namespace_name, const std::string& table_name,
                               const iceberg::Schema& schema, const std::string& source_name,
                               const Murmur3RangeSet& ranges) {
   Baseline base;
-  ASSIGN_OR_RETURN(base.metadata_location, catalog.LoadTable({namespace_name}, table_name));
-  if (!base.metadata_location) {
+  ASSIGN_OR_RETURN(base.table, catalog.LoadTableMetadata(fs, {namespace_name}, table_name));
+  if (!base.table) {
     base.location = TableLocation(warehouse, namespace_name, table_name);
     return base;
   }
-  const std::string& current = *base.metadata_location;
-  ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(current));
-  ASSIGN_OR_RETURN(base.metadata, iceberg::TableMetadataFromJson(text, current));
-  base.location = base.metadata->location;
-  if (!iceberg::SameStructure(*base.metadata->CurrentSchema(), schema) &&
-      !OnlyRelaxesFields(*base.metadata->CurrentSchema(), schema)) {
+  const std::string& current = base.table->metadata_location;
+  const iceberg::TableMetadata& metadata = base.table->metadata;
+  base.location = iceberg::LocalFilePath(metadata.location);
+  if (!iceberg::SameStructure(*metadata.CurrentSchema(), schema) &&
+      !OnlyRelaxesFields(*metadata.CurrentSchema(), schema)) {
     return Status::NotSupported(StrCat(current, ": the Iceberg table's schema differs from the one ", source_name,
                                        " maps to now; schema changes are not supported yet"));
   }
-  const iceberg::Snapshot* parent = base.metadata->CurrentSnapshot();
+  const iceberg::Snapshot* parent = metadata.CurrentSnapshot();
   if (parent == nullptr) return base;
   base.parent = *parent;
   auto whole = parent->summary.find(kFoldStateKey);
@@ -155,7 +154,8 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
 
   const iceberg::Snapshot* parent = base.parent ? &*base.parent : nullptr;
   int64_t snapshot_id = iceberg::RandomSnapshotId();
-  int64_t sequence_number = (base.metadata ? base.metadata->last_sequence_number : 0) + 1;
+  const iceberg::TableMetadata* base_metadata = base.table ? &base.table->metadata : nullptr;
+  int64_t sequence_number = (base_metadata ? base_metadata->last_sequence_number : 0) + 1;
   std::vector<iceberg::ManifestFile> manifests;
   if (parent) {
     ASSIGN_OR_RETURN(manifests, iceberg::ReadManifestList(fs, parent->manifest_list));
@@ -163,15 +163,15 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
   // Key columns made optional (LoadBaseline allows no other change) make
   // the table's next schema.
   std::optional<iceberg::Schema> evolved;
-  if (base.metadata && !iceberg::SameStructure(*base.metadata->CurrentSchema(), *next.schema)) {
+  if (base_metadata && !iceberg::SameStructure(*base_metadata->CurrentSchema(), *next.schema)) {
     evolved = *next.schema;
     evolved->schema_id = 0;
-    for (const iceberg::Schema& s : base.metadata->schemas) {
+    for (const iceberg::Schema& s : base_metadata->schemas) {
       evolved->schema_id = std::max(evolved->schema_id, s.schema_id + 1);
     }
   }
   iceberg::Schema manifest_schema = evolved ? *evolved : *next.schema;
-  if (!evolved && base.metadata) manifest_schema.schema_id = base.metadata->current_schema_id;
+  if (!evolved && base_metadata) manifest_schema.schema_id = base_metadata->current_schema_id;
   std::string schema_json = iceberg::SchemaToJson(manifest_schema).dump();
   for (iceberg::ManifestContent content : {iceberg::ManifestContent::kData, iceberg::ManifestContent::kDeletes}) {
     std::vector<iceberg::ManifestEntry> entries;
@@ -206,8 +206,8 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
   if (parent) snapshot.parent_snapshot_id = parent->snapshot_id;
   snapshot.sequence_number = sequence_number;
   snapshot.timestamp_ms = WallClockMillis();
-  if (base.metadata && snapshot.timestamp_ms <= base.metadata->last_updated_ms) {
-    snapshot.timestamp_ms = base.metadata->last_updated_ms + 1;
+  if (base_metadata && snapshot.timestamp_ms <= base_metadata->last_updated_ms) {
+    snapshot.timestamp_ms = base_metadata->last_updated_ms + 1;
   }
   snapshot.manifest_list = list_path;
   snapshot.summary = iceberg::SummaryMetrics(added, parent ? parent->summary : std::map<std::string, std::string>());
@@ -245,9 +245,10 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
     snapshot.summary[kPartsCountKey] = std::to_string(parts.size());
   }
 
-  iceberg::TableMetadata next_metadata;
-  if (base.metadata) {
-    next_metadata = *base.metadata;
+  WrittenSnapshot written;
+  iceberg::TableMetadata& next_metadata = written.metadata;
+  if (base_metadata) {
+    next_metadata = *base_metadata;
   } else {
     next_metadata = iceberg::NewTableMetadata(base.location, *next.schema, next.new_table_properties,
                                               WallClockMillis());
@@ -257,15 +258,15 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
     next_metadata.schemas.push_back(*evolved);
   }
   snapshot.schema_id = next_metadata.current_schema_id;
-  iceberg::AddSnapshot(&next_metadata, snapshot, base.metadata_location.value_or(""));
+  iceberg::AddSnapshot(&next_metadata, snapshot, base.table ? base.table->metadata_location : "");
   int version = 0;
-  if (base.metadata_location) {
-    int previous = iceberg::MetadataFileVersion(*base.metadata_location);
+  if (base.table) {
+    int previous = iceberg::MetadataFileVersion(base.table->metadata_location);
     version = previous >= 0 ? previous + 1 : static_cast<int>(next_metadata.metadata_log.size());
   }
-  std::string metadata_path = files.MetadataFile(version);
-  RETURN_IF_ERROR(fs.WriteStringToFile(metadata_path, iceberg::TableMetadataToJson(next_metadata)));
-  return WrittenSnapshot{metadata_path, snapshot_id};
+  written.metadata_file = files.MetadataFile(version);
+  written.snapshot_id = snapshot_id;
+  return written;
 }
 
 

@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "catalog/sql_catalog.h"
+#include "catalog/catalog.h"
 #include "iceberg/data_files.h"
 #include "iceberg/schema.h"
 #include "iceberg/table_metadata.h"
@@ -48,8 +48,7 @@ struct FoldStatePart {
 
 // The table as the catalog has it when an attempt starts.
 struct Baseline {
-  std::optional<std::string> metadata_location;  // none: the table does not exist yet
-  std::optional<iceberg::TableMetadata> metadata;
+  std::optional<catalog::LoadedTable> table;  // none: the table does not exist yet
   std::optional<iceberg::Snapshot> parent;  // the current snapshot
   FoldState state;                          // the parent's fold state (of the run's part)
   bool has_fold_state = false;              // false: a new table, or a part not run before
@@ -66,7 +65,7 @@ struct Baseline {
 // the part with exactly those ranges (none yet: an empty one);
 // InvalidArgument when the table is published whole, or a part overlaps
 // them without being them (and the other way round).
-Result<Baseline> LoadBaseline(FileSystem& fs, catalog::SqlCatalog& catalog, const std::string& warehouse,
+Result<Baseline> LoadBaseline(FileSystem& fs, catalog::Catalog& catalog, const std::string& warehouse,
                               const std::string& namespace_name, const std::string& table_name,
                               const iceberg::Schema& schema, const std::string& source_name,
                               const Murmur3RangeSet& ranges = Murmur3RangeSet::WholeRing());
@@ -85,12 +84,14 @@ struct NextSnapshot {
 };
 
 struct WrittenSnapshot {
-  std::string metadata_file;  // to swap into the catalog
+  iceberg::TableMetadata metadata;  // the table's next metadata, to commit
+  std::string metadata_file;        // where a catalog that needs it written puts it (catalog::TableCommit)
   int64_t snapshot_id = 0;
 };
 
-// Writes (and syncs) the fold state, manifests, manifest list and metadata
-// file of the snapshot after `base`'s current one.
+// Writes (and syncs) the fold state, manifests and manifest list of the
+// snapshot after `base`'s current one, and makes the table metadata that
+// adds it; the catalog's commit writes that where it must (catalog.h).
 Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, const NextSnapshot& next,
                                       RunFiles& files);
 

@@ -8,35 +8,24 @@
 
 namespace cqlite::watch {
 
-namespace {
-
-// A file:// location as a path.
-std::string LocalPath(const std::string& location) {
-  if (StartsWith(location, "file://")) return location.substr(7);
-  if (StartsWith(location, "file:")) return location.substr(5);
-  return location;
-}
-
-}  // namespace
-
-Result<int> RemoveUnreferencedDataFiles(FileSystem& fs, catalog::SqlCatalog& catalog,
+Result<int> RemoveUnreferencedDataFiles(FileSystem& fs, catalog::Catalog& catalog,
                                         const std::string& namespace_name, const std::string& table_name) {
-  ASSIGN_OR_RETURN(std::optional<std::string> location, catalog.LoadTable({namespace_name}, table_name));
-  if (!location) return 0;
-  ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(*location));
-  ASSIGN_OR_RETURN(iceberg::TableMetadata metadata, iceberg::TableMetadataFromJson(text, *location));
+  ASSIGN_OR_RETURN(std::optional<catalog::LoadedTable> loaded,
+                   catalog.LoadTableMetadata(fs, {namespace_name}, table_name));
+  if (!loaded) return 0;
+  const iceberg::TableMetadata& metadata = loaded->metadata;
   std::set<std::string> referenced;
   for (const iceberg::Snapshot& snapshot : metadata.snapshots) {
     ASSIGN_OR_RETURN(std::vector<iceberg::ManifestFile> manifests,
-                     iceberg::ReadManifestList(fs, LocalPath(snapshot.manifest_list)));
+                     iceberg::ReadManifestList(fs, iceberg::LocalFilePath(snapshot.manifest_list)));
     for (const iceberg::ManifestFile& manifest : manifests) {
       iceberg::ManifestFile local = manifest;
-      local.manifest_path = LocalPath(manifest.manifest_path);
+      local.manifest_path = iceberg::LocalFilePath(manifest.manifest_path);
       ASSIGN_OR_RETURN(std::vector<iceberg::ManifestEntry> entries, iceberg::ReadManifest(fs, local));
-      for (const iceberg::ManifestEntry& entry : entries) referenced.insert(LocalPath(entry.data_file.file_path));
+      for (const iceberg::ManifestEntry& entry : entries) referenced.insert(iceberg::LocalFilePath(entry.data_file.file_path));
     }
   }
-  std::string data_dir = JoinPath(LocalPath(metadata.location), "data");
+  std::string data_dir = JoinPath(iceberg::LocalFilePath(metadata.location), "data");
   if (!fs.IsDirectory(data_dir)) return 0;
   ASSIGN_OR_RETURN(std::vector<DirectoryEntry> entries, fs.ListDirectory(data_dir));
   int removed = 0;

@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "catalog/sql_catalog.h"
+#include "catalog/catalog.h"
 #include "io/file_system.h"
 #include "util/status.h"
 
@@ -21,7 +21,7 @@ namespace cqlite::watch {
 // Removes the Parquet files in `<table location>/data/` that no manifest of
 // any snapshot of the table lists; returns how many. 0 when the table does
 // not exist yet. Errors name the metadata, manifest or file that failed.
-Result<int> RemoveUnreferencedDataFiles(FileSystem& fs, catalog::SqlCatalog& catalog,
+Result<int> RemoveUnreferencedDataFiles(FileSystem& fs, catalog::Catalog& catalog,
                                         const std::string& namespace_name, const std::string& table_name);
 
 }  // namespace cqlite::watch

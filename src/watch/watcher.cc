@@ -14,7 +14,7 @@
 #include <set>
 #include <sstream>
 
-#include "catalog/sql_catalog.h"
+#include "catalog/catalog.h"
 #include "cassandra/sstable.h"
 #include "util/json_writer.h"
 #include "util/strings.h"
@@ -130,7 +130,7 @@ class Watcher {
 
   FileSystem& fs_;
   const WatchOptions& options_;
-  std::unique_ptr<catalog::SqlCatalog> catalog_;
+  std::unique_ptr<catalog::Catalog> catalog_;
   std::unique_ptr<DirectoryEvents> events_;
   std::mutex mu_;  // guards tables_ against the metrics thread
   std::map<std::string, TableWatch> tables_;
@@ -357,7 +357,8 @@ void Watcher::Visit(TableWatch& t, const std::atomic<bool>& stop) {
                               options_.interval_seconds * std::pow(2.0, std::min(t.consecutive_failures - 1, 20)));
     t.retry_at = WallClock() + backoff;
     t.last_error = status.ToString();
-    Log(StrCat(t.key, ": run failed, nothing committed: ", t.last_error, " (failure ", t.consecutive_failures,
+    const char* outcome = status.kind() == StatusKind::kCommitUnknown ? "perhaps committed" : "nothing committed";
+    Log(StrCat(t.key, ": run failed, ", outcome, ": ", t.last_error, " (failure ", t.consecutive_failures,
                " in a row; retrying in ", Seconds(backoff), " s)"));
   }
   WriteStatus(t);
@@ -453,7 +454,7 @@ Status Watcher::Run(const std::atomic<bool>& stop, int wake_fd) {
                  Seconds(options_.rescan_seconds), " s"));
     }
   }
-  ASSIGN_OR_RETURN(catalog_, catalog::SqlCatalog::Open(options_.catalog_path, options_.catalog_name, true));
+  ASSIGN_OR_RETURN(catalog_, catalog::OpenCatalog(options_.catalog_path, options_.catalog_name, true));
   RETURN_IF_ERROR(Discover(true));
   std::unique_ptr<MetricsServer> metrics;
   if (options_.metrics_port >= 0) {

@@ -45,7 +45,7 @@ namespace cqlite::watch {
 
 struct WatchOptions {
   std::string data_dir;       // a Cassandra data directory (with keyspace directories)
-  std::string catalog_path;   // the catalog: a SQLite file or a PostgreSQL URI (SqlCatalog::Open)
+  std::string catalog_path;   // the catalog's address (catalog::OpenCatalog)
   std::string catalog_name = "cqlite";
   std::vector<std::string> tables;  // "keyspace.table"; empty: every user table
   double interval_seconds = 30;     // least time between two runs of a table

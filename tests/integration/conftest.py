@@ -74,6 +74,50 @@ def postgres_catalog(tmp_path):
         subprocess.run(["bash", str(script), "stop", str(state)], capture_output=True, timeout=300)
 
 
+class RestCatalogServer:
+    """Apache Iceberg's REST catalog server (tools/iceberg_readers/iceberg_java.sh rest-server: Iceberg's
+    RESTCatalogAdapter and RESTCatalogServlet over a JdbcCatalog in a SQLite file, on Jetty) on a free
+    port of 127.0.0.1, started for a test and stopped after it. `credential` (id:secret) makes it want
+    OAuth2 client credentials."""
+
+    def __init__(self, root, credential=None):
+        self.root = pathlib.Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        args = ["bash", str(REPO / "tools" / "iceberg_readers" / "iceberg_java.sh"), "rest-server", "0",
+                str(self.root / "server-warehouse"), str(self.root / "rest-catalog.db")]
+        if credential:
+            args += ["--credential", credential]
+        self.log = open(self.root / "rest-server.log", "w")
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log, text=True)
+        line = self.proc.stdout.readline()  # the first start builds the Java tools: minutes
+        if not line.startswith("{"):
+            self.stop()
+            raise AssertionError(f"the REST catalog server did not start: {line!r}; see {self.root / 'rest-server.log'}: "
+                                 + (self.root / "rest-server.log").read_text()[-3000:])
+        self.uri = json.loads(line)["uri"]
+        self.address = "rest:" + self.uri
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+@pytest.fixture()
+def rest_catalog(tmp_path):
+    """A REST catalog server (RestCatalogServer) for one test; its address is .address (rest:http://...)."""
+    server = RestCatalogServer(tmp_path / "rest-server")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 def sstabledump_batch(oracle_script, data_files, out_dir):
     """Runs Cassandra's sstabledump over data_files in one JVM, now.
 

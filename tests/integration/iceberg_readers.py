@@ -6,7 +6,12 @@ Each reader gets the same five arguments:
                   iceberg_namespace_properties): its SQLite file, or a
                   postgresql://user:password@host:port/db URI (read with
                   psycopg2, PyIceberg's SqlCatalog on SQLAlchemy's
-                  postgresql+psycopg2 dialect, and the PostgreSQL JDBC driver)
+                  postgresql+psycopg2 dialect, and the PostgreSQL JDBC driver);
+                  or an Iceberg REST catalog, rest:http://host:port[/path]
+                  (read with PyIceberg's RestCatalog, DuckDB's ATTACH ...
+                  (TYPE iceberg, ENDPOINT ...) and Iceberg Java's RESTCatalog;
+                  an OAuth2 credential id:secret in CQLITE_REST_CREDENTIAL is
+                  used by all three)
     warehouse     the warehouse directory (a path, or a file:// URI)
     catalog_name  the catalog's name in that file (CQLite's default: "cqlite")
     ns            the namespace: "ks", "a.b", or a tuple of levels
@@ -233,6 +238,36 @@ def is_postgres(catalog):
     return str(catalog).startswith(("postgresql://", "postgres://"))
 
 
+def is_rest(catalog):
+    return str(catalog).startswith("rest:")
+
+
+def rest_uri(catalog):
+    """The server's base URI of a rest:... catalog address."""
+    return str(catalog)[len("rest:"):].split("?", 1)[0].rstrip("/")
+
+
+def _rest_credential():
+    return os.environ.get("CQLITE_REST_CREDENTIAL") or None
+
+
+def _rest_get(catalog, path):
+    """GET <base>/v1/<path> of a REST catalog (with a token when CQLITE_REST_CREDENTIAL is set) as JSON."""
+    import urllib.request
+
+    base = rest_uri(catalog)
+    headers = {"Accept": "application/json"}
+    credential = _rest_credential()
+    if credential:
+        client_id, _, secret = credential.rpartition(":")
+        form = urllib.parse.urlencode({"grant_type": "client_credentials", "client_id": client_id,
+                                       "client_secret": secret, "scope": "catalog"}).encode()
+        with urllib.request.urlopen(urllib.request.Request(f"{base}/v1/oauth/tokens", data=form)) as r:
+            headers["Authorization"] = "Bearer " + json.load(r)["access_token"]
+    with urllib.request.urlopen(urllib.request.Request(f"{base}/v1/{path}", headers=headers)) as r:
+        return json.load(r)
+
+
 def sqlalchemy_uri(catalog):
     """The catalog as PyIceberg's SqlCatalog (SQLAlchemy) names it."""
     if is_postgres(catalog):
@@ -286,6 +321,10 @@ def _local_path(location):
 
 def metadata_location(catalog_file, catalog_name, ns, table):
     """The table's current metadata file, read from the catalog."""
+    if is_rest(catalog_file):
+        ns_path = "%1F".join(urllib.parse.quote(level, safe="") for level in _ns_tuple(ns))
+        loaded = _rest_get(catalog_file, f"namespaces/{ns_path}/tables/{urllib.parse.quote(table, safe='')}")
+        return loaded["metadata-location"]
     rows = catalog_query(catalog_file, "SELECT metadata_location FROM iceberg_tables "
                                        "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?",
                          (catalog_name, _ns_string(ns), table))
@@ -313,6 +352,13 @@ def _metadata_json(location):
 # ---------------------------------------------------------------------------
 
 def _pyiceberg_catalog(catalog_file, warehouse, catalog_name):
+    if is_rest(catalog_file):
+        from pyiceberg.catalog.rest import RestCatalog
+
+        properties = {"uri": rest_uri(catalog_file)}
+        if _rest_credential():
+            properties["credential"] = _rest_credential()
+        return RestCatalog(catalog_name, **properties)
     from pyiceberg.catalog.sql import SqlCatalog
 
     return SqlCatalog(
@@ -376,7 +422,8 @@ def _java(*args, timeout=1800):
 
 
 def _java_base_args(catalog_file, warehouse, catalog_name):
-    catalog = str(catalog_file) if is_postgres(catalog_file) else os.path.abspath(catalog_file)
+    remote = is_postgres(catalog_file) or is_rest(catalog_file)
+    catalog = str(catalog_file) if remote else os.path.abspath(catalog_file)
     return [catalog, _warehouse_uri(warehouse), catalog_name]
 
 
@@ -446,6 +493,8 @@ def duckdb_python():
 
 
 def read_duckdb(catalog_file, warehouse, catalog_name, ns, table):
+    if is_rest(catalog_file):
+        return read_duckdb_many(catalog_file, warehouse, catalog_name, [(ns, table)])[(ns, table)]
     location = metadata_location(catalog_file, catalog_name, ns, table)
     proc = subprocess.run([str(duckdb_python()), str(pathlib.Path(__file__).resolve()), "duckdb-read", location],
                           capture_output=True, text=True, timeout=1800)
@@ -455,8 +504,21 @@ def read_duckdb(catalog_file, warehouse, catalog_name, ns, table):
 
 
 def read_duckdb_many(catalog_file, warehouse, catalog_name, tables):
-    """{(ns, table): rows} for many tables of one catalog, read in one DuckDB process."""
+    """{(ns, table): rows} for many tables of one catalog, read in one DuckDB process.
+
+    A REST catalog is attached (ATTACH '' AS ... (TYPE iceberg, ENDPOINT ...)) and each table read as
+    catalog.ns.table; the others are read by iceberg_scan of their metadata file."""
     locations = [metadata_location(catalog_file, catalog_name, ns, table) for ns, table in tables]
+    if is_rest(catalog_file):
+        names = [f"{_ns_string(ns)}.{table}" for ns, table in tables]
+        request = {"endpoint": rest_uri(catalog_file), "credential": _rest_credential(),
+                   "tables": [[name, location] for name, location in zip(names, locations)]}
+        proc = subprocess.run([str(duckdb_python()), str(pathlib.Path(__file__).resolve()), "duckdb-read-rest",
+                               json.dumps(request)], capture_output=True, text=True, timeout=1800)
+        if proc.returncode != 0:
+            raise RuntimeError(f"DuckDB reader failed ({proc.returncode}):\n{proc.stderr}")
+        results = json.loads(proc.stdout)
+        return {key: results[name] for key, name in zip(tables, names)}
     proc = subprocess.run([str(duckdb_python()), str(pathlib.Path(__file__).resolve()), "duckdb-read", *locations],
                           capture_output=True, text=True, timeout=1800)
     if proc.returncode != 0:
@@ -495,6 +557,7 @@ def _duckdb_read_main(*locations):
         con.execute(f"LOAD '{_duckdb_extension(name)}'")
     con.execute("SET TimeZone = 'UTC'")
     results = {}
+    rows = None
     for location in locations:
         try:
             cur = con.execute("SELECT * FROM iceberg_scan(?)", [_local_path(location)])
@@ -505,6 +568,41 @@ def _duckdb_read_main(*locations):
                 raise
             results[location] = {"error": f"{type(e).__name__}: {e}", "rows": repr(rows)[:2000]}
     json.dump(results[locations[0]] if len(locations) == 1 else results, sys.stdout)
+
+
+def _duckdb_read_rest_main(request_json):
+    """Runs inside the DuckDB environment: attaches a REST catalog and prints {"ns.table": rows}.
+
+    DuckDB's iceberg extension talks to a REST catalog through the httpfs extension (both pinned in
+    duckdb-requirements.txt); the credential, if any, goes in an iceberg secret (OAuth2 client credentials)."""
+    import duckdb
+
+    request = json.loads(request_json)
+    con = duckdb.connect(config={"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"})
+    for name in ("httpfs", "avro", "iceberg"):
+        con.execute(f"LOAD '{_duckdb_extension(name)}'")
+    con.execute("SET TimeZone = 'UTC'")
+    if request["credential"]:
+        client_id, _, secret = request["credential"].rpartition(":")
+        con.execute("CREATE SECRET rest_secret (TYPE iceberg, CLIENT_ID ?, CLIENT_SECRET ?, OAUTH2_SERVER_URI ?)"
+                    .replace("?", "'{}'").format(client_id.replace("'", "''"), secret.replace("'", "''"),
+                                                 request["endpoint"] + "/v1/oauth/tokens"))
+        con.execute(f"ATTACH '' AS rest_catalog (TYPE iceberg, ENDPOINT '{request['endpoint']}', "
+                    "SECRET rest_secret)")
+    else:
+        con.execute(f"ATTACH '' AS rest_catalog (TYPE iceberg, ENDPOINT '{request['endpoint']}', "
+                    "AUTHORIZATION_TYPE 'none')")
+    results = {}
+    for name, location in request["tables"]:
+        rows = None
+        try:
+            ns, _, table = name.rpartition(".")
+            quoted = ".".join('"' + part.replace('"', '""') + '"' for part in ("rest_catalog", ns, table))
+            rows = con.execute(f"SELECT * FROM {quoted}").to_arrow_table().to_pylist()
+            results[name] = normalize_rows(rows, current_schema(_metadata_json(location)))
+        except Exception as e:  # reported per table, so one bad table does not hide the others
+            results[name] = {"error": f"{type(e).__name__}: {e}", "rows": repr(rows)[:2000]}
+    json.dump(results, sys.stdout)
 
 
 # ---------------------------------------------------------------------------
@@ -520,5 +618,7 @@ def read_all(catalog_file, warehouse, catalog_name, ns, table, readers=READERS):
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "duckdb-read":
         _duckdb_read_main(*sys.argv[2:])
+    elif len(sys.argv) == 3 and sys.argv[1] == "duckdb-read-rest":
+        _duckdb_read_rest_main(sys.argv[2])
     else:
         sys.exit("usage: iceberg_readers.py duckdb-read <metadata location>...")

@@ -24,7 +24,12 @@ flushes them, each run committing into one shared SQLite catalog:
     nothing;
   - every table materialized again into a catalog on a PostgreSQL server
     (tests/postgres_server.sh) reads equal to the node through that catalog,
-    by PyIceberg, DuckDB and the Iceberg Java library.
+    by PyIceberg, DuckDB and the Iceberg Java library;
+  - and so does every table materialized through Apache Iceberg's own REST
+    catalog server (conftest.py's rest_catalog), its generations in two runs
+    so that the second commits through the server, read through that server
+    by PyIceberg (RestCatalog), DuckDB (ATTACH of a REST catalog) and Iceberg
+    Java (RESTCatalog).
 
 Environment: CQLITE_MATERIALIZE_SEED (default 7), CQLITE_MATERIALIZE_WORKLOADS
 (default 40).
@@ -310,6 +315,59 @@ def test_the_tables_through_a_postgresql_catalog_match_cassandra(node, materiali
     listing = iceberg_readers.list_java(postgres_catalog, warehouse, CATALOG_NAME)
     assert sorted(list(t) for t in tables) == listing["tables"], listing
     print(f"materialize: {len(tables)} tables through a PostgreSQL catalog read by three readers")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_tables_through_a_rest_catalog_match_cassandra(node, materialized, cqlite, rest_catalog):
+    """Every workload's table into a REST catalog server: its first generations in one run (a table
+    registered with cqlite's metadata file), then the rest in another (a commit of requirements and
+    updates, whose metadata file the server writes); read through the server by PyIceberg, Iceberg Java
+    and DuckDB."""
+    warehouse = materialized.root / "warehouse-rest"
+    problems = []
+    tables = []
+    for index, (ns, table, expected, now, schema) in sorted(materialized.final.items()):
+        full = next((materialized.root / "source" / ns).glob(table + "-*"))
+        generations = _generations(full)
+        # The first half of the generations (at least one), then all of them.
+        partial = materialized.root / "rest-source" / ns / full.name
+        partial.mkdir(parents=True)
+        shutil.copy(full.parent / "schema.cql", partial.parent / "schema.cql")
+        for prefix in generations[:max(1, len(generations) // 2)]:
+            for component in full.glob(prefix + "*"):
+                shutil.copy(component, partial / component.name)
+        failed = None
+        for source in (partial, full):
+            proc, report = _materialize(cqlite, source, warehouse, now, "--catalog", rest_catalog.address)
+            if proc.returncode != 0:
+                failed = f"w{index}: cqlite materialize of {source} failed: {proc.stderr.strip()}"
+                break
+            if report["catalog"] != rest_catalog.address:
+                failed = f"w{index}: the report names catalog {report['catalog']}"
+                break
+        if failed:
+            problems.append(failed)
+            continue
+        tables.append((ns, table))
+        actual = iceberg_readers.read_pyiceberg(rest_catalog.address, warehouse, CATALOG_NAME, ns, table)
+        problem = table_compare.differs(table_compare.pyiceberg_view(expected, schema), actual, schema)
+        if problem:
+            problems.append(f"w{index}: PyIceberg (REST) vs the node's SELECT JSON at {now}: {problem}")
+    assert tables, "no workload left a table"
+    for name, read_many in (("DuckDB", iceberg_readers.read_duckdb_many),
+                            ("Iceberg Java", iceberg_readers.read_java_many)):
+        results = read_many(rest_catalog.address, warehouse, CATALOG_NAME, tables)
+        for index, (ns, table, expected, now, schema) in sorted(materialized.final.items()):
+            rows = results.get((ns, table))
+            if rows is None:
+                continue
+            problem = (f"the reader failed: {rows['error']}" if isinstance(rows, dict)
+                       else table_compare.differs(expected, rows, schema))
+            if problem:
+                problems.append(f"w{index}: {name} (REST) vs the node's SELECT JSON at {now}: {problem}")
+    listing = iceberg_readers.list_java(rest_catalog.address, warehouse, CATALOG_NAME)
+    assert sorted(list(t) for t in tables) == listing["tables"], listing
+    print(f"materialize: {len(tables)} tables through a REST catalog read by three readers")
     assert not problems, "\n".join(problems)
 
 

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Iceberg Java library reader: reads tables of a JDBC catalog kept in SQLite
-# or PostgreSQL (<catalog>: the SQLite file, or postgresql://user:password@host:port/db).
+# or PostgreSQL (<catalog>: the SQLite file, or postgresql://user:password@host:port/db),
+# or of a REST catalog (<catalog>: rest:http://host:port[/path]; credentials
+# from CQLITE_REST_CREDENTIAL=id:secret or CQLITE_REST_TOKEN).
 #
 #   iceberg_java.sh read      <catalog> <warehouse> <catalog-name> <namespace> <table>
 #   iceberg_java.sh list      <catalog> <warehouse> <catalog-name>
 #   iceberg_java.sh snapshots <catalog> <warehouse> <catalog-name> <namespace> <table>
 #   iceberg_java.sh write-sample <dir>  # small v2 tables the library writes (fuzz seeds)
+#   iceberg_java.sh rest-server <port> <warehouse> <jdbc-catalog-file> [--credential id:secret]
+#                             # Iceberg's REST catalog server on 127.0.0.1:<port> (0: a free
+#                             # one) over a JDBC catalog in a SQLite file; prints
+#                             # {"uri": "http://127.0.0.1:PORT"} once it listens, runs until killed
 #   iceberg_java.sh build     # builds (if needed) and prints nothing
 #   iceberg_java.sh version   # prints the key of its code (hash of pom.xml and src/)
 #   iceberg_java.sh classpath # prints the full runtime classpath
@@ -29,7 +35,7 @@ ensure_built() {
 }
 
 cmd="${1:-}"
-[[ -n "$cmd" ]] || die "usage: iceberg_java.sh read|read-many|list|snapshots|write-sample|build|version|classpath ..."
+[[ -n "$cmd" ]] || die "usage: iceberg_java.sh read|read-many|list|snapshots|write-sample|rest-server|build|version|classpath ..."
 
 case "$cmd" in
     version)
@@ -54,6 +60,14 @@ case "$cmd" in
         ensure_built
         exec "$JAVA" -XX:TieredStopAtLevel=1 ${ICEBERG_JAVA_OPTS:-} \
             -cp "$MAVEN_TOOL_CLASSPATH" cqlite.icebergreaders.IcebergJavaSampleWriter "$@"
+        ;;
+    rest-server)
+        shift
+        [[ $# -eq 3 || ($# -eq 5 && "$4" == "--credential") ]] ||
+            die "usage: iceberg_java.sh rest-server <port> <warehouse> <jdbc-catalog-file> [--credential id:secret]"
+        ensure_built
+        exec "$JAVA" -XX:TieredStopAtLevel=1 ${ICEBERG_JAVA_OPTS:-} \
+            -cp "$MAVEN_TOOL_CLASSPATH" cqlite.icebergreaders.IcebergRestServer "$@"
         ;;
     *)
         die "unknown subcommand '$cmd'"

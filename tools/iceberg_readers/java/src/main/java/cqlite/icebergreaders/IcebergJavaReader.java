@@ -28,18 +28,25 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 /**
- * Reads Iceberg tables from a JDBC catalog kept in a SQLite file, with the
- * Iceberg Java library, and prints them as JSON lines.
+ * Reads Iceberg tables from a JDBC catalog kept in a SQLite file or a
+ * PostgreSQL database, or from a REST catalog server (CATALOG
+ * rest:http://host:port[/path]; an OAuth2 client credential ID:SECRET in the
+ * environment variable CQLITE_REST_CREDENTIAL, or a bearer token in
+ * CQLITE_REST_TOKEN), with the Iceberg Java library, and prints them as JSON
+ * lines.
  *
  * <pre>
  *   read      CATALOG_FILE WAREHOUSE CATALOG_NAME NAMESPACE TABLE   one JSON object per row
@@ -66,7 +73,8 @@ public final class IcebergJavaReader {
         }
         String cmd = args[0];
         Writer out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), 1 << 16);
-        try (JdbcCatalog catalog = openCatalog(args[1], args[2], args[3])) {
+        Catalog catalog = openCatalog(args[1], args[2], args[3]);
+        try {
             switch (cmd) {
                 case "read":
                     requireArgs(args, 6);
@@ -92,6 +100,10 @@ public final class IcebergJavaReader {
                 default:
                     usage();
             }
+        } finally {
+            if (catalog instanceof java.io.Closeable) {
+                ((java.io.Closeable) catalog).close();
+            }
         }
         out.flush();
     }
@@ -110,8 +122,23 @@ public final class IcebergJavaReader {
     // CATALOG is a SQLite file, or a PostgreSQL database given as libpq's
     // postgresql://user:password@host:port/db (the PostgreSQL JDBC driver
     // takes the user and password as properties).
-    static JdbcCatalog openCatalog(String catalog, String warehouse, String name) {
+    static Catalog openCatalog(String catalog, String warehouse, String name) {
         Map<String, String> props = new HashMap<>();
+        if (catalog.startsWith("rest:")) {
+            props.put(CatalogProperties.URI, catalog.substring("rest:".length()));
+            String credential = System.getenv("CQLITE_REST_CREDENTIAL");
+            String token = System.getenv("CQLITE_REST_TOKEN");
+            if (credential != null && !credential.isEmpty()) {
+                props.put("credential", credential);
+                props.put("scope", "PRINCIPAL_ROLE:ALL");
+            } else if (token != null && !token.isEmpty()) {
+                props.put("token", token);
+            }
+            RESTCatalog restCatalog = new RESTCatalog();
+            restCatalog.setConf(new Configuration());
+            restCatalog.initialize(name, props);
+            return restCatalog;
+        }
         if (catalog.startsWith("postgresql://") || catalog.startsWith("postgres://")) {
             java.net.URI uri = java.net.URI.create(catalog);
             String userInfo = uri.getRawUserInfo();
@@ -166,8 +193,8 @@ public final class IcebergJavaReader {
         }
     }
 
-    static void listAll(JdbcCatalog catalog, Namespace parent, Writer out) throws IOException {
-        for (Namespace ns : catalog.listNamespaces(parent)) {
+    static void listAll(Catalog catalog, Namespace parent, Writer out) throws IOException {
+        for (Namespace ns : ((SupportsNamespaces) catalog).listNamespaces(parent)) {
             StringBuilder sb = new StringBuilder("{\"namespace\": ");
             writeStrings(sb, Arrays.asList(ns.levels()));
             out.write(sb.append("}\n").toString());
