@@ -1,22 +1,16 @@
 #include "io/checksum.h"
 
-#include <zlib.h>
-
-#include <algorithm>
-#include <limits>
+#include <isa-l/crc.h>
 
 namespace cqlite {
 
+// ISA-L's reflected CRC32 is zlib's (crc32_gzip_refl continues a finished
+// CRC as zlib's crc32 does), computed with carry-less multiplication where
+// the processor has it: several times zlib's speed on Data.db chunks and
+// Parquet pages.
 uint32_t Crc32Extend(uint32_t crc, std::span<const uint8_t> bytes) {
-  uLong value = crc;
-  // zlib takes a uInt length; feed very large spans in pieces.
-  constexpr size_t kMaxPiece = std::numeric_limits<uInt>::max();
-  while (!bytes.empty()) {
-    size_t n = std::min(bytes.size(), kMaxPiece);
-    value = crc32(value, bytes.data(), static_cast<uInt>(n));
-    bytes = bytes.subspan(n);
-  }
-  return static_cast<uint32_t>(value);
+  if (bytes.empty()) return crc;
+  return crc32_gzip_refl(crc, bytes.data(), bytes.size());
 }
 
 uint32_t Crc32(std::span<const uint8_t> bytes) { return Crc32Extend(0, bytes); }

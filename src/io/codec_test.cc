@@ -1,6 +1,7 @@
 #include "io/codec.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <string>
 #include <vector>
@@ -171,6 +172,24 @@ TEST(ChecksumTest, MatchesTheStandardCrc32) {
   auto b = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()) + 4, 5);
   EXPECT_EQ(Crc32Extend(Crc32(a), b), 0xCBF43926u);
   EXPECT_EQ(Crc32({}), 0u);
+}
+
+// zlib's crc32, an implementation of the same CRC we do not use, agrees on
+// every length around the vector widths and from every alignment.
+TEST(ChecksumTest, AgreesWithZlib) {
+  std::vector<uint8_t> bytes(70000);
+  uint32_t x = 12345;
+  for (uint8_t& b : bytes) b = static_cast<uint8_t>((x = x * 1103515245 + 12345) >> 16);
+  for (size_t offset = 0; offset < 17; ++offset) {
+    for (size_t n : {size_t{0}, size_t{1}, size_t{15}, size_t{16}, size_t{31}, size_t{64}, size_t{255}, size_t{256},
+                     size_t{1000}, size_t{4097}, size_t{65536}}) {
+      std::span<const uint8_t> span(bytes.data() + offset, n);
+      const uint32_t want = static_cast<uint32_t>(crc32(0, span.data(), static_cast<uInt>(n)));
+      EXPECT_EQ(Crc32(span), want) << offset << " " << n;
+      const uint32_t continued = static_cast<uint32_t>(crc32(want, bytes.data() + offset + n, 100));
+      EXPECT_EQ(Crc32Extend(Crc32(span), std::span<const uint8_t>(bytes.data() + offset + n, 100)), continued);
+    }
+  }
 }
 
 }  // namespace
