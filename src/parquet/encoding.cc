@@ -1,10 +1,16 @@
 #include "parquet/encoding.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "util/strings.h"
 
@@ -442,7 +448,33 @@ void AppendBitPacked64(const uint64_t* values, size_t n, int width, std::string*
 // Reads n values of `width` bits each from the n * width / 8 bytes at p.
 // Unpacks `n` values of `width` bits each, least significant bit first, from
 // `p`, which holds `available` bytes (at least n * width / 8).
+// UnpackBits64's fast loop for one width known at compile time, so that
+// each value is a load, a shift by a constant and a mask. REQUIRES: the 8
+// bytes from the one holding each value's first bit are in the buffer.
+template <int kWidth>
+void UnpackFixedWidth(const uint8_t* p, size_t n, uint64_t* out) {
+  constexpr uint64_t kMask = (uint64_t{1} << kWidth) - 1;
+  for (size_t i = 0; i < n; ++i) {
+    const size_t bit = i * kWidth;
+    uint64_t word;
+    std::memcpy(&word, p + (bit >> 3), 8);
+    out[i] = (word >> (bit & 7)) & kMask;  // a little-endian host (see above)
+  }
+}
+
+template <size_t... kWidths>
+constexpr auto FixedWidthUnpackers(std::index_sequence<kWidths...>) {
+  return std::array<void (*)(const uint8_t*, size_t, uint64_t*), sizeof...(kWidths)>{
+      &UnpackFixedWidth<static_cast<int>(kWidths) + 1>...};
+}
+// Indexed by width - 1, for widths 1 to 56.
+constexpr auto kFixedWidthUnpackers = FixedWidthUnpackers(std::make_index_sequence<56>());
+
 void UnpackBits64(const uint8_t* p, size_t n, int width, size_t available, uint64_t* out) {
+  if (width >= 1 && width <= 56 && n > 0 && (((n - 1) * static_cast<size_t>(width)) >> 3) + 8 <= available) {
+    kFixedWidthUnpackers[width - 1](p, n, out);
+    return;
+  }
   if (width == 0) {
     std::fill(out, out + n, 0);
     return;
@@ -655,31 +687,49 @@ Status DecodeDeltaByteArrays(Encoding encoding, std::span<const uint8_t> data, s
                                        kMaxDecodedPageBytes >> 20, " MiB"));
     }
   }
-  // Values of up to kShort bytes in each part (keys, clusterings) are copied
-  // with fixed-size moves, which compile to a load and a store each: the
-  // bytes they carry past the value are overwritten by the next value or land
-  // in kSlack bytes past the end, cut off below.
-  constexpr size_t kShort = 16, kSlack = 2 * kShort;
+  // Values of up to 16 bytes (keys, clusterings) are made in a vector
+  // register from the value before, still in the register, and the suffix
+  // loaded where it lies in the page: one load and one store each, and no
+  // load of bytes just stored (which the processor could not forward). The
+  // store's bytes past the value are overwritten by the next value or land in
+  // kSlack bytes past the end, cut off below.
+  constexpr size_t kSlack = 16;
   const size_t start = out->data.size();
   out->data.resize(start + decoded_bytes + kSlack);
   out->ends.reserve(out->ends.size() + count);
   char* dst = out->data.data() + start;
-  const char* src = reinterpret_cast<const char*>(data.data() + *pos);
-  const char* const src_end = reinterpret_cast<const char*>(data.data() + data.size());
+  const char* const src_begin = reinterpret_cast<const char*>(data.data());
+  const char* const src_end = src_begin + data.size();
+  const char* src = src_begin + *pos;
   const char* previous = dst;
+#if defined(__SSE2__)
+  const __m128i byte_index = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  __m128i last = _mm_setzero_si128();  // the value before, when it is short
+  bool last_is_short = true;
+#endif
   for (size_t i = 0; i < count; ++i) {
     const size_t shared = prefixed ? static_cast<size_t>(prefixes[i]) : 0;
     const size_t suffix = static_cast<size_t>(lengths[i]);
     char* value = dst;
-    if (shared <= kShort && suffix <= kShort && static_cast<size_t>(src_end - src) >= kShort) {
-      // The shared bytes come from the value before, just behind this one:
-      // a move, as the 16 bytes read may reach into this value.
-      std::memmove(value, previous, kShort);
-      std::memcpy(value + shared, src, kShort);
+#if defined(__SSE2__)
+    if (shared + suffix <= 16 && last_is_short && static_cast<size_t>(src - src_begin) >= shared &&
+        static_cast<size_t>(src_end - src) + shared >= 16) {
+      // Loaded from `shared` bytes before the suffix, the suffix lands at
+      // bytes [shared, shared + suffix); the bytes before come from `last`.
+      const __m128i page = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src - shared));
+      const __m128i keep = _mm_cmplt_epi8(byte_index, _mm_set1_epi8(static_cast<char>(shared)));
+      last = _mm_or_si128(_mm_and_si128(keep, last), _mm_andnot_si128(keep, page));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(value), last);
     } else {
       if (shared > 0) std::memcpy(value, previous, shared);
       if (suffix > 0) std::memcpy(value + shared, src, suffix);
+      last_is_short = shared + suffix <= 16;
+      if (last_is_short) last = _mm_loadu_si128(reinterpret_cast<const __m128i*>(value));
     }
+#else
+    if (shared > 0) std::memcpy(value, previous, shared);
+    if (suffix > 0) std::memcpy(value + shared, src, suffix);
+#endif
     src += suffix;
     dst += shared + suffix;
     previous = value;
