@@ -77,7 +77,8 @@ def _data_files_match_snapshots(catalog, table):
 
 class FaultProxy:
     """An HTTP proxy on 127.0.0.1 to a REST catalog server that faults table commits (POST
-    .../namespaces/{ns}/tables/{table}): the first commit of each table, or every one with `every`.
+    .../namespaces/{ns}/tables/{table}), or with target="register" the registrations of new tables (POST
+    .../namespaces/{ns}/register): the first of each table, or every one with `every`.
 
         500-before   answers 500 without passing the commit on
         500-after    passes it on, then answers 500 instead of the server's answer
@@ -86,7 +87,7 @@ class FaultProxy:
         503          answers 503 without passing it on
     """
 
-    def __init__(self, upstream, mode, every=False):
+    def __init__(self, upstream, mode, every=False, target="commit"):
         self.upstream, self.mode, self.every = upstream, mode, every
         self.faulted = []  # paths of the commits faulted
         self.commits = []  # paths of every commit received
@@ -100,14 +101,19 @@ class FaultProxy:
 
             def _handle(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                is_commit = (self.command == "POST" and "/tables/" in self.path
-                             and not self.path.rstrip("/").endswith(("/metrics", "/rename")))
+                if target == "register":
+                    is_commit = self.command == "POST" and self.path.endswith("/register")
+                    key = f"{self.path} {json.loads(body)['name']}" if is_commit else None
+                else:
+                    is_commit = (self.command == "POST" and "/tables/" in self.path
+                                 and not self.path.rstrip("/").endswith(("/metrics", "/rename")))
+                    key = self.path
                 fault = None
                 if is_commit:
-                    proxy.commits.append(self.path)
-                    if proxy.every or self.path not in proxy.faulted:
+                    proxy.commits.append(key)
+                    if proxy.every or key not in proxy.faulted:
                         fault = proxy.mode
-                        proxy.faulted.append(self.path)
+                        proxy.faulted.append(key)
                 if fault == "drop-before":
                     self.close_connection = True
                     return
@@ -235,6 +241,28 @@ def test_a_faulted_commit_loses_nothing_and_shows_nothing_twice(cqlite, warehous
     assert len(proxy.commits) == expected_sends, proxy.commits
     # The next run has nothing to do.
     _proc, again = _materialize(cqlite, warehouse, catalog, "--now", LATER)
+    assert not any(t["committed"] for t in again["tables"]), again
+
+
+@pytest.mark.parametrize("mode", ["500-after", "409", "drop-before"])
+def test_a_faulted_register_of_a_new_table_loses_nothing(cqlite, warehouse, rest_catalog, mode):
+    proxy = FaultProxy(rest_catalog.uri, mode, target="register")
+    try:
+        proc, report = _materialize(cqlite, warehouse, proxy.address, check=False)
+    finally:
+        proxy.stop()
+    assert proc.returncode == 0, proc.stderr
+    assert len(proxy.faulted) == 2, proxy.faulted
+    catalog = rest_catalog.address
+    for t in report["tables"]:
+        assert t["committed"] and t["attempts"] == (2 if mode == "409" else 1), t
+        history = iceberg_readers.snapshots_pyiceberg(catalog, warehouse, CATALOG_NAME, "shop", t["table"])
+        assert [s["snapshot_id"] for s in history] == [t["snapshot_id"]], (mode, history)
+        _check_reads(cqlite, catalog, warehouse, t["table"], t["ttl_evaluated_at"],
+                     {"pyiceberg": iceberg_readers.read_pyiceberg})
+        same, difference = _data_files_match_snapshots(catalog, t["table"])
+        assert same, (mode, difference)
+    _proc, again = _materialize(cqlite, warehouse, catalog)
     assert not any(t["committed"] for t in again["tables"]), again
 
 
