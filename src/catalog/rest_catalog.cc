@@ -134,6 +134,7 @@ RestCatalogOptions RestCatalogOptionsFromEnvironment() {
   RestCatalogOptions options;
   if (const char* credential = std::getenv(kRestCredentialVariable)) options.credential = credential;
   if (const char* token = std::getenv(kRestTokenVariable)) options.token = token;
+  if (const char* ca_file = std::getenv(kRestCaFileVariable)) options.http.ca_file = ca_file;
   return options;
 }
 
