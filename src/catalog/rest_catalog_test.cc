@@ -305,6 +305,17 @@ TEST_F(RestCatalogServerTest, OpensWithClientCredentialsAndUsesTheConfiguredPref
   }
 }
 
+TEST_F(RestCatalogServerTest, TheAddressGivesTheWarehouseAndTheOAuthScope) {
+  auto catalog = RestCatalog::Open(server_.Address() + "/?warehouse=w%68&scope=PRINCIPAL_ROLE%3AALL", TestOptions());
+  ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
+  std::vector<ReceivedRequest> requests = server_.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].target, "/api/catalog/v1/oauth/tokens");
+  EXPECT_EQ(requests[0].headers.at("content-type"), "application/x-www-form-urlencoded");
+  EXPECT_NE(requests[0].body.find("scope=PRINCIPAL_ROLE%3AALL"), std::string::npos) << requests[0].body;
+  EXPECT_EQ(requests[1].target, "/api/catalog/v1/config?warehouse=wh");
+}
+
 TEST_F(RestCatalogServerTest, AnExpiredTokenIsFetchedAgainOnce) {
   auto catalog = Open();
   ASSERT_TRUE(catalog);
