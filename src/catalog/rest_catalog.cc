@@ -134,6 +134,7 @@ RestCatalogOptions RestCatalogOptionsFromEnvironment() {
   RestCatalogOptions options;
   if (const char* credential = std::getenv(kRestCredentialVariable)) options.credential = credential;
   if (const char* token = std::getenv(kRestTokenVariable)) options.token = token;
+  if (const char* ca_file = std::getenv(kRestCaFileVariable)) options.http.ca_file = ca_file;
   return options;
 }
 
@@ -521,7 +522,10 @@ Result<std::string> RestCatalog::CreateTable(FileSystem& fs, const TableCommit& 
   if (commit.metadata_file.empty()) {
     return Status::InvalidArgument(StrCat(DisplayName(), ": creating a table needs a metadata file name"));
   }
-  RETURN_IF_ERROR(CreateNamespace(commit.ns, {}));
+  // Only a missing namespace is created: a writer may be allowed to create
+  // tables in a namespace but not namespaces.
+  ASSIGN_OR_RETURN(bool namespace_exists, NamespaceExists(commit.ns));
+  if (!namespace_exists) RETURN_IF_ERROR(CreateNamespace(commit.ns, {}));
   RETURN_IF_ERROR(fs.WriteStringToFile(commit.metadata_file, iceberg::TableMetadataToJson(next)));
   json body = {{"name", commit.table}, {"metadata-location", commit.metadata_file}};
   const int64_t snapshot_id = next.current_snapshot_id.value_or(0);

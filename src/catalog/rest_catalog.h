@@ -15,6 +15,8 @@
 //       "catalog"; Polaris wants PRINCIPAL_ROLE:ALL); fetched again once
 //       when the server answers 401;
 //   CQLITE_REST_TOKEN=<token>  a bearer token, sent as it is.
+// An https server is checked against the system's certificate authorities,
+// or those of the PEM file CQLITE_REST_CA_FILE names.
 //
 // Creating a table registers the metadata file the committer wrote
 // (POST .../namespaces/{ns}/register): one atomic step, which fails with 409
@@ -55,6 +57,9 @@ namespace cqlite::catalog {
 // The environment variables a REST catalog takes credentials from.
 inline constexpr const char* kRestCredentialVariable = "CQLITE_REST_CREDENTIAL";
 inline constexpr const char* kRestTokenVariable = "CQLITE_REST_TOKEN";
+// A PEM file of the certificate authorities to trust for an https server
+// (a catalog behind a private CA); unset: the system's.
+inline constexpr const char* kRestCaFileVariable = "CQLITE_REST_CA_FILE";
 
 struct RestCatalogOptions {
   std::string credential;  // client_id:client_secret (or a secret alone); empty: none
@@ -63,7 +68,8 @@ struct RestCatalogOptions {
   int commit_attempts = 4;  // sends of a commit whose outcome was unknown, first included
 };
 
-// The options from the environment (kRestCredentialVariable, kRestTokenVariable).
+// The options from the environment (kRestCredentialVariable, kRestTokenVariable,
+// kRestCaFileVariable).
 RestCatalogOptions RestCatalogOptionsFromEnvironment();
 
 class RestCatalog final : public Catalog {

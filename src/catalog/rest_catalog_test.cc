@@ -132,6 +132,11 @@ class FakeRestServer {
   void set_on_commit(OnCommit mode) { on_commit_ = mode; }
   void set_next(LoadedTable next) { next_ = std::move(next); }
   int commits_received() const { return commits_; }
+  // The token issued last stops being accepted (it expired).
+  void ExpireToken() {
+    std::lock_guard<std::mutex> lock(mu_);
+    accepted_token_.clear();
+  }
   std::optional<LoadedTable> table() {
     std::lock_guard<std::mutex> lock(mu_);
     return table_;
@@ -151,10 +156,11 @@ class FakeRestServer {
           r.body.find("grant_type=client_credentials") == std::string::npos) {
         return {401, R"({"error": "invalid_client", "error_description": "Credentials for the client are invalid"})"};
       }
-      return {200, R"({"access_token": "tok-1", "token_type": "bearer", "expires_in": 3600})"};
+      accepted_token_ = StrCat("tok-", ++tokens_issued_);
+      return {200, json{{"access_token", accepted_token_}, {"token_type", "bearer"}, {"expires_in", 3600}}.dump()};
     }
     auto auth = r.headers.find("authorization");
-    if (auth == r.headers.end() || auth->second != "Bearer tok-1") {
+    if (auth == r.headers.end() || accepted_token_.empty() || auth->second != "Bearer " + accepted_token_) {
       return Error(401, "NotAuthorizedException", "Not authorized");
     }
     if (r.method == "GET" && r.target == root + "config?warehouse=wh") {
@@ -218,6 +224,8 @@ class FakeRestServer {
   LoadedTable next_;
   OnCommit on_commit_ = OnCommit::kApply;
   std::atomic<int> commits_{0};
+  int tokens_issued_ = 0;
+  std::string accepted_token_;
   json last_commit_;
 
  public:
@@ -295,6 +303,31 @@ TEST_F(RestCatalogServerTest, OpensWithClientCredentialsAndUsesTheConfiguredPref
       EXPECT_EQ(r.headers.at("authorization"), "Bearer tok-1");
     }
   }
+}
+
+TEST_F(RestCatalogServerTest, TheAddressGivesTheWarehouseAndTheOAuthScope) {
+  auto catalog = RestCatalog::Open(server_.Address() + "/?warehouse=w%68&scope=PRINCIPAL_ROLE%3AALL", TestOptions());
+  ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
+  std::vector<ReceivedRequest> requests = server_.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].target, "/api/catalog/v1/oauth/tokens");
+  EXPECT_EQ(requests[0].headers.at("content-type"), "application/x-www-form-urlencoded");
+  EXPECT_NE(requests[0].body.find("scope=PRINCIPAL_ROLE%3AALL"), std::string::npos) << requests[0].body;
+  EXPECT_EQ(requests[1].target, "/api/catalog/v1/config?warehouse=wh");
+}
+
+TEST_F(RestCatalogServerTest, AnExpiredTokenIsFetchedAgainOnce) {
+  auto catalog = Open();
+  ASSERT_TRUE(catalog);
+  server_.ExpireToken();
+  auto loaded = catalog->LoadTableMetadata(LocalFileSystem(), {"shop"}, "orders");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ASSERT_TRUE(loaded->has_value());
+  std::vector<ReceivedRequest> requests = server_.requests();
+  ASSERT_GE(requests.size(), 3u);
+  EXPECT_EQ(requests.back().headers.at("authorization"), "Bearer tok-2");
+  EXPECT_EQ(requests[requests.size() - 2].target, "/api/catalog/v1/oauth/tokens");
+  EXPECT_EQ(requests[requests.size() - 3].headers.at("authorization"), "Bearer tok-1");
 }
 
 TEST_F(RestCatalogServerTest, WrongCredentialsAreAClearErrorThatNamesTheEndpointButNoSecret) {

@@ -41,7 +41,8 @@ inline constexpr const char* kCatalogHelp =
     "in it when absent; what the URI leaves out comes from PGUSER, PGPASSWORD, ~/.pgpass, ... as for psql), or an "
     "Iceberg REST catalog server, as rest:http(s)://host[:port][/path][?warehouse=W][&scope=S] (OAuth2 client "
     "credentials from the environment variable CQLITE_REST_CREDENTIAL=<client id>:<secret>, exchanged at "
-    "<path>/v1/oauth/tokens with scope S, default catalog; or a bearer token from CQLITE_REST_TOKEN; the server "
-    "writes the metadata files of commits, the warehouse keeps the data)";
+    "<path>/v1/oauth/tokens with scope S, default catalog; or a bearer token from CQLITE_REST_TOKEN; https "
+    "servers are checked against the system's certificate authorities or those of the PEM file CQLITE_REST_CA_FILE; "
+    "the server writes the metadata files of commits, the warehouse keeps the data)";
 
 }  // namespace cqlite

@@ -101,7 +101,7 @@ Result<std::vector<FactsSet>> KeepNewGenerations(const Run& run, const std::vect
   return sets;
 }
 
-// One attempt: the steps of materializer.h, then the compare-and-swap.
+// One attempt: the steps of materializer.h, then the catalog's commit.
 Status RunOnce(const Run& run, TableReport* report) {
   const TableSchema& source = run.table.schema.table;
   ASSIGN_OR_RETURN(Baseline base, LoadBaseline(run.fs, run.catalog, run.options.warehouse, run.namespace_name,

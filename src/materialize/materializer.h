@@ -15,11 +15,14 @@
 //      vanished rows (deleted, expired) are position-deleted; with
 //      `threads` ranges of the token ring at once (row_changes.h);
 //   4. data files, file-scoped position delete files, the new row index and
-//      fold state, manifests, manifest list and table metadata are written
-//      and synced (snapshot.h);
-//   5. one compare-and-swap in the catalog makes them visible. On a conflict
-//      (another writer committed first) the run's files are removed and the
-//      run starts again from the new current snapshot.
+//      fold state, manifests and manifest list are written and synced, and
+//      the next table metadata made (snapshot.h);
+//   5. one atomic commit in the catalog makes them visible (catalog.h: a SQL
+//      catalog writes the metadata file and swaps it in, a REST catalog sends
+//      requirements and updates). On a conflict (another writer committed
+//      first) the run's files are removed and the run starts again from the
+//      new current snapshot; when the outcome cannot be learned, they are
+//      kept.
 //
 // A primary key column in which the fold finds an empty value (Cassandra
 // accepts `blobAsInt(0x)` for any type, and SELECT shows it as "") cannot go

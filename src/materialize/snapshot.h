@@ -3,8 +3,8 @@
 // current snapshot and the fold state that snapshot names), and the files
 // that make a run's data and delete files the table's next snapshot: the
 // new fold state, manifests of the added files, a manifest list that keeps
-// the parent's manifests, and the next table metadata file. Nothing here is
-// visible until the catalog's compare-and-swap (materializer.cc, step 5).
+// the parent's manifests, and the next table metadata. Nothing here is
+// visible until the catalog's commit (materializer.cc, step 5).
 //
 // Snapshot summaries carry, besides Iceberg's metrics (DESIGN D8):
 // cqlite.fold-state (the fold state file), cqlite.generations (the

@@ -42,6 +42,9 @@ struct HttpClientOptions {
   int max_attempts = 4;              // SendWithRetries: first try included
   int initial_backoff_ms = 250;      // the first pause; then doubled, up to max_backoff_ms
   int max_backoff_ms = 8'000;
+  // A PEM file of the certificate authorities https servers are checked
+  // against; empty: the system's (OpenSSL's default store).
+  std::string ca_file;
   // Called instead of sleeping between attempts (tests).
   std::function<void(int ms)> sleep;
 };

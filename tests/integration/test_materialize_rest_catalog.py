@@ -18,6 +18,7 @@ import json
 import pathlib
 import shutil
 import signal
+import ssl
 import subprocess
 import threading
 import time
@@ -77,16 +78,20 @@ def _data_files_match_snapshots(catalog, table):
 
 class FaultProxy:
     """An HTTP proxy on 127.0.0.1 to a REST catalog server that faults table commits (POST
-    .../namespaces/{ns}/tables/{table}): the first commit of each table, or every one with `every`.
+    .../namespaces/{ns}/tables/{table}), or with target="register" the registrations of new tables (POST
+    .../namespaces/{ns}/register): the first of each table, or every one with `every`.
 
         500-before   answers 500 without passing the commit on
         500-after    passes it on, then answers 500 instead of the server's answer
         409          answers 409 CommitFailedException without passing it on
         drop-before  closes the connection without an answer, without passing it on
         503          answers 503 without passing it on
+        None         passes everything on
+
+    With tls=(certificate file, key file) it serves https.
     """
 
-    def __init__(self, upstream, mode, every=False):
+    def __init__(self, upstream, mode, every=False, target="commit", tls=None):
         self.upstream, self.mode, self.every = upstream, mode, every
         self.faulted = []  # paths of the commits faulted
         self.commits = []  # paths of every commit received
@@ -100,14 +105,19 @@ class FaultProxy:
 
             def _handle(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                is_commit = (self.command == "POST" and "/tables/" in self.path
-                             and not self.path.rstrip("/").endswith(("/metrics", "/rename")))
+                if target == "register":
+                    is_commit = self.command == "POST" and self.path.endswith("/register")
+                    key = f"{self.path} {json.loads(body)['name']}" if is_commit else None
+                else:
+                    is_commit = (self.command == "POST" and "/tables/" in self.path
+                                 and not self.path.rstrip("/").endswith(("/metrics", "/rename")))
+                    key = self.path
                 fault = None
-                if is_commit:
-                    proxy.commits.append(self.path)
-                    if proxy.every or self.path not in proxy.faulted:
+                if is_commit and proxy.mode:
+                    proxy.commits.append(key)
+                    if proxy.every or key not in proxy.faulted:
                         fault = proxy.mode
-                        proxy.faulted.append(self.path)
+                        proxy.faulted.append(key)
                 if fault == "drop-before":
                     self.close_connection = True
                     return
@@ -136,9 +146,15 @@ class FaultProxy:
             do_GET = do_POST = do_HEAD = do_DELETE = _handle
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        scheme = "http"
+        if tls:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            scheme = "https"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
-        self.address = f"rest:http://127.0.0.1:{self.server.server_address[1]}"
+        self.address = f"rest:{scheme}://127.0.0.1:{self.server.server_address[1]}"
 
     def _forward(self, method, path, headers, body):
         headers = {k: v for k, v in headers.items() if k.lower() not in ("host", "content-length", "connection")}
@@ -235,6 +251,28 @@ def test_a_faulted_commit_loses_nothing_and_shows_nothing_twice(cqlite, warehous
     assert len(proxy.commits) == expected_sends, proxy.commits
     # The next run has nothing to do.
     _proc, again = _materialize(cqlite, warehouse, catalog, "--now", LATER)
+    assert not any(t["committed"] for t in again["tables"]), again
+
+
+@pytest.mark.parametrize("mode", ["500-after", "409", "drop-before"])
+def test_a_faulted_register_of_a_new_table_loses_nothing(cqlite, warehouse, rest_catalog, mode):
+    proxy = FaultProxy(rest_catalog.uri, mode, target="register")
+    try:
+        proc, report = _materialize(cqlite, warehouse, proxy.address, check=False)
+    finally:
+        proxy.stop()
+    assert proc.returncode == 0, proc.stderr
+    assert len(proxy.faulted) == 2, proxy.faulted
+    catalog = rest_catalog.address
+    for t in report["tables"]:
+        assert t["committed"] and t["attempts"] == (2 if mode == "409" else 1), t
+        history = iceberg_readers.snapshots_pyiceberg(catalog, warehouse, CATALOG_NAME, "shop", t["table"])
+        assert [s["snapshot_id"] for s in history] == [t["snapshot_id"]], (mode, history)
+        _check_reads(cqlite, catalog, warehouse, t["table"], t["ttl_evaluated_at"],
+                     {"pyiceberg": iceberg_readers.read_pyiceberg})
+        same, difference = _data_files_match_snapshots(catalog, t["table"])
+        assert same, (mode, difference)
+    _proc, again = _materialize(cqlite, warehouse, catalog)
     assert not any(t["committed"] for t in again["tables"]), again
 
 
@@ -360,3 +398,29 @@ def test_two_writers_racing_through_the_server_make_one_table(tmp_path, rest_cat
             assert same, (round_now, table, difference)
     assert snapshots["orders"] >= 2 and snapshots["price_points"] >= 2, snapshots
     print(f"two writers through a REST catalog: {lost_races} lost race(s) in 3 rounds of 2 tables")
+
+
+def test_an_https_catalog_is_checked_against_the_system_or_the_given_certificate_authorities(
+        cqlite, warehouse, tmp_path, rest_catalog, monkeypatch):
+    if shutil.which("openssl") is None:
+        pytest.skip("SKIPPED: no openssl command to make a test certificate with")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    proxy = FaultProxy(rest_catalog.uri, None, tls=(str(cert), str(key)))
+    try:
+        monkeypatch.delenv("CQLITE_REST_CA_FILE", raising=False)
+        proc, _report = _materialize(cqlite, warehouse, proxy.address, check=False)
+        assert proc.returncode != 0
+        assert f"GET {proxy.address[len('rest:'):]}/v1/config: " in proc.stderr, proc.stderr
+        assert "certificate" in proc.stderr, proc.stderr
+        monkeypatch.setenv("CQLITE_REST_CA_FILE", str(cert))
+        _proc, report = _materialize(cqlite, warehouse, proxy.address)
+    finally:
+        proxy.stop()
+    assert report["catalog"] == proxy.address
+    for t in report["tables"]:
+        assert t["committed"], t
+        _check_reads(cqlite, rest_catalog.address, warehouse, t["table"], t["ttl_evaluated_at"],
+                     {"pyiceberg": iceberg_readers.read_pyiceberg})
