@@ -17,21 +17,20 @@ class RangeFoldSource final : public FoldSource {
   }
 
   Result<bool> Next(FoldPartition* partition) override {
-    while (!ended_) {
-      ASSIGN_OR_RETURN(bool more, source_->Next(partition));
-      if (!more) break;
-      Murmur3Range::Place place = ranges_.Locate(partition->key);
-      if (place == Murmur3Range::Place::kAfter) {
-        // Past the range, but not past the source's last key (which let
-        // readers of later ranges pass the source over).
-        std::optional<PartitionKeySpan> span = source_->key_span();
-        if (span && Murmur3Token(partition->key) > Murmur3Token(span->last)) {
-          return Status::Corruption(StrCat(source_->name(), ": a partition after Statistics.db's last key"));
-        }
-        break;
+    if (ended_) return false;
+    // Partitions before the ranges, or between two of them, are passed over.
+    auto outside = [this](std::string_view key) {
+      return ranges_.Locate(key) == Murmur3Range::Place::kBefore;
+    };
+    ASSIGN_OR_RETURN(bool more, source_->NextNotSkipped(partition, outside));
+    if (more && ranges_.Locate(partition->key) == Murmur3Range::Place::kInside) return true;
+    if (more) {
+      // Past the ranges, but not past the source's last key (which let
+      // readers of later ranges pass the source over).
+      std::optional<PartitionKeySpan> span = source_->key_span();
+      if (span && Murmur3Token(partition->key) > Murmur3Token(span->last)) {
+        return Status::Corruption(StrCat(source_->name(), ": a partition after Statistics.db's last key"));
       }
-      if (place == Murmur3Range::Place::kInside) return true;
-      RETURN_IF_ERROR(source_->SkipRest(partition));
     }
     ended_ = true;
     return false;

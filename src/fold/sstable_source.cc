@@ -57,22 +57,12 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
     if (stats && stats->first_key && stats->last_key) key_span_ = PartitionKeySpan{*stats->first_key, *stats->last_key};
   }
 
-  Result<bool> Next(FoldPartition* partition) override {
-    partition_ = partition;
-    KeepRowsForReuse();
-    partition_->Clear();
-    ASSIGN_OR_RETURN(bool found, scanner_->StartNext(*this));
-    if (!found) {
-      if (key_span_ && (partitions_ == 0 || last_key_ != key_span_->last)) return KeySpanMismatch("last");
-      return false;
-    }
-    if (key_span_) {
-      if (partitions_ == 0 && partition_->key != key_span_->first) return KeySpanMismatch("first");
-      last_key_ = partition_->key;
-    }
-    ++partitions_;
-    ASSIGN_OR_RETURN(partition_->complete, scanner_->ReadItems(*this, items_per_piece_));
-    return true;
+  Result<bool> Next(FoldPartition* partition) override { return NextAfter(partition, nullptr); }
+
+  // A partition turned down is passed over by its rows' sizes as soon as its
+  // key is read: none of its cells is decoded or copied.
+  Result<bool> NextNotSkipped(FoldPartition* partition, const KeyTest& skip) override {
+    return NextAfter(partition, &skip);
   }
 
   Status More(FoldPartition* partition) override {
@@ -179,6 +169,31 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
   }
 
   Status OnPartitionEnd() override { return Status::OK(); }
+
+  // The next partition `skip` (when given) does not turn down.
+  Result<bool> NextAfter(FoldPartition* partition, const KeyTest* skip) {
+    partition_ = partition;
+    KeepRowsForReuse();
+    while (true) {
+      partition_->Clear();
+      ASSIGN_OR_RETURN(bool found, scanner_->StartNext(*this));
+      if (!found) {
+        if (key_span_ && (partitions_ == 0 || last_key_ != key_span_->last)) return KeySpanMismatch("last");
+        return false;
+      }
+      if (key_span_) {
+        if (partitions_ == 0 && partition_->key != key_span_->first) return KeySpanMismatch("first");
+        last_key_ = partition_->key;
+      }
+      ++partitions_;
+      if (skip != nullptr && (*skip)(partition_->key)) {
+        RETURN_IF_ERROR(scanner_->SkipItems(discard_));
+        continue;
+      }
+      ASSIGN_OR_RETURN(partition_->complete, scanner_->ReadItems(*this, items_per_piece_));
+      return true;
+    }
+  }
 
   static void CopyClustering(const Clustering& from, FoldClustering* to) {
     to->values.resize(from.values.size());

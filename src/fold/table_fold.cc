@@ -16,6 +16,14 @@ Status FoldSource::SkipRest(FoldPartition* partition) {
   return Status::OK();
 }
 
+Result<bool> FoldSource::NextNotSkipped(FoldPartition* partition, const KeyTest& skip) {
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, Next(partition));
+    if (!more || !skip(partition->key)) return more;
+    RETURN_IF_ERROR(SkipRest(partition));
+  }
+}
+
 PartitionFolder::PartitionFolder(const TableSchema& schema, int64_t now_seconds)
     : schema_(schema), now_(now_seconds), order_(ClusteringOrder::OfTable(schema)) {
   for (const ColumnSchema& column : schema.columns) is_counter_.push_back(column.type->kind == CqlKind::kCounter);

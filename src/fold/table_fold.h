@@ -14,9 +14,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cassandra/table_schema.h"
@@ -52,6 +54,12 @@ class FoldSource {
   // incomplete (its pieces are not wanted), leaving `partition` complete.
   // By default by asking for the pieces one after another.
   virtual Status SkipRest(FoldPartition* partition);
+  // As Next, for the next partition whose key `skip` does not turn down; the
+  // partitions before it are passed over. By default by Next and SkipRest;
+  // a source that can pass a partition over from its key alone, before its
+  // rows are read, does so.
+  using KeyTest = std::function<bool(std::string_view key)>;
+  virtual Result<bool> NextNotSkipped(FoldPartition* partition, const KeyTest& skip);
   // Names the generation in messages (usually its Data.db path).
   virtual const std::string& name() const = 0;
   // Its first and last partition keys, when known before reading (an

@@ -28,6 +28,9 @@ class KeptSSTableSource final : public FoldSource {
   Result<bool> Next(FoldPartition* partition) override { return source_->Next(partition); }
   Status More(FoldPartition* partition) override { return source_->More(partition); }
   Status SkipRest(FoldPartition* partition) override { return source_->SkipRest(partition); }
+  Result<bool> NextNotSkipped(FoldPartition* partition, const KeyTest& skip) override {
+    return source_->NextNotSkipped(partition, skip);
+  }
   const std::string& name() const override { return source_->name(); }
   std::optional<PartitionKeySpan> key_span() const override { return source_->key_span(); }
 

@@ -199,10 +199,16 @@ std::string RowWhyNot(const FoldRow& row, const TableSchema& schema, size_t regu
   return "";
 }
 
-// Reads the new facts once: why they cannot decide their rows alone (the
-// first thing found), or empty with the keys of their rows in `touched`.
-Result<std::string> Screen(FileSystem& fs, const TableSSTables& table, const std::vector<FactsSet>& new_facts,
-                           const Murmur3RangeSet& ranges, int64_t horizon, int64_t max_rows, TouchedRows* touched) {
+std::string TooManyRows(int64_t max_rows) {
+  return StrCat("the new generations hold more than ", max_rows, " rows, more than the row index's update layer takes");
+}
+
+// Reads the new facts of `ranges` once: why they cannot decide their rows
+// alone (the first thing found), or empty with the keys of their rows in
+// `touched`, source by source, each in fold order (not yet Order()ed).
+Result<std::string> ScreenRanges(FileSystem& fs, const TableSSTables& table, const std::vector<FactsSet>& new_facts,
+                                 const Murmur3RangeSet& ranges, int64_t horizon, int64_t max_rows,
+                                 TouchedRows* touched) {
   ASSIGN_OR_RETURN(OpenedFacts opened, OpenFactsIn(fs, new_facts, table, ranges));
   if (!opened.partitioner) return std::string("the partitioner is not one cqlite orders keys by");
   const TableSchema& schema = *opened.schema;
@@ -211,9 +217,6 @@ Result<std::string> Screen(FileSystem& fs, const TableSSTables& table, const std
   // Rows in more than one source are counted once each: beyond this many in
   // all, more than max_rows are different.
   const int64_t max_gathered = max_rows * static_cast<int64_t>(std::max<size_t>(1, opened.sources.size()));
-  auto too_many = [&] {
-    return StrCat("the new generations hold more than ", max_rows, " rows, more than the row index's update layer takes");
-  };
   for (auto& source : opened.sources) {
     FoldPartition partition;
     while (true) {
@@ -232,7 +235,7 @@ Result<std::string> Screen(FileSystem& fs, const TableSSTables& table, const std
           EncodeRowIndexClustering(row.clustering, &touched_row.clustering);
           touched_row.decoded = row.clustering;
         }
-        if (static_cast<int64_t>(touched->rows.size()) > max_gathered) return too_many();
+        if (static_cast<int64_t>(touched->rows.size()) > max_gathered) return TooManyRows(max_rows);
         if (partition.complete) break;
         RETURN_IF_ERROR(source->More(&partition));
       }
@@ -241,8 +244,48 @@ Result<std::string> Screen(FileSystem& fs, const TableSSTables& table, const std
   }
   touched->schema = opened.schema;
   touched->partitioner = *opened.partitioner;
-  touched->Order(*opened.partitioner, ClusteringOrder::OfTable(schema));
-  if (static_cast<int64_t>(touched->rows.size()) > max_rows) return too_many();
+  return std::string();
+}
+
+// ScreenRanges over `ranges`, split among up to `threads` threads by equal
+// shares of the ring (of a Murmur3 table; others are read by one), then the
+// rows put in fold order.
+Result<std::string> Screen(FileSystem& fs, const TableSSTables& table, const std::vector<FactsSet>& new_facts,
+                           const Murmur3RangeSet& ranges, int64_t horizon, int64_t max_rows,
+                           const RowChangesOptions& options, TouchedRows* touched) {
+  const int threads = table.partitioner == Partitioner::kMurmur3 ? std::max(1, options.threads) : 1;
+  if (threads == 1) {
+    ASSIGN_OR_RETURN(std::string why, ScreenRanges(fs, table, new_facts, ranges, horizon, max_rows, touched));
+    if (!why.empty()) return why;
+  } else {
+    const std::vector<Murmur3Range> shares = SplitMurmur3Ring(threads);
+    std::vector<TouchedRows> parts(shares.size());
+    std::vector<Result<std::string>> results = FoldRangesOnThreads<std::string>(
+        shares.size(), options, [&](size_t k, const RowChangesOptions&) {
+          return ScreenRanges(fs, table, new_facts, ranges.Intersect(shares[k]), horizon, max_rows, &parts[k]);
+        });
+    for (Result<std::string>& why : results) {
+      if (!why.ok()) return why.status();
+      if (!why->empty()) return *why;
+    }
+    // Each source's rows, share after share: the shares come in ring order,
+    // so a source's rows stay in fold order.
+    const size_t sources = parts.front().source_ends.size();
+    for (size_t source = 0; source < sources; ++source) {
+      for (TouchedRows& part : parts) {
+        for (size_t r = source == 0 ? 0 : part.source_ends[source - 1]; r < part.source_ends[source]; ++r) {
+          TouchedRow& row = part.rows[r];
+          row.partition = touched->Partition(part.partitions[row.partition].key);
+          touched->rows.push_back(std::move(row));
+        }
+      }
+      touched->source_ends.push_back(touched->rows.size());
+    }
+    touched->schema = parts.front().schema;
+    touched->partitioner = parts.front().partitioner;
+  }
+  touched->Order(touched->partitioner, ClusteringOrder::OfTable(*touched->schema));
+  if (static_cast<int64_t>(touched->rows.size()) > max_rows) return TooManyRows(max_rows);
   return std::string();
 }
 
@@ -510,7 +553,7 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
 
   const int64_t horizon = last.DeltaHorizonMicros();
   TouchedRows touched;
-  ASSIGN_OR_RETURN(why, Screen(fs, table, new_facts, options.token_ranges, horizon, max_rows, &touched));
+  ASSIGN_OR_RETURN(why, Screen(fs, table, new_facts, options.token_ranges, horizon, max_rows, options, &touched));
   if (!why.empty()) return not_here(why);
   if (options.progress) {
     options.progress(StrCat("the new generations decide their ", touched.rows.size(),
