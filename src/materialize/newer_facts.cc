@@ -71,6 +71,10 @@ class PartitionRows {
     }
     return nullptr;
   }
+  // Points at the same rows moved from the array at `from` to that at `to`.
+  void Rebase(const TouchedRow* from, TouchedRow* to) {
+    for (Row& row : rows_) row.row = to + (row.row - from);
+  }
 
  private:
   struct Row {
@@ -248,8 +252,8 @@ Result<std::string> ScreenRanges(FileSystem& fs, const TableSSTables& table, con
 }
 
 // ScreenRanges over `ranges`, split among up to `threads` threads by equal
-// shares of the ring (of a Murmur3 table; others are read by one), then the
-// rows put in fold order.
+// shares of the ring (of a Murmur3 table; others are read by one), each
+// share's rows put in fold order on its thread, then joined.
 Result<std::string> Screen(FileSystem& fs, const TableSSTables& table, const std::vector<FactsSet>& new_facts,
                            const Murmur3RangeSet& ranges, int64_t horizon, int64_t max_rows,
                            const RowChangesOptions& options, TouchedRows* touched) {
@@ -257,34 +261,44 @@ Result<std::string> Screen(FileSystem& fs, const TableSSTables& table, const std
   if (threads == 1) {
     ASSIGN_OR_RETURN(std::string why, ScreenRanges(fs, table, new_facts, ranges, horizon, max_rows, touched));
     if (!why.empty()) return why;
+    touched->Order(touched->partitioner, ClusteringOrder::OfTable(*touched->schema));
   } else {
     const std::vector<Murmur3Range> shares = SplitMurmur3Ring(threads);
     std::vector<TouchedRows> parts(shares.size());
     std::vector<Result<std::string>> results = FoldRangesOnThreads<std::string>(
-        shares.size(), options, [&](size_t k, const RowChangesOptions&) {
-          return ScreenRanges(fs, table, new_facts, ranges.Intersect(shares[k]), horizon, max_rows, &parts[k]);
+        shares.size(), options, [&](size_t k, const RowChangesOptions&) -> Result<std::string> {
+          TouchedRows& part = parts[k];
+          ASSIGN_OR_RETURN(std::string why, ScreenRanges(fs, table, new_facts, ranges.Intersect(shares[k]), horizon,
+                                                         max_rows, &part));
+          if (why.empty()) part.Order(part.partitioner, ClusteringOrder::OfTable(*part.schema));
+          return why;
         });
     for (Result<std::string>& why : results) {
       if (!why.ok()) return why.status();
       if (!why->empty()) return *why;
     }
-    // Each source's rows, share after share: the shares come in ring order,
-    // so a source's rows stay in fold order.
-    const size_t sources = parts.front().source_ends.size();
-    for (size_t source = 0; source < sources; ++source) {
-      for (TouchedRows& part : parts) {
-        for (size_t r = source == 0 ? 0 : part.source_ends[source - 1]; r < part.source_ends[source]; ++r) {
-          TouchedRow& row = part.rows[r];
-          row.partition = touched->Partition(part.partitions[row.partition].key);
-          touched->rows.push_back(std::move(row));
-        }
+    // Each share's rows are in fold order, and the shares come in ring order:
+    // one after another they are in fold order too.
+    size_t rows = 0;
+    for (const TouchedRows& part : parts) rows += part.rows.size();
+    touched->rows.reserve(rows);  // so that the rows do not move once placed
+    for (TouchedRows& part : parts) {
+      const auto first_partition = static_cast<uint32_t>(touched->partitions.size());
+      TouchedRow* placed = touched->rows.data() + touched->rows.size();
+      for (TouchedRow& row : part.rows) {
+        row.partition += first_partition;
+        touched->rows.push_back(std::move(row));
       }
-      touched->source_ends.push_back(touched->rows.size());
+      for (TouchedPartition& partition : part.partitions) {
+        partition.rank += first_partition;
+        partition.rows.Rebase(part.rows.data(), placed);
+        touched->partition_numbers.emplace(partition.key, static_cast<uint32_t>(touched->partitions.size()));
+        touched->partitions.push_back(std::move(partition));
+      }
     }
     touched->schema = parts.front().schema;
     touched->partitioner = parts.front().partitioner;
   }
-  touched->Order(touched->partitioner, ClusteringOrder::OfTable(*touched->schema));
   if (static_cast<int64_t>(touched->rows.size()) > max_rows) return TooManyRows(max_rows);
   return std::string();
 }
