@@ -528,69 +528,62 @@ Result<std::string> RestCatalog::CreateTable(FileSystem& fs, const TableCommit& 
   if (!namespace_exists) RETURN_IF_ERROR(CreateNamespace(commit.ns, {}));
   RETURN_IF_ERROR(fs.WriteStringToFile(commit.metadata_file, iceberg::TableMetadataToJson(next)));
   json body = {{"name", commit.table}, {"metadata-location", commit.metadata_file}};
-  const int64_t snapshot_id = next.current_snapshot_id.value_or(0);
-  std::string path = StrCat("namespaces/", EncodeNamespace(commit.ns), "/register");
-  Status last;
-  for (int attempt = 1;; ++attempt) {
-    Result<Reply> reply = Call("POST", path, &body);
-    if (reply.ok() && reply->status == 200) {
-      if (reply->body.is_object() && reply->body.contains("metadata-location") &&
-          reply->body["metadata-location"].is_string()) {
-        return reply->body["metadata-location"].get<std::string>();
-      }
-      return commit.metadata_file;
-    }
-    bool unknown = !reply.ok() || net::IsRetryableStatus(reply->status);
-    if (reply.ok() && !unknown && reply->status != 409) {
-      return ErrorOf(*reply, StrCat("cannot register table ", FullName(commit.ns, commit.table)));
-    }
-    last = reply.ok() ? ErrorOf(*reply, StrCat("cannot register table ", FullName(commit.ns, commit.table)))
-                      : reply.status();
-    // 409: the name is taken, by this run's own earlier attempt or by
-    // another writer; an unknown outcome: either, or nothing yet.
-    ASSIGN_OR_RETURN(std::optional<std::string> committed,
-                     LearnOutcome(commit.ns, commit.table, snapshot_id, std::nullopt, last.message()));
-    if (committed) return *committed;
-    if (!unknown) return Status::CommitConflict(last.message());
-    if (attempt >= std::max(1, options_.commit_attempts)) {
-      return Status::CommitUnknown(StrCat(last.message(), "; table ", FullName(commit.ns, commit.table),
-                                          " did not exist after ", attempt, " attempt(s) to register it"));
-    }
-    Pause(options_.http, http_->BackoffMs(attempt));
-  }
+  CommitRequest request;
+  request.path = StrCat("namespaces/", EncodeNamespace(commit.ns), "/register");
+  request.body = &body;
+  request.what = StrCat("cannot register table ", FullName(commit.ns, commit.table));
+  request.snapshot_id = next.current_snapshot_id.value_or(0);
+  // 409: the name is taken, by this run's own earlier attempt or by another
+  // writer.
+  request.conflicts = {409};
+  request.location_when_unnamed = commit.metadata_file;
+  request.still_unknown = StrCat("table ", FullName(commit.ns, commit.table), " does not exist");
+  return SendCommit(commit.ns, commit.table, request);
 }
 
 Result<std::string> RestCatalog::UpdateTable(const TableCommit& commit) {
   ASSIGN_OR_RETURN(json body, CommitRequestBody(*commit.base, *commit.next));
   body["identifier"] = {{"namespace", commit.ns}, {"name", commit.table}};
-  const std::optional<int64_t> base_snapshot = commit.base->metadata.current_snapshot_id;
-  const int64_t snapshot_id = commit.next->current_snapshot_id.value_or(0);
-  std::string path = StrCat("namespaces/", EncodeNamespace(commit.ns), "/tables/", EncodePathSegment(commit.table));
-  std::string what = StrCat("cannot commit snapshot ", snapshot_id, " to table ", FullName(commit.ns, commit.table));
+  CommitRequest request;
+  request.path = StrCat("namespaces/", EncodeNamespace(commit.ns), "/tables/", EncodePathSegment(commit.table));
+  request.body = &body;
+  request.snapshot_id = commit.next->current_snapshot_id.value_or(0);
+  request.base_snapshot = commit.base->metadata.current_snapshot_id;
+  request.what = StrCat("cannot commit snapshot ", request.snapshot_id, " to table ", FullName(commit.ns, commit.table));
+  // 409 (a requirement failed) and 404 (the table is gone).
+  request.conflicts = {409, 404};
+  request.still_unknown = StrCat("table ", FullName(commit.ns, commit.table),
+                                 " is still at its previous snapshot, but a request still on its way may yet commit "
+                                 "it");
+  return SendCommit(commit.ns, commit.table, request);
+}
+
+Result<std::string> RestCatalog::SendCommit(const Namespace& ns, const std::string& table,
+                                            const CommitRequest& request) {
   Status last;
   for (int attempt = 1;; ++attempt) {
-    Result<Reply> reply = Call("POST", path, &body);
+    Result<Reply> reply = Call("POST", request.path, request.body);
     if (reply.ok() && reply->status == 200) {
       if (reply->body.is_object() && reply->body.contains("metadata-location") &&
           reply->body["metadata-location"].is_string()) {
         return reply->body["metadata-location"].get<std::string>();
       }
+      if (request.location_when_unnamed) return *request.location_when_unnamed;
       return Status::Corruption(StrCat(reply->endpoint, ": the commit's answer has no metadata-location"));
     }
-    bool unknown = !reply.ok() || net::IsRetryableStatus(reply->status);
-    if (reply.ok() && !unknown && reply->status != 409 && reply->status != 404) return ErrorOf(*reply, what);
-    last = reply.ok() ? ErrorOf(*reply, what) : reply.status();
-    // 409 (a requirement failed) and 404 (the table is gone) are conflicts,
-    // unless an earlier send of this same request took effect.
+    const bool unknown = !reply.ok() || net::IsRetryableStatus(reply->status);
+    const bool conflict = reply.ok() && std::find(request.conflicts.begin(), request.conflicts.end(),
+                                                  reply->status) != request.conflicts.end();
+    if (reply.ok() && !unknown && !conflict) return ErrorOf(*reply, request.what);
+    last = reply.ok() ? ErrorOf(*reply, request.what) : reply.status();
+    // A conflict, unless an earlier send of this same request took effect;
+    // an unknown outcome: either, or nothing yet.
     ASSIGN_OR_RETURN(std::optional<std::string> committed,
-                     LearnOutcome(commit.ns, commit.table, snapshot_id, base_snapshot, last.message()));
+                     LearnOutcome(ns, table, request.snapshot_id, request.base_snapshot, last.message()));
     if (committed) return *committed;
     if (!unknown) return Status::CommitConflict(last.message());
     if (attempt >= std::max(1, options_.commit_attempts)) {
-      return Status::CommitUnknown(StrCat(last.message(), "; after ", attempt, " attempt(s) table ",
-                                          FullName(commit.ns, commit.table),
-                                          " is still at its previous snapshot, but a request still on its way "
-                                          "may yet commit it"));
+      return Status::CommitUnknown(StrCat(last.message(), "; after ", attempt, " attempt(s) ", request.still_unknown));
     }
     Pause(options_.http, http_->BackoffMs(attempt));
   }

@@ -123,6 +123,23 @@ class RestCatalog final : public Catalog {
   Result<std::optional<LoadedTable>> LoadTable(const Namespace& ns, const std::string& table);
   Result<std::string> CreateTable(FileSystem& fs, const TableCommit& commit);
   Result<std::string> UpdateTable(const TableCommit& commit);
+  // A request that commits a table version: sent again while its outcome is
+  // unknown (an answer of 5xx, or none), up to options_.commit_attempts
+  // times, each outcome learned from the table (LearnOutcome).
+  struct CommitRequest {
+    std::string path;
+    const nlohmann::json* body = nullptr;
+    std::string what;  // what failed, for messages
+    int64_t snapshot_id = 0;
+    std::optional<int64_t> base_snapshot;  // none for a create
+    std::vector<int> conflicts;            // the statuses that mean another writer came first
+    // The location a success names when the answer names none (a
+    // registration: the file registered).
+    std::optional<std::string> location_when_unnamed;
+    std::string still_unknown;  // what is known when the attempts run out
+  };
+  // The new metadata location, CommitConflict, CommitUnknown or the error.
+  Result<std::string> SendCommit(const Namespace& ns, const std::string& table, const CommitRequest& request);
   // After a commit whose outcome is unknown: OK with the location when the
   // table holds `snapshot_id`; CommitConflict when it moved elsewhere;
   // nullopt when it is still at `base_snapshot` (or absent, for a create).

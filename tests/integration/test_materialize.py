@@ -283,6 +283,26 @@ def test_a_run_with_nothing_new_commits_nothing(node, materialized, cqlite):
     assert before == after
 
 
+def _read_back_by_duckdb_and_java(catalog, warehouse, tables, final, how):
+    """The problems DuckDB and Iceberg Java find reading `tables` through `catalog`, each compared with
+    the node's final answer in `final`; and Iceberg Java must list exactly those tables."""
+    problems = []
+    for name, read_many in (("DuckDB", iceberg_readers.read_duckdb_many),
+                            ("Iceberg Java", iceberg_readers.read_java_many)):
+        results = read_many(catalog, warehouse, CATALOG_NAME, tables)
+        for index, (ns, table, expected, now, schema) in sorted(final.items()):
+            rows = results.get((ns, table))
+            if rows is None:
+                continue
+            problem = (f"the reader failed: {rows['error']}" if isinstance(rows, dict)
+                       else table_compare.differs(expected, rows, schema))
+            if problem:
+                problems.append(f"w{index}: {name}{how} vs the node's SELECT JSON at {now}: {problem}")
+    listing = iceberg_readers.list_java(catalog, warehouse, CATALOG_NAME)
+    assert sorted(list(t) for t in tables) == listing["tables"], listing
+    return problems
+
+
 def test_the_tables_through_a_postgresql_catalog_match_cassandra(node, materialized, cqlite, postgres_catalog):
     """Every workload's table, its generations in one run, into a catalog on a PostgreSQL server (the JDBC
     catalog schema), read through that catalog by PyIceberg, Iceberg Java and DuckDB."""
@@ -301,19 +321,7 @@ def test_the_tables_through_a_postgresql_catalog_match_cassandra(node, materiali
         if problem:
             problems.append(f"w{index}: PyIceberg vs the node's SELECT JSON at {now}: {problem}")
     assert tables, "no workload left a table"
-    for name, read_many in (("DuckDB", iceberg_readers.read_duckdb_many),
-                            ("Iceberg Java", iceberg_readers.read_java_many)):
-        results = read_many(postgres_catalog, warehouse, CATALOG_NAME, tables)
-        for index, (ns, table, expected, now, schema) in sorted(materialized.final.items()):
-            rows = results.get((ns, table))
-            if rows is None:
-                continue
-            problem = (f"the reader failed: {rows['error']}" if isinstance(rows, dict)
-                       else table_compare.differs(expected, rows, schema))
-            if problem:
-                problems.append(f"w{index}: {name} vs the node's SELECT JSON at {now}: {problem}")
-    listing = iceberg_readers.list_java(postgres_catalog, warehouse, CATALOG_NAME)
-    assert sorted(list(t) for t in tables) == listing["tables"], listing
+    problems += _read_back_by_duckdb_and_java(postgres_catalog, warehouse, tables, materialized.final, "")
     print(f"materialize: {len(tables)} tables through a PostgreSQL catalog read by three readers")
     assert not problems, "\n".join(problems)
 
@@ -354,19 +362,7 @@ def test_the_tables_through_a_rest_catalog_match_cassandra(node, materialized, c
         if problem:
             problems.append(f"w{index}: PyIceberg (REST) vs the node's SELECT JSON at {now}: {problem}")
     assert tables, "no workload left a table"
-    for name, read_many in (("DuckDB", iceberg_readers.read_duckdb_many),
-                            ("Iceberg Java", iceberg_readers.read_java_many)):
-        results = read_many(rest_catalog.address, warehouse, CATALOG_NAME, tables)
-        for index, (ns, table, expected, now, schema) in sorted(materialized.final.items()):
-            rows = results.get((ns, table))
-            if rows is None:
-                continue
-            problem = (f"the reader failed: {rows['error']}" if isinstance(rows, dict)
-                       else table_compare.differs(expected, rows, schema))
-            if problem:
-                problems.append(f"w{index}: {name} (REST) vs the node's SELECT JSON at {now}: {problem}")
-    listing = iceberg_readers.list_java(rest_catalog.address, warehouse, CATALOG_NAME)
-    assert sorted(list(t) for t in tables) == listing["tables"], listing
+    problems += _read_back_by_duckdb_and_java(rest_catalog.address, warehouse, tables, materialized.final, " (REST)")
     print(f"materialize: {len(tables)} tables through a REST catalog read by three readers")
     assert not problems, "\n".join(problems)
 
