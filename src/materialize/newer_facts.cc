@@ -389,8 +389,7 @@ Status LookUp(FileSystem& fs, const std::vector<std::string>& files, int threads
 struct Change {
   const TouchedRow* row = nullptr;
   bool removes = false;
-  int range = 0;         // whose data file holds the row
-  int64_t position = 0;  // in that data file
+  int64_t position = 0;  // in the range's data file
   uint64_t hash = 0;
 };
 
@@ -404,7 +403,57 @@ struct RangeChanges {
   int64_t rows_appended = 0;
   int64_t rows_deleted = 0;
   int64_t next_expiry = INT64_MAX;
+  // The share's part of the new update layer, in fold order.
+  std::vector<std::string> layer_files;
+  int64_t layer_entries = 0;
 };
+
+// Writes range `k`'s part of the new update layer: the entries of the last
+// layer (`previous`) in `share` (every one of them when `share` is none),
+// with `range.updates` over them, in fold order. The shares of the threads
+// cover the ring, so each entry of the last layer is kept by one of them.
+Status WriteUpdateLayer(FileSystem& fs, const std::vector<std::string>& previous,
+                        const std::optional<Murmur3RangeSet>& share, const TouchedRows& touched, int k,
+                        RangeChanges& range, RunFiles& files) {
+  const Partitioner partitioner = touched.partitioner;
+  const ClusteringOrder order = ClusteringOrder::OfTable(*touched.schema);
+  ASSIGN_OR_RETURN(auto reader, RowIndexReader::Open(fs, previous));
+  RowIndexWriter layer(fs, [&](int i) { return files.RowIndexUpdateFile(k, i); });
+  RowIndexEntry before;
+  // The next entry of the last layer in the share, or false past it.
+  auto next_before = [&]() -> Result<bool> {
+    while (true) {
+      ASSIGN_OR_RETURN(bool more, reader->Next(&before));
+      if (!more || !share) return more;
+      Murmur3Range::Place place = share->Locate(before.partition_key);
+      if (place == Murmur3Range::Place::kInside) return true;
+      if (place == Murmur3Range::Place::kAfter) return false;
+    }
+  };
+  ASSIGN_OR_RETURN(bool has_before, next_before());
+  for (const Change& c : range.updates) {
+    std::string_view partition_key = touched.PartitionKeyOf(*c.row);
+    int placed = 1;
+    while (has_before &&
+           (placed = CompareToRowIndexEntry(partitioner, order, before, partition_key, c.row->decoded)) < 0) {
+      RETURN_IF_ERROR(layer.Add(before));
+      ASSIGN_OR_RETURN(has_before, next_before());
+    }
+    if (has_before && placed == 0) {  // replaced
+      ASSIGN_OR_RETURN(has_before, next_before());
+    }
+    RETURN_IF_ERROR(layer.Add(partition_key, c.row->decoded, c.removes ? std::string_view() : range.data_path,
+                              c.position, c.hash));
+  }
+  while (has_before) {
+    RETURN_IF_ERROR(layer.Add(before));
+    ASSIGN_OR_RETURN(has_before, next_before());
+  }
+  ASSIGN_OR_RETURN(range.layer_files, layer.Close());
+  for (const std::string& path : range.layer_files) RETURN_IF_ERROR(fs.SyncFile(path));
+  range.layer_entries = layer.count();
+  return Status::OK();
+}
 
 // Folds the new facts of the partitions in `share` alone, whose touched
 // rows are touched.rows[begin, end), into the data and delete files of range
@@ -450,7 +499,7 @@ Result<RangeChanges> FoldTouchedRange(FileSystem& fs, const TableSSTables& table
   };
   auto removed = [&](const TouchedRow& old) -> Status {
     if (!old.indexed) return Status::OK();
-    changes.updates.push_back({&old, true, k, 0, 0});
+    changes.updates.push_back({&old, true, 0, 0});
     return delete_old(old);
   };
   std::string clustering;
@@ -487,7 +536,7 @@ Result<RangeChanges> FoldTouchedRange(FileSystem& fs, const TableSSTables& table
         }
         RETURN_IF_ERROR(delete_old(old));
       }
-      changes.updates.push_back({&old, false, k, position, *hash});
+      changes.updates.push_back({&old, false, position, *hash});
       ++changes.rows_appended;
     }
   }
@@ -500,11 +549,13 @@ Result<RangeChanges> FoldTouchedRange(FileSystem& fs, const TableSSTables& table
 
 // FoldTouchedRange over `options.token_ranges`, split among
 // `options.threads` threads by equal shares of the ring (of a Murmur3 table;
-// others fold in one), each writing files of its own. The results come in
+// others fold in one), each writing files of its own, its part of the update
+// layer over `previous_layer` (the last one) included. The results come in
 // ring order, so their updates one after another are in fold order.
 Result<std::vector<RangeChanges>> FoldTouchedRows(FileSystem& fs, const TableSSTables& table,
                                                   const TableMapping& mapping, const std::string& table_dir,
                                                   const std::vector<FactsSet>& new_facts, const TouchedRows& touched,
+                                                  const std::vector<std::string>& previous_layer,
                                                   const RowChangesOptions& options, RunFiles& files) {
   const int threads = table.partitioner == Partitioner::kMurmur3 ? std::max(1, options.threads) : 1;
   std::vector<RangeChanges> all;
@@ -512,6 +563,7 @@ Result<std::vector<RangeChanges>> FoldTouchedRows(FileSystem& fs, const TableSST
     ASSIGN_OR_RETURN(RangeChanges changes, FoldTouchedRange(fs, table, mapping, table_dir, new_facts, touched, 0,
                                                             touched.rows.size(), options.token_ranges, 0, options,
                                                             files));
+    RETURN_IF_ERROR(WriteUpdateLayer(fs, previous_layer, std::nullopt, touched, 0, changes, files));
     all.push_back(std::move(changes));
     return all;
   }
@@ -526,9 +578,13 @@ Result<std::vector<RangeChanges>> FoldTouchedRows(FileSystem& fs, const TableSST
     }
   }
   std::vector<Result<RangeChanges>> results = FoldRangesOnThreads<RangeChanges>(
-      shares.size(), options, [&](size_t k, const RowChangesOptions& own) {
-        return FoldTouchedRange(fs, table, mapping, table_dir, new_facts, touched, begins[k], begins[k + 1],
-                                options.token_ranges.Intersect(shares[k]), static_cast<int>(k), own, files);
+      shares.size(), options, [&](size_t k, const RowChangesOptions& own) -> Result<RangeChanges> {
+        ASSIGN_OR_RETURN(RangeChanges changes,
+                         FoldTouchedRange(fs, table, mapping, table_dir, new_facts, touched, begins[k], begins[k + 1],
+                                          options.token_ranges.Intersect(shares[k]), static_cast<int>(k), own, files));
+        RETURN_IF_ERROR(WriteUpdateLayer(fs, previous_layer, Murmur3RangeSet({shares[k]}), touched,
+                                         static_cast<int>(k), changes, files));
+        return changes;
       });
   for (Result<RangeChanges>& result : results) {
     if (!result.ok()) return result.status();
@@ -578,7 +634,8 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
 
   // The fold of the new facts alone, over the touched rows.
   ASSIGN_OR_RETURN(std::vector<RangeChanges> ranges,
-                   FoldTouchedRows(fs, table, mapping, table_dir, new_facts, touched, options, files));
+                   FoldTouchedRows(fs, table, mapping, table_dir, new_facts, touched, last.row_index_updates,
+                                   options, files));
   RowChanges changes;
   changes.next_expiry = last.next_expiry;
   for (RangeChanges& range : ranges) {
@@ -588,42 +645,11 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
     if (range.data_file) changes.data_files.push_back(std::move(*range.data_file));
     for (iceberg::DataFile& file : range.delete_files) changes.delete_files.push_back(std::move(file));
   }
-  const Partitioner partitioner = touched.partitioner;
-  const ClusteringOrder order = ClusteringOrder::OfTable(*touched.schema);
-
-  // This run's entries, in fold order, over the last update layer's.
-  ASSIGN_OR_RETURN(auto previous, RowIndexReader::Open(fs, last.row_index_updates));
-  RowIndexWriter layer(fs, [&](int i) { return files.RowIndexUpdateFile(i); });
-  RowIndexEntry before;
-  ASSIGN_OR_RETURN(bool has_before, previous->Next(&before));
-  RowIndexEntry entry;
-  for (const RangeChanges& range : ranges) {
-    for (const Change& c : range.updates) {
-      std::string_view partition_key = touched.PartitionKeyOf(*c.row);
-      int placed = 1;
-      while (has_before &&
-             (placed = CompareToRowIndexEntry(partitioner, order, before, partition_key, c.row->decoded)) < 0) {
-        RETURN_IF_ERROR(layer.Add(before));
-        ASSIGN_OR_RETURN(has_before, previous->Next(&before));
-      }
-      if (has_before && placed == 0) {  // replaced
-        ASSIGN_OR_RETURN(has_before, previous->Next(&before));
-      }
-      entry.partition_key = partition_key;
-      entry.clustering = c.row->decoded;
-      entry.data_file = c.removes ? std::string() : ranges[c.range].data_path;
-      entry.position = c.position;
-      entry.hash = c.hash;
-      RETURN_IF_ERROR(layer.Add(entry));
-    }
+  // The update layer: each range's part, one after another, in fold order.
+  for (RangeChanges& range : ranges) {
+    for (std::string& file : range.layer_files) changes.row_index_updates.push_back(std::move(file));
+    changes.row_index_update_count += range.layer_entries;
   }
-  while (has_before) {
-    RETURN_IF_ERROR(layer.Add(before));
-    ASSIGN_OR_RETURN(has_before, previous->Next(&before));
-  }
-  ASSIGN_OR_RETURN(changes.row_index_updates, layer.Close());
-  for (const std::string& path : changes.row_index_updates) RETURN_IF_ERROR(fs.SyncFile(path));
-  changes.row_index_update_count = layer.count();
   changes.row_index = last.row_index;
   changes.rows_total = last.row_count + changes.rows_appended - changes.rows_deleted;
   return std::optional<RowChanges>(std::move(changes));

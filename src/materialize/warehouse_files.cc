@@ -80,8 +80,8 @@ std::string RunFiles::RowIndexFile(int range, int file) {
   return Remember(JoinPath(state_dir_, StrCat("rows-", run_id_, "-", range, "-", file, ".parquet")));
 }
 
-std::string RunFiles::RowIndexUpdateFile(int file) {
-  return Remember(JoinPath(state_dir_, StrCat("rows-", run_id_, "-updates-", file, ".parquet")));
+std::string RunFiles::RowIndexUpdateFile(int range, int file) {
+  return Remember(JoinPath(state_dir_, StrCat("rows-", run_id_, "-updates-", range, "-", file, ".parquet")));
 }
 
 std::string RunFiles::KeptGenerationDirectory(size_t generation) {

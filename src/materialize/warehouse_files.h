@@ -11,7 +11,8 @@
 //   cqlite/parts-<run>.json           a table published by token ranges: each
 //                                     part's ranges and fold state (snapshot.h)
 //   cqlite/rows-<run>-<k>-<i>.parquet the row index's files
-//   cqlite/rows-<run>-updates-<i>.parquet  its update layer (fold_state.h)
+//   cqlite/rows-<run>-updates-<k>-<i>.parquet  its update layer (fold_state.h),
+//                                     a part per range
 //   cqlite/facts/<run>-<k>/           a consumed generation's SSTable, kept
 //                                     (its own component file names)
 //   cqlite/facts/<run>-merge<m>-<i>.parquet  merged facts files
@@ -70,7 +71,7 @@ class RunFiles {
   std::string FoldState();
   std::string FoldStateParts();
   std::string RowIndexFile(int range, int file);
-  std::string RowIndexUpdateFile(int file);
+  std::string RowIndexUpdateFile(int range, int file);
   // The directory the run's `generation`th new generation's SSTable is kept
   // in, and a component file in it (named as in the table directory).
   std::string KeptGenerationDirectory(size_t generation);
