@@ -388,8 +388,9 @@ Status DecodePlain(const Field& column, std::span<const uint8_t> data, size_t* p
   return Status::OK();
 }
 
-Status DecodePlainInt64s(std::span<const uint8_t> data, size_t* pos, size_t count, std::vector<int64_t>* out,
-                         const std::string& what) {
+template <typename Alloc>
+Status DecodePlainInt64s(std::span<const uint8_t> data, size_t* pos, size_t count,
+                         std::vector<int64_t, Alloc>* out, const std::string& what) {
   if (count > (data.size() - *pos) / 8) {
     return Status::Corruption(StrCat(what, ": PLAIN values run past the end of the page at byte ", *pos));
   }
@@ -399,6 +400,11 @@ Status DecodePlainInt64s(std::span<const uint8_t> data, size_t* pos, size_t coun
   *pos += 8 * count;
   return Status::OK();
 }
+
+template Status DecodePlainInt64s(std::span<const uint8_t>, size_t*, size_t, std::vector<int64_t>*,
+                                  const std::string&);
+template Status DecodePlainInt64s(std::span<const uint8_t>, size_t*, size_t, UninitializedVector<int64_t>*,
+                                  const std::string&);
 
 Status DecodePlainByteArrays(std::span<const uint8_t> data, size_t* pos, size_t count, ByteArrays* out,
                              const std::string& what) {
@@ -599,8 +605,8 @@ void EncodeDeltaByteArray(std::span<const std::string_view> values, std::string*
   EncodeDeltaLengthByteArray(suffixes, out);
 }
 
-template <typename T>
-Status DecodeDeltaBinaryPacked(std::span<const uint8_t> data, size_t* pos, size_t count, std::vector<T>* out,
+template <typename T, typename Alloc>
+Status DecodeDeltaBinaryPacked(std::span<const uint8_t> data, size_t* pos, size_t count, std::vector<T, Alloc>* out,
                                const std::string& what) {
   static_assert(std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>);
   using U = std::make_unsigned_t<T>;
@@ -651,17 +657,21 @@ Status DecodeDeltaBinaryPacked(std::span<const uint8_t> data, size_t* pos, size_
   return Status::OK();
 }
 
-template Status DecodeDeltaBinaryPacked<int32_t>(std::span<const uint8_t>, size_t*, size_t, std::vector<int32_t>*,
-                                                 const std::string&);
-template Status DecodeDeltaBinaryPacked<int64_t>(std::span<const uint8_t>, size_t*, size_t, std::vector<int64_t>*,
-                                                 const std::string&);
+template Status DecodeDeltaBinaryPacked(std::span<const uint8_t>, size_t*, size_t, std::vector<int32_t>*,
+                                        const std::string&);
+template Status DecodeDeltaBinaryPacked(std::span<const uint8_t>, size_t*, size_t, std::vector<int64_t>*,
+                                        const std::string&);
+template Status DecodeDeltaBinaryPacked(std::span<const uint8_t>, size_t*, size_t, UninitializedVector<int32_t>*,
+                                        const std::string&);
+template Status DecodeDeltaBinaryPacked(std::span<const uint8_t>, size_t*, size_t, UninitializedVector<int64_t>*,
+                                        const std::string&);
 
 Status DecodeDeltaByteArrays(Encoding encoding, std::span<const uint8_t> data, size_t* pos, size_t count,
                              ByteArrays* out, const std::string& what) {
   const bool prefixed = encoding == Encoding::kDeltaByteArray;
-  std::vector<int32_t> prefixes;
+  UninitializedVector<int32_t> prefixes;
   if (prefixed) RETURN_IF_ERROR(DecodeDeltaBinaryPacked<int32_t>(data, pos, count, &prefixes, what));
-  std::vector<int32_t> lengths;
+  UninitializedVector<int32_t> lengths;
   RETURN_IF_ERROR(DecodeDeltaBinaryPacked<int32_t>(data, pos, count, &lengths, what));
   // The decoded size first, checked, so that the values are copied into a
   // buffer that does not move.

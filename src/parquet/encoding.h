@@ -21,6 +21,7 @@
 #include "parquet/schema.h"
 #include "parquet/value.h"
 #include "util/status.h"
+#include "util/uninitialized_vector.h"
 
 namespace cqlite::parquet {
 
@@ -85,9 +86,11 @@ struct ByteArrays {
   }
 };
 
-// The same for INT64 and BYTE_ARRAY columns, as plain C++ values.
-Status DecodePlainInt64s(std::span<const uint8_t> data, size_t* pos, size_t count, std::vector<int64_t>* out,
-                         const std::string& what);
+// The same for INT64 and BYTE_ARRAY columns, as plain C++ values (into a
+// std::vector or an UninitializedVector).
+template <typename Alloc>
+Status DecodePlainInt64s(std::span<const uint8_t> data, size_t* pos, size_t count,
+                         std::vector<int64_t, Alloc>* out, const std::string& what);
 Status DecodePlainByteArrays(std::span<const uint8_t> data, size_t* pos, size_t count, ByteArrays* out,
                              const std::string& what);
 
@@ -107,9 +110,10 @@ void EncodeDeltaLengthByteArray(std::span<const std::string_view> values, std::s
 void EncodeDeltaByteArray(std::span<const std::string_view> values, std::string* out);
 
 // Decodes a DELTA_BINARY_PACKED stream of exactly `count` values from
-// data[*pos...], appended to `out`; advances *pos past the stream.
-template <typename T>
-Status DecodeDeltaBinaryPacked(std::span<const uint8_t> data, size_t* pos, size_t count, std::vector<T>* out,
+// data[*pos...], appended to `out` (a std::vector or an
+// UninitializedVector); advances *pos past the stream.
+template <typename T, typename Alloc>
+Status DecodeDeltaBinaryPacked(std::span<const uint8_t> data, size_t* pos, size_t count, std::vector<T, Alloc>* out,
                                const std::string& what);
 // Decodes `count` values of a DELTA_LENGTH_BYTE_ARRAY or DELTA_BYTE_ARRAY
 // stream (`encoding`) from data[*pos...], appended to `out`; advances *pos.

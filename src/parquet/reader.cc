@@ -153,7 +153,7 @@ Status ParquetReader::ReadPages(const ColumnChunk& chunk, const ColumnDescriptor
   bool has_dictionary = false;
   size_t pos = 0;
   int64_t values_read = 0;
-  std::vector<uint8_t> page;
+  UninitializedVector<uint8_t> page;  // overwritten whole by each page's decompression
   while (values_read < m.num_values) {
     if (pos >= data.size())
       return Status::Corruption(StrCat(what, ": chunk ends after ", values_read, " values"));
@@ -176,7 +176,7 @@ Status ParquetReader::ReadPages(const ColumnChunk& chunk, const ColumnDescriptor
                                        " bytes do not match the CRC-32 in its header"));
     }
     pos += static_cast<size_t>(header.compressed_page_size);
-    page.assign(static_cast<size_t>(header.uncompressed_page_size), 0);
+    page.resize(static_cast<size_t>(header.uncompressed_page_size));
     ASSIGN_OR_RETURN(size_t n, codec->Decompress(compressed, page));
     if (n != page.size())
       return Status::Corruption(StrCat(page_what, ": page decompresses to the wrong size"));

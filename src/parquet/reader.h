@@ -27,12 +27,13 @@
 #include "parquet/schema.h"
 #include "parquet/value.h"
 #include "util/status.h"
+#include "util/uninitialized_vector.h"
 
 namespace cqlite::parquet {
 
 // One column of a row group as ReadFlatColumns decodes it.
 struct FlatColumn {
-  std::vector<int64_t> ints;  // an INT64 column's values
+  UninitializedVector<int64_t> ints;  // an INT64 column's values
   ByteArrays strings;         // a BYTE_ARRAY column's values, unless dictionary-encoded:
   ByteArrays dictionary;
   std::vector<uint32_t> indices;  // then each row's entry of the dictionary
