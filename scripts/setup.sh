@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config ccache
   liblz4-dev libzstd-dev libsnappy-dev zlib1g-dev libisal-dev libsqlite3-dev
-  nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev libpq-dev postgresql libcurl4-openssl-dev
+  nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev libpq-dev postgresql libcurl4-openssl-dev libssl-dev
   clang libclang-rt-14-dev
   openjdk-17-jdk-headless maven python3 python3-venv
 )

@@ -6,7 +6,11 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
 #include <string>
+
+#include "io/file_system.h"
+#include "util/status.h"
 
 namespace cqlite {
 
@@ -29,6 +33,22 @@ inline constexpr const char* kNowHelp =
 
 // `path` made absolute and normal (as given if the working directory is gone).
 std::string AbsolutePath(const std::string& path);
+
+// A --warehouse option as the pipeline names it: an s3://bucket/prefix URI
+// as given (without a trailing '/'), else the absolute path.
+std::string WarehousePath(const std::string& option);
+// The file system a run with this warehouse (a WarehousePath) reads and
+// writes through: the machine's for a local warehouse; for an s3:// one,
+// S3 (configured from the environment, net/s3_file_system.h) for s3://
+// paths and the machine's for the rest (the SSTables, a SQLite catalog).
+// InvalidArgument when S3 has no credentials or a bad setting.
+Result<std::shared_ptr<FileSystem>> WarehouseFileSystem(const std::string& warehouse);
+inline constexpr const char* kWarehouseHelp =
+    "Where table files go: <warehouse>/<namespace>/<table>; a local directory, or s3://bucket/prefix on S3 or an "
+    "S3-compatible store (endpoint from CQLITE_S3_ENDPOINT or AWS_ENDPOINT_URL, addressed path-style; region from "
+    "AWS_REGION or AWS_DEFAULT_REGION, default us-east-1; credentials from AWS_ACCESS_KEY_ID, "
+    "AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, else the profile AWS_PROFILE of ~/.aws/credentials; with an "
+    "s3:// warehouse, give --catalog)";
 
 // What a --catalog option names, for catalog::OpenCatalog: a PostgreSQL URI
 // or a REST catalog (rest:...) as given, a SQLite file (a path or

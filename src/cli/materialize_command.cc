@@ -19,6 +19,7 @@
 #include "cluster/coverage.h"
 #include "cluster/node_metadata.h"
 #include "materialize/materializer.h"
+#include "net/s3_file_system.h"
 #include "util/json_writer.h"
 #include "util/strings.h"
 #include "util/time_format.h"
@@ -255,8 +256,7 @@ class PrimaryRangesOfNode {
 
 int Materialize(const MaterializeCommandOptions& options) {
   auto start = std::chrono::steady_clock::now();
-  FileSystem& fs = LocalFileSystem();
-  std::string warehouse = AbsolutePath(options.warehouse);
+  std::string warehouse = WarehousePath(options.warehouse);
   const std::string catalog_address = CatalogAddress(options.catalog, warehouse);
   bool terminal = ::isatty(STDERR_FILENO) && !options.quiet;
   auto fail = [](const Status& status) {
@@ -264,6 +264,14 @@ int Materialize(const MaterializeCommandOptions& options) {
     std::cerr << "cqlite materialize: " << status.ToString() << "\n";
     return 1;
   };
+  const bool s3_warehouse = net::IsS3Uri(warehouse);
+  if (s3_warehouse && options.catalog.empty()) {
+    return fail(Status::InvalidArgument(StrCat("--warehouse ", warehouse, ": an s3:// warehouse needs --catalog (a "
+                                               "SQLite file on this machine, postgresql://... or rest:...)")));
+  }
+  auto warehouse_fs = WarehouseFileSystem(warehouse);
+  if (!warehouse_fs.ok()) return fail(warehouse_fs.status().WithContext(StrCat("--warehouse ", warehouse)));
+  FileSystem& fs = **warehouse_fs;
 
   // Names given on the command line are checked before anything is created.
   if (!options.namespace_name.empty()) {
@@ -392,8 +400,11 @@ int Materialize(const MaterializeCommandOptions& options) {
     run.fold_newer_facts_alone = !options.fold_everything;
     // Not while a watcher keeps the table: its start removes the data files
     // no snapshot references, this run's among them (watch/table_lock.h).
+    // An s3:// warehouse holds no lock files: a watcher of one keeps its locks
+    // in its own --state-dir, which a run by hand does not know (README.md).
     std::unique_ptr<watch::TableLock> lock;
-    if (auto location = TableDirectoryLocation(table_dir); location && !location->keyspace.empty()) {
+    if (auto location = TableDirectoryLocation(table_dir);
+        !s3_warehouse && location && !location->keyspace.empty()) {
       auto shared = watch::TableLock::AcquireShared(
           fs, watch::TableLockPath(warehouse, StrCat(location->keyspace, ".", location->table)));
       if (!shared.ok()) {
@@ -459,8 +470,7 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
   cmd->add_flag("--allow-missing-replicas", options->allow_missing_replicas,
                 "With --cluster: fold the replicas there are when a token range lacks some (a node left out), as "
                 "long as every range has one");
-  cmd->add_option("--warehouse", options->warehouse, "Where table files go: <warehouse>/<namespace>/<table>")
-      ->capture_default_str();
+  cmd->add_option("--warehouse", options->warehouse, kWarehouseHelp)->capture_default_str();
   cmd->add_option("--catalog", options->catalog, kCatalogHelp);
   cmd->add_option("--catalog-name", options->catalog_name,
                   "The catalog name its rows are kept under (readers must use the same)")

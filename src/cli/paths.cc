@@ -4,6 +4,7 @@
 #include "catalog/catalog.h"
 #include "catalog/postgres_db.h"
 #include "cli/commands.h"
+#include "net/s3_file_system.h"
 #include "util/strings.h"
 
 namespace cqlite {
@@ -13,6 +14,21 @@ std::string AbsolutePath(const std::string& path) {
   auto absolute = std::filesystem::absolute(path, error);
   if (error) return path;
   return absolute.lexically_normal().string();
+}
+
+std::string WarehousePath(const std::string& option) {
+  if (!net::IsS3Uri(option)) return AbsolutePath(option);
+  std::string uri = option;
+  while (uri.size() > 5 && uri.back() == '/') uri.pop_back();
+  return uri;
+}
+
+Result<std::shared_ptr<FileSystem>> WarehouseFileSystem(const std::string& warehouse) {
+  if (!net::IsS3Uri(warehouse)) return std::shared_ptr<FileSystem>(&LocalFileSystem(), [](FileSystem*) {});
+  RETURN_IF_ERROR(net::ParseS3Uri(warehouse).status());
+  ASSIGN_OR_RETURN(net::S3Options options, net::S3OptionsFromEnvironment());
+  return std::shared_ptr<FileSystem>(
+      std::make_shared<net::LocalAndS3FileSystem>(std::make_unique<net::S3FileSystem>(std::move(options))));
 }
 
 std::string CatalogAddress(const std::string& option, const std::string& warehouse) {

@@ -15,6 +15,7 @@
 #include "catalog/catalog.h"
 #include "cli/commands.h"
 #include "util/strings.h"
+#include "watch/staging.h"
 #include "watch/watcher.h"
 
 namespace cqlite {
@@ -36,6 +37,7 @@ void OnStopSignal(int) {
 struct WatchCommandOptions {
   std::string data_dir;
   std::string warehouse = "warehouse";
+  std::string state_dir;
   std::string catalog;
   std::string catalog_name = "cqlite";
   std::string tables;
@@ -51,20 +53,34 @@ struct WatchCommandOptions {
 };
 
 int Watch(const WatchCommandOptions& options) {
-  FileSystem& fs = LocalFileSystem();
-  std::string warehouse = AbsolutePath(options.warehouse);
+  std::string warehouse = WarehousePath(options.warehouse);
   auto fail = [](const Status& status) {
     std::cout.flush();
     std::cerr << "cqlite watch: " << status.ToString() << "\n";
     return 1;
   };
+  // The watcher's table locks (flock) and the SSTables it stages (hard links)
+  // must be on the data directory's machine: not in an s3:// warehouse.
+  const bool s3_warehouse = StartsWith(warehouse, "s3://");
+  if (s3_warehouse && options.state_dir.empty()) {
+    return fail(Status::InvalidArgument(StrCat("--warehouse ", warehouse, ": an s3:// warehouse needs --state-dir, "
+                                               "a directory on the data directory's file system")));
+  }
+  const std::string state_dir = options.state_dir.empty() ? watch::WatchDirectory(warehouse)
+                                                          : AbsolutePath(options.state_dir);
+  auto warehouse_fs = WarehouseFileSystem(warehouse);
+  if (!warehouse_fs.ok()) return fail(warehouse_fs.status().WithContext(StrCat("--warehouse ", warehouse)));
+  FileSystem& fs = **warehouse_fs;
   if (options.status) {
-    auto text = watch::DescribeStatus(fs, warehouse);
+    auto text = watch::DescribeStatus(fs, state_dir);
     if (!text.ok()) return fail(text.status());
     std::cout << *text;
     return 0;
   }
   if (options.data_dir.empty()) return fail(Status::InvalidArgument("give the Cassandra data directory to watch"));
+  if (s3_warehouse && options.catalog.empty()) {
+    return fail(Status::InvalidArgument(StrCat("--warehouse ", warehouse, ": an s3:// warehouse needs --catalog")));
+  }
   watch::WatchOptions watch;
   watch.data_dir = AbsolutePath(options.data_dir);
   watch.catalog_path = CatalogAddress(options.catalog, warehouse);
@@ -82,6 +98,7 @@ int Watch(const WatchCommandOptions& options) {
   watch.use_inotify = !options.no_inotify;
   watch.metrics_port = options.metrics_port;
   watch.run.warehouse = warehouse;
+  watch.state_dir = state_dir;
   watch.run.schema_file = options.schema_file.empty() ? "" : AbsolutePath(options.schema_file);
   watch.run.mapping.decimal_scale = options.decimal_scale;
   watch.run.mapping.truncate_time = options.truncate_time;
@@ -123,8 +140,11 @@ CommandRunner AddWatchCommand(CLI::App& app) {
       "SSTables), Restart=on-failure, KillSignal=SIGTERM; README.md and docs/watch.md show a unit file.");
   cmd->add_option("data-dir", options->data_dir,
                   "The Cassandra data directory (data_file_directories: the folder of the keyspace folders)");
-  cmd->add_option("--warehouse", options->warehouse, "Where table files go: <warehouse>/<namespace>/<table>")
-      ->capture_default_str();
+  cmd->add_option("--warehouse", options->warehouse, kWarehouseHelp)->capture_default_str();
+  cmd->add_option("--state-dir", options->state_dir,
+                  "The watcher's own directory: table locks, staged SSTables (hard links) and status files, on the "
+                  "data directory's file system (default: <warehouse>/.cqlite-watch; needed with an s3:// "
+                  "warehouse; give it to --status too)");
   cmd->add_option("--catalog", options->catalog, kCatalogHelp);
   cmd->add_option("--catalog-name", options->catalog_name, "The catalog name its rows are kept under")
       ->capture_default_str();

@@ -25,15 +25,21 @@ size_t AppendBody(char* data, size_t size, size_t count, void* out) {
   return size * count;
 }
 
-// Takes Content-Type from the header lines (the last response's, after
-// redirects or 100-continue).
+// Takes the header lines (the last response's, after redirects or
+// 100-continue), and Content-Type from them.
 size_t ReadHeader(char* data, size_t size, size_t count, void* out) {
   std::string_view line(data, size * count);
-  auto* content_type = static_cast<std::string*>(out);
-  if (StartsWith(line, "HTTP/")) content_type->clear();
+  auto* response = static_cast<HttpResponse*>(out);
+  if (StartsWith(line, "HTTP/")) {
+    response->content_type.clear();
+    response->headers.clear();
+  }
   size_t colon = line.find(':');
-  if (colon != std::string_view::npos && ToLowerAscii(line.substr(0, colon)) == "content-type") {
-    *content_type = std::string(Trim(line.substr(colon + 1)));
+  if (colon != std::string_view::npos) {
+    std::string name = ToLowerAscii(Trim(line.substr(0, colon)));
+    std::string value(Trim(line.substr(colon + 1)));
+    if (name == "content-type") response->content_type = value;
+    response->headers.emplace_back(std::move(name), std::move(value));
   }
   return size * count;
 }
@@ -46,6 +52,13 @@ struct HttpClient::Handle {
     if (curl != nullptr) curl_easy_cleanup(curl);
   }
 };
+
+const std::string* HttpResponse::Header(std::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (key == name) return &value;
+  }
+  return nullptr;
+}
 
 bool IsIdempotent(std::string_view method) {
   return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" || method == "OPTIONS";
@@ -107,7 +120,7 @@ Result<HttpResponse> HttpClient::Send(const HttpRequest& request) {
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendBody);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, ReadHeader);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response.content_type);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response);
   if (request.method == "HEAD") {
     curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
   } else if (request.method != "GET") {

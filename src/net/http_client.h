@@ -34,6 +34,12 @@ struct HttpResponse {
   int status = 0;
   std::string body;
   std::string content_type;  // empty when the server sent none
+  // The response's header fields, names in lower case, in the order sent
+  // (the last response's, after redirects or 100-continue).
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  // The value of the first header field named `name` (lower case), if any.
+  const std::string* Header(std::string_view name) const;
 };
 
 struct HttpClientOptions {

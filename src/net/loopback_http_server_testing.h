@@ -40,6 +40,7 @@ struct ScriptedAnswer {
   std::string content_type = "application/json";
   bool drop = false;   // close the connection without answering
   int delay_ms = 0;    // wait before answering
+  std::vector<std::pair<std::string, std::string>> headers = {};  // more header fields to send
 };
 
 class LoopbackHttpServer {
@@ -144,6 +145,7 @@ class LoopbackHttpServer {
     std::string out = StrCat("HTTP/1.1 ", answer.status, " Scripted\r\nContent-Length: ", answer.body.size(),
                              "\r\nConnection: close\r\n");
     if (!answer.content_type.empty()) out += StrCat("Content-Type: ", answer.content_type, "\r\n");
+    for (const auto& [name, value] : answer.headers) out += StrCat(name, ": ", value, "\r\n");
     out += "\r\n";
     if (request.method != "HEAD") out += answer.body;
     size_t sent = 0;

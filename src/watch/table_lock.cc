@@ -69,7 +69,11 @@ Result<std::unique_ptr<TableLock>> TableLock::AcquireShared(FileSystem& fs, cons
 }
 
 std::string TableLockPath(const std::string& warehouse, const std::string& keyspace_table) {
-  return JoinPath(JoinPath(WatchDirectory(warehouse), "locks"), keyspace_table + ".lock");
+  return TableLockPathIn(WatchDirectory(warehouse), keyspace_table);
+}
+
+std::string TableLockPathIn(const std::string& watch_dir, const std::string& keyspace_table) {
+  return JoinPath(JoinPath(watch_dir, "locks"), keyspace_table + ".lock");
 }
 
 TableLock::Holder TableLock::Probe(const std::string& path) {

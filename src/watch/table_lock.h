@@ -23,6 +23,8 @@ namespace cqlite::watch {
 
 // The lock file of the Cassandra table `keyspace_table` ("ks.t") in `warehouse`.
 std::string TableLockPath(const std::string& warehouse, const std::string& keyspace_table);
+// The same in a watcher's directory `watch_dir` (WatchOptions::state_dir).
+std::string TableLockPathIn(const std::string& watch_dir, const std::string& keyspace_table);
 
 class TableLock {
  public:

@@ -113,7 +113,9 @@ class Watcher {
   void Log(const std::string& line) const {
     if (options_.log) options_.log(StrCat(Iso(WallClock()), " ", line));
   }
-  std::string WatchDir() const { return WatchDirectory(options_.run.warehouse); }
+  std::string WatchDir() const {
+    return options_.state_dir.empty() ? WatchDirectory(options_.run.warehouse) : options_.state_dir;
+  }
   std::string StatusPath(const TableWatch& t) const {
     return JoinPath(JoinPath(WatchDir(), "status"), t.key + ".json");
   }
@@ -189,7 +191,7 @@ Status Watcher::Discover(bool at_start) {
     t.key = key;
     t.source_dir = dir;
     RETURN_IF_ERROR(fs_.CreateDirectories(JoinPath(WatchDir(), "locks")));
-    auto taken = TableLock::Acquire(TableLockPath(options_.run.warehouse, key));
+    auto taken = TableLock::Acquire(TableLockPathIn(WatchDir(), key));
     if (!taken.ok()) {
       if (at_start) return taken.status().WithContext(key);
       if (reported_.insert("lock " + key).second) Log(StrCat(key, ": not watched: ", taken.status().ToString()));
@@ -502,9 +504,9 @@ Status RunWatcher(FileSystem& fs, const WatchOptions& options, const std::atomic
   return watcher.Run(stop, wake_fd);
 }
 
-Result<std::string> DescribeStatus(FileSystem& fs, const std::string& warehouse) {
-  std::string dir = JoinPath(WatchDirectory(warehouse), "status");
-  if (!fs.IsDirectory(dir)) return Status::NotFound(StrCat(warehouse, ": no watcher has run on this warehouse"));
+Result<std::string> DescribeStatus(FileSystem& fs, const std::string& watch_dir) {
+  std::string dir = JoinPath(watch_dir, "status");
+  if (!fs.IsDirectory(dir)) return Status::NotFound(StrCat(watch_dir, ": no watcher has run with this directory"));
   ASSIGN_OR_RETURN(std::vector<DirectoryEntry> entries, fs.ListDirectory(dir));
   std::string out;
   double now = WallClock();
@@ -519,7 +521,7 @@ Result<std::string> DescribeStatus(FileSystem& fs, const std::string& warehouse)
       continue;
     }
     std::string key = Field(j, "table");
-    TableLock::Holder holder = TableLock::Probe(TableLockPath(warehouse, key));
+    TableLock::Holder holder = TableLock::Probe(TableLockPathIn(watch_dir, key));
     double last_commit = Number(j, "last_commit");
     out += StrCat(key, ": ", holder.held ? StrCat("watched by process ", holder.pid) : std::string("not watched"),
                   "\n  source: ", Field(j, "source"), "\n  last commit: ", Iso(last_commit));

@@ -54,6 +54,10 @@ struct WatchOptions {
   int metrics_port = -1;            // < 0: no /metrics; 0: a free port
   // What each run is given (warehouse, schema file, mapping, threads ...).
   materialize::MaterializeOptions run;
+  // The watcher's own directory (table locks, staged SSTables, status
+  // files), on the data directory's machine; empty: WatchDirectory(warehouse)
+  // (staging.h). An s3:// warehouse needs one.
+  std::string state_dir;
   // Where log lines go (one a call, no newline).
   std::function<void(const std::string&)> log;
 };
@@ -66,9 +70,10 @@ struct WatchOptions {
 // cannot be opened.
 Status RunWatcher(FileSystem& fs, const WatchOptions& options, const std::atomic<bool>& stop, int wake_fd);
 
-// What `cqlite watch --status` prints for the warehouse: each table's status
-// file, and whether a watcher holds the table now. NotFound when no watcher
-// ever ran on it.
-Result<std::string> DescribeStatus(FileSystem& fs, const std::string& warehouse);
+// What `cqlite watch --status` prints for the watchers whose directory is
+// `watch_dir` (WatchOptions::state_dir, or WatchDirectory(warehouse)): each
+// table's status file, and whether a watcher holds the table now. NotFound
+// when no watcher ever ran there.
+Result<std::string> DescribeStatus(FileSystem& fs, const std::string& watch_dir);
 
 }  // namespace cqlite::watch

@@ -118,6 +118,26 @@ def rest_catalog(tmp_path):
         server.stop()
 
 
+@pytest.fixture()
+def s3(tmp_path, monkeypatch):
+    """A real S3-compatible server (moto's, s3_server.S3Server) on 127.0.0.1 for one test, with a bucket
+    s3_server.BUCKET; its endpoint and credentials are put in the environment as cqlite and
+    iceberg_readers take them, and CQLITE_S3_PART_SIZE=4096 so that files above 4 KiB go up in parts."""
+    from s3_server import S3Server
+
+    server = S3Server(tmp_path / "s3")
+    for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_SESSION_TOKEN",
+                 "AWS_DEFAULT_REGION"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in server.environment().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("CQLITE_S3_PART_SIZE", "4096")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 def sstabledump_batch(oracle_script, data_files, out_dir):
     """Runs Cassandra's sstabledump over data_files in one JVM, now.
 

@@ -12,7 +12,13 @@ Each reader gets the same five arguments:
                   (TYPE iceberg, ENDPOINT ...) and Iceberg Java's RESTCatalog;
                   an OAuth2 credential id:secret in CQLITE_REST_CREDENTIAL is
                   used by all three)
-    warehouse     the warehouse directory (a path, or a file:// URI)
+    warehouse     the warehouse directory (a path, or a file:// URI), or an
+                  s3://bucket/prefix warehouse on an S3-compatible server whose
+                  endpoint and credentials are in the environment as cqlite
+                  takes them (CQLITE_S3_ENDPOINT, AWS_ACCESS_KEY_ID,
+                  AWS_SECRET_ACCESS_KEY, AWS_REGION): PyIceberg reads it through
+                  its S3 FileIO and DuckDB through httpfs with an S3 secret
+                  (read_java reads local warehouses only)
     catalog_name  the catalog's name in that file (CQLite's default: "cqlite")
     ns            the namespace: "ks", "a.b", or a tuple of levels
     table         the table name
@@ -312,6 +318,31 @@ def _warehouse_uri(warehouse):
     return warehouse if "://" in warehouse else "file://" + os.path.abspath(warehouse)
 
 
+def is_s3(location):
+    return str(location).startswith("s3://")
+
+
+def s3_settings():
+    """The S3 endpoint, region and credentials cqlite takes from the environment."""
+    return {
+        "endpoint": os.environ.get("CQLITE_S3_ENDPOINT") or os.environ.get("AWS_ENDPOINT_URL", ""),
+        "region": os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
+        "key_id": os.environ.get("AWS_ACCESS_KEY_ID", ""),
+        "secret": os.environ.get("AWS_SECRET_ACCESS_KEY", ""),
+    }
+
+
+def read_s3_object(location):
+    """The bytes of an s3:// object, read with boto3 (the test environment's; moto depends on it)."""
+    import boto3
+
+    settings = s3_settings()
+    client = boto3.client("s3", endpoint_url=settings["endpoint"] or None, region_name=settings["region"],
+                          aws_access_key_id=settings["key_id"], aws_secret_access_key=settings["secret"])
+    bucket, _, key = location[len("s3://"):].partition("/")
+    return client.get_object(Bucket=bucket, Key=key)["Body"].read()
+
+
 def _local_path(location):
     parsed = urllib.parse.urlparse(location)
     if parsed.scheme in ("", "file"):
@@ -342,7 +373,11 @@ def current_schema(metadata):
     return metadata["schema"]
 
 
-def _metadata_json(location):
+def _metadata_json(location, duckdb_connection=None):
+    if is_s3(location):
+        if duckdb_connection is not None:  # inside the DuckDB environment, which has no boto3
+            return json.loads(duckdb_connection.execute("SELECT content FROM read_text(?)", [location]).fetchone()[0])
+        return json.loads(read_s3_object(location))
     with open(_local_path(location), encoding="utf-8") as f:
         return json.load(f)
 
@@ -361,11 +396,19 @@ def _pyiceberg_catalog(catalog_file, warehouse, catalog_name):
         return RestCatalog(catalog_name, **properties)
     from pyiceberg.catalog.sql import SqlCatalog
 
+    properties = {}
+    if warehouse is not None and is_s3(warehouse):
+        settings = s3_settings()
+        properties = {"s3.region": settings["region"], "s3.access-key-id": settings["key_id"],
+                      "s3.secret-access-key": settings["secret"]}
+        if settings["endpoint"]:
+            properties["s3.endpoint"] = settings["endpoint"]
     return SqlCatalog(
         catalog_name,
         uri=sqlalchemy_uri(catalog_file),
         warehouse=_warehouse_uri(warehouse),
         init_catalog_tables="false",
+        **properties,
     )
 
 
@@ -552,22 +595,41 @@ def _duckdb_read_main(*locations):
     con = duckdb.connect(config={"autoinstall_known_extensions": "false"})
     # DuckDB's own extension repository is not reachable from here (INSTALL
     # iceberg fails to connect): load the extensions shipped in Python
-    # packages, pinned in duckdb-requirements.txt. iceberg needs avro.
-    for name in ("avro", "iceberg"):
+    # packages, pinned in duckdb-requirements.txt. iceberg needs avro; S3
+    # goes through httpfs, with a secret for the endpoint cqlite wrote to.
+    s3 = any(is_s3(location) for location in locations)
+    for name in ("httpfs", "avro", "iceberg") if s3 else ("avro", "iceberg"):
         con.execute(f"LOAD '{_duckdb_extension(name)}'")
     con.execute("SET TimeZone = 'UTC'")
+    if s3:
+        _duckdb_s3_secret(con)
     results = {}
     rows = None
     for location in locations:
         try:
-            cur = con.execute("SELECT * FROM iceberg_scan(?)", [_local_path(location)])
+            cur = con.execute("SELECT * FROM iceberg_scan(?)", [location if is_s3(location) else _local_path(location)])
             rows = cur.to_arrow_table().to_pylist()
-            results[location] = normalize_rows(rows, current_schema(_metadata_json(location)))
+            results[location] = normalize_rows(rows, current_schema(_metadata_json(location, con)))
         except Exception as e:  # reported per table, so one bad table does not hide the others
             if len(locations) == 1:
                 raise
             results[location] = {"error": f"{type(e).__name__}: {e}", "rows": repr(rows)[:2000]}
     json.dump(results[locations[0]] if len(locations) == 1 else results, sys.stdout)
+
+
+def _duckdb_s3_secret(con):
+    """An S3 secret for the endpoint and credentials of the environment (path-style, as cqlite addresses
+    a store at an endpoint of its own)."""
+    settings = s3_settings()
+    quote = lambda text: "'" + text.replace("'", "''") + "'"  # noqa: E731
+    options = [f"KEY_ID {quote(settings['key_id'])}", f"SECRET {quote(settings['secret'])}",
+               f"REGION {quote(settings['region'])}"]
+    endpoint = settings["endpoint"]
+    if endpoint:
+        parsed = urllib.parse.urlparse(endpoint)
+        options += [f"ENDPOINT {quote(parsed.netloc)}", "URL_STYLE 'path'",
+                    f"USE_SSL {'true' if parsed.scheme == 'https' else 'false'}"]
+    con.execute(f"CREATE SECRET cqlite_s3 (TYPE s3, {', '.join(options)})")
 
 
 def _duckdb_read_rest_main(request_json):
