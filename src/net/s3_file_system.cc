@@ -484,7 +484,14 @@ std::string S3FileSystem::Url(const Request& request, std::string* host, std::st
 }
 
 std::string S3FileSystem::What(const Request& request) const {
-  return StrCat(request.method, " s3://", request.bucket, "/", request.key, " at ", EndpointForMessages());
+  std::string key = request.key;
+  if (key.empty()) {
+    // A listing: name the prefix listed.
+    for (const auto& [name, value] : request.query) {
+      if (name == "prefix") key = value;
+    }
+  }
+  return StrCat(request.method, " s3://", request.bucket, "/", key, " at ", EndpointForMessages());
 }
 
 std::unique_ptr<HttpClient> S3FileSystem::BorrowClient() {
