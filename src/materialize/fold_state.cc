@@ -253,28 +253,7 @@ Result<std::unique_ptr<RowIndexReader>> RowIndexReader::Open(FileSystem& fs, std
   return reader;
 }
 
-Result<std::unique_ptr<RowIndexReader>> RowIndexReader::OpenShare(FileSystem& fs, std::vector<std::string> files,
-                                                                  int share, int shares) {
-  std::unique_ptr<RowIndexReader> reader(new RowIndexReader(fs, std::move(files)));
-  std::vector<int> groups;  // of each file
-  int64_t total = 0;
-  for (size_t i = 0; i < reader->files_.size(); ++i) {
-    RETURN_IF_ERROR(reader->OpenFile(i));
-    groups.push_back(reader->reader_->num_row_groups());
-    total += groups.back();
-  }
-  reader->reader_.reset();
-  const int64_t begin = total * share / shares;
-  reader->groups_left_ = total * (share + 1) / shares - begin;
-  if (reader->groups_left_ == 0) return reader;
-  int64_t skipped = 0;
-  size_t file = 0;
-  while (skipped + groups[file] <= begin) skipped += groups[file++];
-  RETURN_IF_ERROR(reader->OpenFile(file, static_cast<int>(begin - skipped)));
-  return reader;
-}
-
-Status RowIndexReader::OpenFile(size_t index, int first_group) {
+Status RowIndexReader::OpenFile(size_t index) {
   reader_.reset();  // one footer at a time
   const std::string& path = files_[index];
   ASSIGN_OR_RETURN(reader_, parquet::ParquetReader::Open(fs_, path));
@@ -282,7 +261,7 @@ Status RowIndexReader::OpenFile(size_t index, int first_group) {
     return Status::Corruption(StrCat(path, ": not a CQLite row index (unexpected schema)"));
   }
   file_ = index;
-  next_group_ = first_group;
+  next_group_ = 0;
   rows_ = 0;
   next_row_ = 0;
   return Status::OK();
@@ -306,14 +285,12 @@ Result<bool> RowIndexReader::Next(RowIndexEntry* entry) {
 Result<bool> RowIndexReader::FillGroup(const KeyFilter* wanted) {
   if (!reader_) return false;
   while (next_row_ >= rows_) {
-    if (groups_left_ == 0) return false;
     if (next_group_ >= reader_->num_row_groups()) {
       if (file_ + 1 >= files_.size()) return false;
       RETURN_IF_ERROR(OpenFile(file_ + 1));
       continue;
     }
     const int group = next_group_++;
-    if (groups_left_ > 0) --groups_left_;
     columns_.resize(reader_->schema().fields.size());
     RETURN_IF_ERROR(reader_->ReadFlatColumn(group, 0, &columns_[0]));
     rows_ = 0;

@@ -165,12 +165,6 @@ class RowIndexReader {
   // The files' entries one after another; no file reads as an index without
   // entries. Holds one file's footer at a time.
   static Result<std::unique_ptr<RowIndexReader>> Open(FileSystem& fs, std::vector<std::string> files);
-  // The entries of share `share` of `shares` (0 <= share < shares): the
-  // files' row groups, counted across the files in order, split into that
-  // many runs of nearly equal counts, so that threads reading one share each
-  // read every entry once. A share may be empty.
-  static Result<std::unique_ptr<RowIndexReader>> OpenShare(FileSystem& fs, std::vector<std::string> files, int share,
-                                                           int shares);
   // The next entry in fold order, or false at the end.
   Result<bool> Next(RowIndexEntry* entry);
   // The same without copying: views of the entry's bytes, its clustering as
@@ -207,7 +201,7 @@ class RowIndexReader {
 
  private:
   RowIndexReader(FileSystem& fs, std::vector<std::string> files) : fs_(fs), files_(std::move(files)) {}
-  Status OpenFile(size_t index, int first_group = 0);
+  Status OpenFile(size_t index);
   // Reads row groups (those `wanted` takes, when not null) until one has an
   // entry not read yet; false at the end.
   Result<bool> FillGroup(const KeyFilter* wanted = nullptr);
@@ -217,7 +211,6 @@ class RowIndexReader {
   size_t file_ = 0;
   std::unique_ptr<parquet::ParquetReader> reader_;  // of files_[file_]
   int next_group_ = 0;
-  int64_t groups_left_ = -1;  // row groups still to read; -1: all of them
   std::vector<parquet::FlatColumn> columns_;  // of row group next_group_ - 1
   size_t rows_ = 0;
   size_t next_row_ = 0;

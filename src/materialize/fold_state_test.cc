@@ -411,44 +411,6 @@ TEST(RowIndexTest, RoundTripAcrossRowGroupsAndFiles) {
   EXPECT_GE(calls, 4);  // every row group of the three files
 }
 
-TEST(RowIndexTest, SharesReadEveryEntryOnceInOrder) {
-  MemoryFileSystem fs;
-  // Two files: three row groups (65536, 65536, 1007), then one (993).
-  constexpr int64_t kEntries = 65536 * 2 + 2000;
-  constexpr int64_t kPerFile = 65536 * 2 + 1007;
-  std::vector<std::string> files;
-  {
-    RowIndexWriter writer(fs, [](int i) { return StrCat("/warehouse/t/cqlite/rows-3-", i, ".parquet"); }, kPerFile);
-    for (int64_t i = 0; i < kEntries; ++i) ASSERT_TRUE(writer.Add(SampleEntry(i)).ok());
-    auto closed = writer.Close();
-    ASSERT_TRUE(closed.ok()) << closed.status().ToString();
-    files = *closed;
-  }
-  ASSERT_EQ(files.size(), 2u);
-  for (int shares : {1, 2, 3, 4, 6}) {
-    int64_t next = 0;
-    int empty_shares = 0;
-    for (int share = 0; share < shares; ++share) {
-      auto reader = RowIndexReader::OpenShare(fs, files, share, shares);
-      ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-      RowIndexReader::EntryColumns columns;
-      int64_t first = next;
-      while (true) {
-        auto got = (*reader)->NextEntries(&columns);
-        ASSERT_TRUE(got.ok()) << got.status().ToString();
-        if (!*got) break;
-        for (size_t r = columns.begin; r < columns.end; ++r, ++next) {
-          ASSERT_EQ(columns.position->ints[r], SampleEntry(next).position) << shares << " " << share << " " << next;
-        }
-      }
-      if (next == first) ++empty_shares;
-    }
-    EXPECT_EQ(next, kEntries) << shares;
-    // Four row groups: more shares than that leave some empty.
-    EXPECT_EQ(empty_shares, std::max(0, shares - 4)) << shares;
-  }
-}
-
 TEST(RowIndexTest, RowGroupsTheKeyFilterTurnsDownAreNotRead) {
   MemoryFileSystem fs;
   // Three row groups and a bit: partition i / 3 of entry i.

@@ -1,6 +1,8 @@
 #include "materialize/newer_facts.h"
 
 #include <algorithm>
+#include <atomic>
+#include <barrier>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -93,9 +95,10 @@ struct TouchedPartition {
   PartitionRows rows;
 };
 
-// The rows the new facts hold: gathered source by source (each in fold
-// order), then put in fold order once, so that the fold of the new facts,
-// which comes in the same order, meets them one after another.
+// The rows the new facts hold in one share of the ring: gathered source by
+// source (each in fold order), then put in fold order once, so that the fold
+// of the new facts, which comes in the same order, meets them one after
+// another.
 struct TouchedRows {
   std::vector<TouchedPartition> partitions;
   std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> partition_numbers;
@@ -210,9 +213,11 @@ std::string TooManyRows(int64_t max_rows) {
 // Reads the new facts of `ranges` once: why they cannot decide their rows
 // alone (the first thing found), or empty with the keys of their rows in
 // `touched`, source by source, each in fold order (not yet Order()ed).
+// Stops early, with nothing to say, once `declined` is set (another share
+// found a reason).
 Result<std::string> ScreenRanges(FileSystem& fs, const TableSSTables& table, const std::vector<FactsSet>& new_facts,
                                  const Murmur3RangeSet& ranges, int64_t horizon, int64_t max_rows,
-                                 TouchedRows* touched) {
+                                 const std::atomic<bool>& declined, TouchedRows* touched) {
   ASSIGN_OR_RETURN(OpenedFacts opened, OpenFactsIn(fs, new_facts, table, ranges));
   if (!opened.partitioner) return std::string("the partitioner is not one cqlite orders keys by");
   const TableSchema& schema = *opened.schema;
@@ -226,6 +231,7 @@ Result<std::string> ScreenRanges(FileSystem& fs, const TableSSTables& table, con
     while (true) {
       ASSIGN_OR_RETURN(bool more, source->Next(&partition));
       if (!more) break;
+      if (declined.load(std::memory_order_relaxed)) return std::string();
       if (!partition.deletion.IsLive()) return std::string("the new generations hold a partition deletion");
       if (partition.has_static_row) return std::string("the new generations hold a static row");
       const uint32_t number = touched->Partition(partition.key);
@@ -251,76 +257,33 @@ Result<std::string> ScreenRanges(FileSystem& fs, const TableSSTables& table, con
   return std::string();
 }
 
-// ScreenRanges over `ranges`, split among up to `threads` threads by equal
-// shares of the ring (of a Murmur3 table; others are read by one), each
-// share's rows put in fold order on its thread, then joined.
-Result<std::string> Screen(FileSystem& fs, const TableSSTables& table, const std::vector<FactsSet>& new_facts,
-                           const Murmur3RangeSet& ranges, int64_t horizon, int64_t max_rows,
-                           const RowChangesOptions& options, TouchedRows* touched) {
-  const int threads = table.partitioner == Partitioner::kMurmur3 ? std::max(1, options.threads) : 1;
-  if (threads == 1) {
-    ASSIGN_OR_RETURN(std::string why, ScreenRanges(fs, table, new_facts, ranges, horizon, max_rows, touched));
-    if (!why.empty()) return why;
-    touched->Order(touched->partitioner, ClusteringOrder::OfTable(*touched->schema));
-  } else {
-    const std::vector<Murmur3Range> shares = SplitMurmur3Ring(threads);
-    std::vector<TouchedRows> parts(shares.size());
-    std::vector<Result<std::string>> results = FoldRangesOnThreads<std::string>(
-        shares.size(), options, [&](size_t k, const RowChangesOptions&) -> Result<std::string> {
-          TouchedRows& part = parts[k];
-          ASSIGN_OR_RETURN(std::string why, ScreenRanges(fs, table, new_facts, ranges.Intersect(shares[k]), horizon,
-                                                         max_rows, &part));
-          if (why.empty()) part.Order(part.partitioner, ClusteringOrder::OfTable(*part.schema));
-          return why;
-        });
-    for (Result<std::string>& why : results) {
-      if (!why.ok()) return why.status();
-      if (!why->empty()) return *why;
-    }
-    // Each share's rows are in fold order, and the shares come in ring order:
-    // one after another they are in fold order too.
-    size_t rows = 0;
-    for (const TouchedRows& part : parts) rows += part.rows.size();
-    touched->rows.reserve(rows);  // so that the rows do not move once placed
-    for (TouchedRows& part : parts) {
-      const auto first_partition = static_cast<uint32_t>(touched->partitions.size());
-      TouchedRow* placed = touched->rows.data() + touched->rows.size();
-      for (TouchedRow& row : part.rows) {
-        row.partition += first_partition;
-        touched->rows.push_back(std::move(row));
-      }
-      for (TouchedPartition& partition : part.partitions) {
-        partition.rank += first_partition;
-        partition.rows.Rebase(part.rows.data(), placed);
-        touched->partition_numbers.emplace(partition.key, static_cast<uint32_t>(touched->partitions.size()));
-        touched->partitions.push_back(std::move(partition));
-      }
-    }
-    touched->schema = parts.front().schema;
-    touched->partitioner = parts.front().partitioner;
-  }
-  if (static_cast<int64_t>(touched->rows.size()) > max_rows) return TooManyRows(max_rows);
-  return std::string();
-}
-
-// Finds the touched rows in share `share` of `shares` of one layer of the
-// row index (RowIndexReader::OpenShare). `intern` numbers a data file's name
-// (TouchedRows::data_files).
-Status LookUpIn(FileSystem& fs, const std::vector<std::string>& files, int share, int shares,
-                const TouchedRows& touched, const std::function<int(std::string_view)>& intern) {
-  ASSIGN_OR_RETURN(auto reader, RowIndexReader::OpenShare(fs, files, share, shares));
+// Finds the rows of `touched` in one layer of the row index and notes where
+// each is now (the update layer after the base, so that its entries win).
+// Only the row groups holding a partition of `touched` are decoded beyond
+// their key column: with a share of the ring per thread, each thread reads
+// the row groups of its share.
+Status LookUp(FileSystem& fs, const std::vector<std::string>& files, TouchedRows* touched) {
+  if (files.empty() || touched->rows.empty()) return Status::OK();
+  std::unordered_map<std::string, int, StringHash, std::equal_to<>> numbers;
+  for (size_t i = 0; i < touched->data_files.size(); ++i) numbers[touched->data_files[i]] = static_cast<int>(i);
+  auto intern = [&](std::string_view name) {
+    auto [it, added] = numbers.try_emplace(std::string(name), static_cast<int>(touched->data_files.size()));
+    if (added) touched->data_files.emplace_back(name);
+    return it->second;
+  };
+  ASSIGN_OR_RETURN(auto reader, RowIndexReader::Open(fs, files));
   RowIndexReader::EntryColumns entries;
   // A row group holds the entries of a few dozen partitions: most hold
   // none the new facts touch, and only their key column is read.
   auto touches = [&](const parquet::FlatColumn& keys) {
     if (!keys.indices.empty()) {
       for (size_t i = 0; i < keys.dictionary.size(); ++i) {
-        if (touched.RowsOf(keys.dictionary[i])) return true;
+        if (touched->RowsOf(keys.dictionary[i])) return true;
       }
       return false;
     }
     for (size_t r = 0; r < keys.size(); ++r) {
-      if ((r == 0 || keys.Bytes(r) != keys.Bytes(r - 1)) && touched.RowsOf(keys.Bytes(r))) return true;
+      if ((r == 0 || keys.Bytes(r) != keys.Bytes(r - 1)) && touched->RowsOf(keys.Bytes(r))) return true;
     }
     return false;
   };
@@ -341,7 +304,7 @@ Status LookUpIn(FileSystem& fs, const std::vector<std::string>& files, int share
       } else {
         while (run_end < entries.end && keys.Bytes(run_end) == key) ++run_end;
       }
-      if (const PartitionRows* partition = touched.RowsOf(key)) {
+      if (const PartitionRows* partition = touched->RowsOf(key)) {
         for (size_t i = r; i < run_end; ++i) {
           TouchedRow* row = partition->Find(clusterings.Bytes(i));
           if (row == nullptr) continue;
@@ -355,33 +318,6 @@ Status LookUpIn(FileSystem& fs, const std::vector<std::string>& files, int share
       r = run_end;
     }
   }
-  return Status::OK();
-}
-
-// Finds the touched rows in one layer of the row index (the update layer
-// after the base, so that its entries win), its row groups shared among
-// `threads` threads: each key has one entry in a layer, so no two threads
-// fill the same row.
-Status LookUp(FileSystem& fs, const std::vector<std::string>& files, int threads, TouchedRows* touched) {
-  std::mutex mu;
-  std::unordered_map<std::string, int, StringHash, std::equal_to<>> numbers;
-  for (size_t i = 0; i < touched->data_files.size(); ++i) numbers[touched->data_files[i]] = static_cast<int>(i);
-  auto intern = [&](std::string_view name) {
-    std::lock_guard<std::mutex> lock(mu);
-    auto [it, added] = numbers.try_emplace(std::string(name), static_cast<int>(touched->data_files.size()));
-    if (added) touched->data_files.emplace_back(name);
-    return it->second;
-  };
-  const int parts = std::max(1, threads);
-  if (files.empty()) return Status::OK();
-  if (parts == 1) return LookUpIn(fs, files, 0, 1, *touched, intern);
-  std::vector<Status> results(parts);
-  std::vector<std::thread> workers;
-  for (int k = 0; k < parts; ++k) {
-    workers.emplace_back([&, k] { results[k] = LookUpIn(fs, files, k, parts, *touched, intern); });
-  }
-  for (std::thread& worker : workers) worker.join();
-  for (Status& status : results) RETURN_IF_ERROR(status);
   return Status::OK();
 }
 
@@ -456,14 +392,13 @@ Status WriteUpdateLayer(FileSystem& fs, const std::vector<std::string>& previous
 }
 
 // Folds the new facts of the partitions in `share` alone, whose touched
-// rows are touched.rows[begin, end), into the data and delete files of range
-// number `k`: a row written anew is appended and its old position deleted,
+// rows are `touched`, into the data and delete files of range number `k`: a row written anew is appended and its old position deleted,
 // a row written again as it was keeps its place, a touched row the fold
 // passes over (the new facts deleted it) has its position deleted.
 Result<RangeChanges> FoldTouchedRange(FileSystem& fs, const TableSSTables& table, const TableMapping& mapping,
                                       const std::string& table_dir, const std::vector<FactsSet>& new_facts,
-                                      const TouchedRows& touched, size_t begin, size_t end,
-                                      const Murmur3RangeSet& share, int k, const RowChangesOptions& options,
+                                      const TouchedRows& touched, const Murmur3RangeSet& share, int k,
+                                      const RowChangesOptions& options,
                                       RunFiles& files) {
   ASSIGN_OR_RETURN(OpenedFacts opened, OpenFactsIn(fs, new_facts, table, share));
   const TableSchema& fold_schema = *opened.schema;
@@ -492,7 +427,8 @@ Result<RangeChanges> FoldTouchedRange(FileSystem& fs, const TableSSTables& table
   // The fold gives the touched rows it keeps in their order: a touched row
   // it passes over is one the new facts deleted (or whose every cell they
   // made dead). The changes come in fold order too.
-  size_t next_touched = begin;
+  size_t next_touched = 0;
+  const size_t end = touched.rows.size();
   auto delete_old = [&](const TouchedRow& old) -> Status {
     ++changes.rows_deleted;
     return deletes.Add(touched.data_files[old.data_file], old.position);
@@ -547,50 +483,18 @@ Result<RangeChanges> FoldTouchedRange(FileSystem& fs, const TableSSTables& table
   return changes;
 }
 
-// FoldTouchedRange over `options.token_ranges`, split among
-// `options.threads` threads by equal shares of the ring (of a Murmur3 table;
-// others fold in one), each writing files of its own, its part of the update
-// layer over `previous_layer` (the last one) included. The results come in
-// ring order, so their updates one after another are in fold order.
-Result<std::vector<RangeChanges>> FoldTouchedRows(FileSystem& fs, const TableSSTables& table,
-                                                  const TableMapping& mapping, const std::string& table_dir,
-                                                  const std::vector<FactsSet>& new_facts, const TouchedRows& touched,
-                                                  const std::vector<std::string>& previous_layer,
-                                                  const RowChangesOptions& options, RunFiles& files) {
-  const int threads = table.partitioner == Partitioner::kMurmur3 ? std::max(1, options.threads) : 1;
-  std::vector<RangeChanges> all;
-  if (threads == 1) {
-    ASSIGN_OR_RETURN(RangeChanges changes, FoldTouchedRange(fs, table, mapping, table_dir, new_facts, touched, 0,
-                                                            touched.rows.size(), options.token_ranges, 0, options,
-                                                            files));
-    RETURN_IF_ERROR(WriteUpdateLayer(fs, previous_layer, std::nullopt, touched, 0, changes, files));
-    all.push_back(std::move(changes));
-    return all;
+// Whether the screened shares decide their rows alone: the first reason
+// they do not (a share's, or that they hold too many rows in all), or empty.
+Result<std::string> ScreenVerdict(const std::vector<Result<std::string>>& screened,
+                                  const std::vector<TouchedRows>& parts, int64_t max_rows) {
+  for (const Result<std::string>& why : screened) {
+    if (!why.ok()) return why.status();
+    if (!why->empty()) return *why;
   }
-  // Each thread's share, and where its touched rows (in token order) begin.
-  const std::vector<Murmur3Range> shares = SplitMurmur3Ring(threads);
-  std::vector<size_t> begins(shares.size() + 1, touched.rows.size());
-  size_t row = 0;
-  for (size_t k = 0; k < shares.size(); ++k) {
-    begins[k] = row;
-    while (row < touched.rows.size() && Murmur3Token(touched.PartitionKeyOf(touched.rows[row])) <= shares[k].last) {
-      ++row;
-    }
-  }
-  std::vector<Result<RangeChanges>> results = FoldRangesOnThreads<RangeChanges>(
-      shares.size(), options, [&](size_t k, const RowChangesOptions& own) -> Result<RangeChanges> {
-        ASSIGN_OR_RETURN(RangeChanges changes,
-                         FoldTouchedRange(fs, table, mapping, table_dir, new_facts, touched, begins[k], begins[k + 1],
-                                          options.token_ranges.Intersect(shares[k]), static_cast<int>(k), own, files));
-        RETURN_IF_ERROR(WriteUpdateLayer(fs, previous_layer, Murmur3RangeSet({shares[k]}), touched,
-                                         static_cast<int>(k), changes, files));
-        return changes;
-      });
-  for (Result<RangeChanges>& result : results) {
-    if (!result.ok()) return result.status();
-    all.push_back(std::move(*result));
-  }
-  return all;
+  int64_t rows = 0;
+  for (const TouchedRows& part : parts) rows += static_cast<int64_t>(part.rows.size());
+  if (rows > max_rows) return TooManyRows(max_rows);
+  return std::string();
 }
 
 }  // namespace
@@ -621,21 +525,61 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
   int64_t max_rows = std::min(kMaxNewerFactsRows, allowance);
   if (max_rows <= 0) return not_here("the row index's update layer is full");
 
+  // Each share of the ring (of a Murmur3 table; else the one share of the
+  // whole table) goes through the steps of newer_facts.h on a thread of its
+  // own, from the screening of its new facts to its part of the update
+  // layer. The threads wait for one another once, after screening, so that
+  // no file is written unless every share decides its rows alone.
   const int64_t horizon = last.DeltaHorizonMicros();
-  TouchedRows touched;
-  ASSIGN_OR_RETURN(why, Screen(fs, table, new_facts, options.token_ranges, horizon, max_rows, options, &touched));
-  if (!why.empty()) return not_here(why);
-  if (options.progress) {
-    options.progress(StrCat("the new generations decide their ", touched.rows.size(),
-                            " rows alone; looking them up in the row index"));
+  const int threads = table.partitioner == Partitioner::kMurmur3 ? std::max(1, options.threads) : 1;
+  const std::vector<Murmur3Range> shares = threads > 1 ? SplitMurmur3Ring(threads) : std::vector<Murmur3Range>();
+  const size_t count = std::max<size_t>(1, shares.size());
+  std::vector<TouchedRows> parts(count);
+  std::vector<Result<std::string>> screened(count, std::string());
+  std::atomic<bool> declined{false};
+  std::barrier screening_done(static_cast<std::ptrdiff_t>(count));
+  auto share_changes = [&](size_t k, const RowChangesOptions& own) -> Result<RangeChanges> {
+    TouchedRows& part = parts[k];
+    const Murmur3RangeSet ranges = shares.empty() ? options.token_ranges : options.token_ranges.Intersect(shares[k]);
+    screened[k] = ScreenRanges(fs, table, new_facts, ranges, horizon, max_rows, declined, &part);
+    if (!screened[k].ok() || !screened[k]->empty()) {
+      declined = true;
+    } else if (!declined) {  // else the screening may have stopped early
+      part.Order(part.partitioner, ClusteringOrder::OfTable(*part.schema));
+    }
+    screening_done.arrive_and_wait();
+    ASSIGN_OR_RETURN(std::string verdict, ScreenVerdict(screened, parts, max_rows));
+    if (!verdict.empty()) return RangeChanges();  // FoldNewerFacts says why
+    if (own.progress) {
+      own.progress(StrCat("the new generations decide their ", part.rows.size(),
+                          " rows here alone; looking them up in the row index"));
+    }
+    RETURN_IF_ERROR(LookUp(fs, last.row_index, &part));
+    RETURN_IF_ERROR(LookUp(fs, last.row_index_updates, &part));
+    ASSIGN_OR_RETURN(RangeChanges changes, FoldTouchedRange(fs, table, mapping, table_dir, new_facts, part, ranges,
+                                                            static_cast<int>(k), own, files));
+    std::optional<Murmur3RangeSet> layer_share;
+    if (!shares.empty()) layer_share = Murmur3RangeSet({shares[k]});
+    RETURN_IF_ERROR(WriteUpdateLayer(fs, last.row_index_updates, layer_share, part, static_cast<int>(k), changes,
+                                     files));
+    return changes;
+  };
+  std::vector<Result<RangeChanges>> results;
+  if (count == 1) {
+    results.push_back(share_changes(0, options));
+  } else {
+    results = FoldRangesOnThreads<RangeChanges>(count, options, share_changes);
   }
-  RETURN_IF_ERROR(LookUp(fs, last.row_index, options.threads, &touched));
-  RETURN_IF_ERROR(LookUp(fs, last.row_index_updates, options.threads, &touched));
+  ASSIGN_OR_RETURN(why, ScreenVerdict(screened, parts, max_rows));
+  if (!why.empty()) return not_here(why);
+  // The shares come in ring order, so their updates one after another are
+  // in fold order.
+  std::vector<RangeChanges> ranges;
+  for (Result<RangeChanges>& result : results) {
+    if (!result.ok()) return result.status();
+    ranges.push_back(std::move(*result));
+  }
 
-  // The fold of the new facts alone, over the touched rows.
-  ASSIGN_OR_RETURN(std::vector<RangeChanges> ranges,
-                   FoldTouchedRows(fs, table, mapping, table_dir, new_facts, touched, last.row_index_updates,
-                                   options, files));
   RowChanges changes;
   changes.next_expiry = last.next_expiry;
   for (RangeChanges& range : ranges) {

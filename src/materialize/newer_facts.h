@@ -54,9 +54,10 @@ inline constexpr int64_t kRowIndexUpdateAllowance = 1024;
 // the generations not consumed before) over the fold state `last`, when the
 // new facts decide their rows alone; nullopt, with the first reason found in
 // `why_not`, when they do not, before any file is written. With
-// `options.threads` threads, the row index is looked up by files and the new
-// facts are folded by shares of the ring (of a Murmur3 table), each writing
-// a data file and delete files of its own.
+// `options.threads` threads, each share of the ring (of a Murmur3 table) is
+// screened, looked up in the row index and folded on a thread of its own,
+// writing a data file, delete files and a part of the update layer of its
+// own; the threads wait for one another only once, after screening.
 Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTables& table,
                                                  const TableMapping& mapping, const std::string& table_dir,
                                                  const std::vector<FactsSet>& new_facts, const FoldState& last,
