@@ -301,8 +301,8 @@ for run, label in (("run1", "1: {}, fresh warehouse"), ("run2", "2: +{} (~1% cha
                      f"| {nbytes / MB:,.1f} | {server} | {read(name + '.load_before')} -> {read(name + '.load_after')} |")
 lines += ["", "Files / objects written, MB written: the files of the local warehouse, or the objects of the bucket "
           "(read from S3Proxy's storage directory), that are new or changed after the run: what it wrote (uploaded) "
-          "and kept. S3 server CPU s: S3Proxy's user + system seconds during the run (it shares the CPUs with "
-          "cqlite).", ""]
+          "and kept (the local warehouse holds one more, the table's empty lock file under .cqlite-watch/). S3 server "
+          "CPU s: S3Proxy's user + system seconds during the run (it shares the CPUs with cqlite).", ""]
 for i, run in enumerate(("run1", "run2")):
     local, s3 = hashes[read(f"{run}-local.metadata")], hashes[read(f"{run}-s3.metadata")]
     same = (local["rows"], local["hash"]) == (s3["rows"], s3["hash"])
@@ -310,8 +310,12 @@ for i, run in enumerate(("run1", "run2")):
     ok = ok and same and rows_ok
     _, local_bytes, _ = written(f"{run}-local")
     _, s3_bytes, _ = written(f"{run}-s3")
+    cpu = {where: time_v(f"{run}-{where}")["user"] + time_v(f"{run}-{where}")["sys"] for where in ("local", "s3")}
+    server = float(read(run + "-s3.server_cpu_after")) - float(read(run + "-s3.server_cpu_before"))
     lines.append(f"- run {run[-1]}: S3 / local wall **{walls[run + '-s3'] / walls[run + '-local']:.2f}x** "
-                 f"({walls[run + '-s3']:.2f} s / {walls[run + '-local']:.2f} s); bytes written S3 / local "
+                 f"({walls[run + '-s3']:.2f} s / {walls[run + '-local']:.2f} s); cqlite's CPU S3 / local "
+                 f"{cpu['s3'] / max(cpu['local'], 0.01):.2f}x ({cpu['s3']:.2f} s / {cpu['local']:.2f} s), and S3Proxy "
+                 f"used {server:.2f} CPU s beside it; bytes written S3 / local "
                  f"{s3_bytes / max(local_bytes, 1):.3f}; same rows (DuckDB, count and content hash): "
                  f"{'yes' if same else 'NO'} ({local['rows']:,} local, {s3['rows']:,} S3; the generator: "
                  f"{expected[i]:,}: {'as expected' if rows_ok else 'DIFFERENT'})")
