@@ -4,6 +4,11 @@ sets up, tools/iceberg_readers/duckdb-requirements.txt).
 
     iceberg_content_hash.py <metadata.json>...
 
+A location is a path, a file:// URI or an s3:// URI; s3:// ones are read
+through DuckDB's httpfs extension from the endpoint and with the credentials
+cqlite takes from the environment (CQLITE_S3_ENDPOINT, AWS_ACCESS_KEY_ID,
+AWS_SECRET_ACCESS_KEY, AWS_REGION).
+
 Prints one JSON line per table: {"metadata", "rows", "hash", "columns"}. The
 hash is the sum over rows of DuckDB's hash() of the row as text: the columns
 in name order, each rendered the same way whatever engine wrote the table
@@ -42,10 +47,13 @@ def column_text(name, duck_type):
 def hash_main(locations):
     import duckdb
     con = duckdb.connect(config={"autoinstall_known_extensions": "false"})
-    for name in ("avro", "iceberg"):
+    s3 = any(iceberg_readers.is_s3(location) for location in locations)
+    for name in ("httpfs", "avro", "iceberg") if s3 else ("avro", "iceberg"):
         con.execute(f"LOAD '{iceberg_readers._duckdb_extension(name)}'")
+    if s3:
+        iceberg_readers._duckdb_s3_secret(con)
     for location in locations:
-        path = iceberg_readers._local_path(location)
+        path = location if iceberg_readers.is_s3(location) else iceberg_readers._local_path(location)
         quoted = "'" + str(path).replace("'", "''") + "'"
         con.execute(f"CREATE OR REPLACE VIEW t AS SELECT * FROM iceberg_scan({quoted})")
         columns = sorted((r[0], r[1]) for r in con.execute("DESCRIBE t").fetchall())
