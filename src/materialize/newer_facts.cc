@@ -537,7 +537,10 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
   std::vector<TouchedRows> parts(count);
   std::vector<Result<std::string>> screened(count, std::string());
   std::atomic<bool> declined{false};
-  std::barrier screening_done(static_cast<std::ptrdiff_t>(count));
+  // Judged once, by the last thread to finish screening, before any goes on.
+  std::optional<Result<std::string>> verdict;
+  auto judge = [&]() noexcept { verdict = ScreenVerdict(screened, parts, max_rows); };
+  std::barrier screening_done(static_cast<std::ptrdiff_t>(count), judge);
   auto share_changes = [&](size_t k, const RowChangesOptions& own) -> Result<RangeChanges> {
     TouchedRows& part = parts[k];
     const Murmur3RangeSet ranges = shares.empty() ? options.token_ranges : options.token_ranges.Intersect(shares[k]);
@@ -548,8 +551,7 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
       part.Order(part.partitioner, ClusteringOrder::OfTable(*part.schema));
     }
     screening_done.arrive_and_wait();
-    ASSIGN_OR_RETURN(std::string verdict, ScreenVerdict(screened, parts, max_rows));
-    if (!verdict.empty()) return RangeChanges();  // FoldNewerFacts says why
+    if (!verdict->ok() || !(*verdict)->empty()) return RangeChanges();  // FoldNewerFacts says why
     if (own.progress) {
       own.progress(StrCat("the new generations decide their ", part.rows.size(),
                           " rows here alone; looking them up in the row index"));
@@ -562,6 +564,10 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
     if (!shares.empty()) layer_share = Murmur3RangeSet({shares[k]});
     RETURN_IF_ERROR(WriteUpdateLayer(fs, last.row_index_updates, layer_share, part, static_cast<int>(k), changes,
                                      files));
+    // Freed here, on each share's thread, rather than one after another
+    // once every thread is done.
+    changes.updates = {};
+    part = TouchedRows();
     return changes;
   };
   std::vector<Result<RangeChanges>> results;
@@ -570,8 +576,8 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
   } else {
     results = FoldRangesOnThreads<RangeChanges>(count, options, share_changes);
   }
-  ASSIGN_OR_RETURN(why, ScreenVerdict(screened, parts, max_rows));
-  if (!why.empty()) return not_here(why);
+  if (!verdict->ok()) return verdict->status();
+  if (!(*verdict)->empty()) return not_here(**verdict);
   // The shares come in ring order, so their updates one after another are
   // in fold order.
   std::vector<RangeChanges> ranges;
