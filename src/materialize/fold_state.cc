@@ -253,6 +253,41 @@ Result<std::unique_ptr<RowIndexReader>> RowIndexReader::Open(FileSystem& fs, std
   return reader;
 }
 
+Result<std::unique_ptr<RowIndexReader>> RowIndexReader::OpenFromToken(FileSystem& fs, std::vector<std::string> files,
+                                                                      int64_t token) {
+  ASSIGN_OR_RETURN(std::unique_ptr<RowIndexReader> reader, Open(fs, std::move(files)));
+  if (token == INT64_MIN || reader->files_.empty()) return reader;
+  std::vector<int64_t> firsts;  // each file's first row group, counted across the files
+  int64_t total = 0;
+  for (size_t i = 0; i < reader->files_.size(); ++i) {
+    RETURN_IF_ERROR(reader->OpenFile(i));
+    firsts.push_back(total);
+    total += reader->reader_->num_row_groups();
+  }
+  // Opens the file of row group `group` (across the files) at that group.
+  auto seek = [&](int64_t group) -> Status {
+    size_t file = static_cast<size_t>(std::upper_bound(firsts.begin(), firsts.end(), group) - firsts.begin()) - 1;
+    if (file != reader->file_) RETURN_IF_ERROR(reader->OpenFile(file));
+    reader->next_group_ = static_cast<int>(group - firsts[file]);
+    return Status::OK();
+  };
+  // Tokens are spread evenly over the ring, and so, nearly, over the row
+  // groups: the guess is the group at the token's share of the ring, and a
+  // group whose first entry is past the token sends the search back one.
+  const long double place = (static_cast<long double>(token) - static_cast<long double>(INT64_MIN)) / 18446744073709551616.0L;
+  int64_t group = std::min<int64_t>(total - 1, static_cast<int64_t>(place * static_cast<long double>(total)));
+  for (; group > 0; --group) {
+    RETURN_IF_ERROR(seek(group));
+    parquet::FlatColumn keys;
+    RETURN_IF_ERROR(reader->reader_->ReadFlatColumn(reader->next_group_, 0, &keys));
+    // Strictly before: the entries of a partition at the token may begin
+    // in the group before.
+    if (keys.size() == 0 || Murmur3Token(keys.Bytes(0)) < token) break;
+  }
+  RETURN_IF_ERROR(seek(group));
+  return reader;
+}
+
 Status RowIndexReader::OpenFile(size_t index) {
   reader_.reset();  // one footer at a time
   const std::string& path = files_[index];
@@ -283,7 +318,7 @@ Result<bool> RowIndexReader::Next(RowIndexEntry* entry) {
 }
 
 Result<bool> RowIndexReader::FillGroup(const KeyFilter* wanted) {
-  if (!reader_) return false;
+  if (!reader_ || stopped_) return false;
   while (next_row_ >= rows_) {
     if (next_group_ >= reader_->num_row_groups()) {
       if (file_ + 1 >= files_.size()) return false;
@@ -295,7 +330,14 @@ Result<bool> RowIndexReader::FillGroup(const KeyFilter* wanted) {
     RETURN_IF_ERROR(reader_->ReadFlatColumn(group, 0, &columns_[0]));
     rows_ = 0;
     next_row_ = 0;
-    if (wanted && !(*wanted)(columns_[0])) continue;
+    if (wanted) {
+      Wanted verdict = (*wanted)(columns_[0]);
+      if (verdict == Wanted::kNoneFromHere) {
+        stopped_ = true;
+        return false;
+      }
+      if (verdict == Wanted::kNo) continue;
+    }
     for (size_t c = 1; c < columns_.size(); ++c) {
       RETURN_IF_ERROR(reader_->ReadFlatColumn(group, static_cast<int>(c), &columns_[c]));
     }

@@ -165,6 +165,14 @@ class RowIndexReader {
   // The files' entries one after another; no file reads as an index without
   // entries. Holds one file's footer at a time.
   static Result<std::unique_ptr<RowIndexReader>> Open(FileSystem& fs, std::vector<std::string> files);
+  // The same from the row group where the entries of Murmur3 token `token`
+  // may begin (of a row index of a Murmur3 table, in token order): the last
+  // one whose first entry is before the token (or the first), found from a
+  // guess at the token's place and the first keys of a few row groups. The
+  // entries before `token` it reads are those of that row group, and of the
+  // ones after it when the guess fell short.
+  static Result<std::unique_ptr<RowIndexReader>> OpenFromToken(FileSystem& fs, std::vector<std::string> files,
+                                                               int64_t token);
   // The next entry in fold order, or false at the end.
   Result<bool> Next(RowIndexEntry* entry);
   // The same without copying: views of the entry's bytes, its clustering as
@@ -195,8 +203,10 @@ class RowIndexReader {
   Result<bool> NextEntries(EntryColumns* entries);
   // The same, passing over each row group whose partition keys `wanted`
   // turns down without decoding its other columns (a lookup of a few keys
-  // reads little more than the key column of the rest).
-  using KeyFilter = std::function<bool(const parquet::FlatColumn& partition_keys)>;
+  // reads little more than the key column of the rest), and ending where it
+  // says that no later row group is wanted.
+  enum class Wanted { kYes, kNo, kNoneFromHere };
+  using KeyFilter = std::function<Wanted(const parquet::FlatColumn& partition_keys)>;
   Result<bool> NextEntries(EntryColumns* entries, const KeyFilter& wanted);
 
  private:
@@ -211,6 +221,7 @@ class RowIndexReader {
   size_t file_ = 0;
   std::unique_ptr<parquet::ParquetReader> reader_;  // of files_[file_]
   int next_group_ = 0;
+  bool stopped_ = false;  // a KeyFilter wanted none from here
   std::vector<parquet::FlatColumn> columns_;  // of row group next_group_ - 1
   size_t rows_ = 0;
   size_t next_row_ = 0;

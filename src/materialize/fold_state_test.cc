@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -429,9 +430,9 @@ TEST(RowIndexTest, RowGroupsTheKeyFilterTurnsDownAreNotRead) {
   auto wanted = [&](const parquet::FlatColumn& keys) {
     ++groups_offered;
     for (size_t r = 0; r < keys.size(); ++r) {
-      if (keys.Bytes(r) == wanted_key) return true;
+      if (keys.Bytes(r) == wanted_key) return RowIndexReader::Wanted::kYes;
     }
-    return false;
+    return RowIndexReader::Wanted::kNo;
   };
   auto reader = RowIndexReader::Open(fs, files);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
@@ -452,6 +453,73 @@ TEST(RowIndexTest, RowGroupsTheKeyFilterTurnsDownAreNotRead) {
   // The key's three entries, with the positions they were written with.
   const int64_t first = (65536 + 10) / 3 * 3;
   EXPECT_EQ(positions, (std::vector<int64_t>{first * 2 + 1, first * 2 + 3, first * 2 + 5}));
+}
+
+TEST(RowIndexTest, AReaderFromATokenReadsEveryEntryFromThereAndStopsWhereTheFilterSays) {
+  MemoryFileSystem fs;
+  // Four row groups over two files of entries in token order (one per
+  // partition key, as the row index of a Murmur3 table holds them).
+  constexpr int64_t kEntries = 65536 * 3 + 500;
+  std::vector<std::pair<int64_t, std::string>> keys;
+  for (int64_t i = 0; i < kEntries; ++i) {
+    std::string key = BE32(static_cast<uint32_t>(i));
+    keys.emplace_back(Murmur3Token(key), key);
+  }
+  std::sort(keys.begin(), keys.end());
+  std::vector<std::string> files;
+  {
+    RowIndexWriter writer(fs, [](int i) { return StrCat("/warehouse/t/cqlite/rows-4-", i, ".parquet"); },
+                          65536 * 2 + 100);
+    for (int64_t i = 0; i < kEntries; ++i) {
+      ASSERT_TRUE(writer.Add(keys[i].second, FoldClustering{}, "data.parquet", i, 0).ok());
+    }
+    auto closed = writer.Close();
+    ASSERT_TRUE(closed.ok()) << closed.status().ToString();
+    files = *closed;
+  }
+  ASSERT_EQ(files.size(), 2u);
+  // Tokens at the start, in each row group, on a row group's first entry,
+  // and past the last entry.
+  for (int64_t from : {int64_t{0}, int64_t{1}, kEntries / 3, int64_t{65536}, int64_t{65536 * 2 + 100},
+                       int64_t{65536 * 2 + 101}, kEntries - 1, kEntries}) {
+    const int64_t token = from == kEntries ? keys.back().first + 1 : from == 0 ? INT64_MIN : keys[from].first;
+    auto reader = RowIndexReader::OpenFromToken(fs, files, token);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    RowIndexReader::EntryColumns columns;
+    int64_t first = -1, last = -1;
+    while (true) {
+      auto got = (*reader)->NextEntries(&columns);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      if (!*got) break;
+      for (size_t r = columns.begin; r < columns.end; ++r) {
+        int64_t position = columns.position->ints[r];
+        if (first < 0) first = position;
+        if (last >= 0) ASSERT_EQ(position, last + 1) << from;  // none skipped after the first
+        last = position;
+      }
+    }
+    // Every entry from the token on, and at most a row group before it.
+    ASSERT_EQ(last, kEntries - 1) << from;
+    EXPECT_LE(first, std::min(from, kEntries - 1)) << from;
+    EXPECT_GT(first + 65536 + 100, std::min(from, kEntries - 1)) << from;
+  }
+  // A filter that wants no row group from the second on ends the reading there.
+  auto reader = RowIndexReader::Open(fs, files);
+  ASSERT_TRUE(reader.ok());
+  int offered = 0;
+  auto first_only = [&](const parquet::FlatColumn&) {
+    return ++offered == 1 ? RowIndexReader::Wanted::kYes : RowIndexReader::Wanted::kNoneFromHere;
+  };
+  RowIndexReader::EntryColumns columns;
+  int64_t read = 0;
+  while (true) {
+    auto got = (*reader)->NextEntries(&columns, first_only);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    if (!*got) break;
+    read += static_cast<int64_t>(columns.end - columns.begin);
+  }
+  EXPECT_EQ(read, 65536);
+  EXPECT_EQ(offered, 2);
 }
 
 TEST(RowIndexTest, ReusedEntryIsOverwritten) {

@@ -4,9 +4,7 @@
 #include <atomic>
 #include <barrier>
 #include <cstring>
-#include <functional>
-#include <mutex>
-#include <thread>
+#include <optional>
 #include <unordered_map>
 
 #include "cassandra/value_format.h"
@@ -260,9 +258,10 @@ Result<std::string> ScreenRanges(FileSystem& fs, const TableSSTables& table, con
 // Finds the rows of `touched` in one layer of the row index and notes where
 // each is now (the update layer after the base, so that its entries win).
 // Only the row groups holding a partition of `touched` are decoded beyond
-// their key column: with a share of the ring per thread, each thread reads
-// the row groups of its share.
-Status LookUp(FileSystem& fs, const std::vector<std::string>& files, TouchedRows* touched) {
+// their key column, and with `share`, the part of the ring of the rows of
+// `touched` (of a Murmur3 table), only the row groups of the share are read.
+Status LookUp(FileSystem& fs, const std::vector<std::string>& files, const std::optional<Murmur3Range>& share,
+              TouchedRows* touched) {
   if (files.empty() || touched->rows.empty()) return Status::OK();
   std::unordered_map<std::string, int, StringHash, std::equal_to<>> numbers;
   for (size_t i = 0; i < touched->data_files.size(); ++i) numbers[touched->data_files[i]] = static_cast<int>(i);
@@ -271,21 +270,24 @@ Status LookUp(FileSystem& fs, const std::vector<std::string>& files, TouchedRows
     if (added) touched->data_files.emplace_back(name);
     return it->second;
   };
-  ASSIGN_OR_RETURN(auto reader, RowIndexReader::Open(fs, files));
+  using Wanted = RowIndexReader::Wanted;
+  ASSIGN_OR_RETURN(auto reader, share ? RowIndexReader::OpenFromToken(fs, files, share->first)
+                                      : RowIndexReader::Open(fs, files));
   RowIndexReader::EntryColumns entries;
   // A row group holds the entries of a few dozen partitions: most hold
   // none the new facts touch, and only their key column is read.
   auto touches = [&](const parquet::FlatColumn& keys) {
+    if (share && keys.size() > 0 && Murmur3Token(keys.Bytes(0)) > share->last) return Wanted::kNoneFromHere;
     if (!keys.indices.empty()) {
       for (size_t i = 0; i < keys.dictionary.size(); ++i) {
-        if (touched->RowsOf(keys.dictionary[i])) return true;
+        if (touched->RowsOf(keys.dictionary[i])) return Wanted::kYes;
       }
-      return false;
+      return Wanted::kNo;
     }
     for (size_t r = 0; r < keys.size(); ++r) {
-      if ((r == 0 || keys.Bytes(r) != keys.Bytes(r - 1)) && touched->RowsOf(keys.Bytes(r))) return true;
+      if ((r == 0 || keys.Bytes(r) != keys.Bytes(r - 1)) && touched->RowsOf(keys.Bytes(r))) return Wanted::kYes;
     }
-    return false;
+    return Wanted::kNo;
   };
   while (true) {
     ASSIGN_OR_RETURN(bool more, reader->NextEntries(&entries, touches));
@@ -556,12 +558,14 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
       own.progress(StrCat("the new generations decide their ", part.rows.size(),
                           " rows here alone; looking them up in the row index"));
     }
-    RETURN_IF_ERROR(LookUp(fs, last.row_index, &part));
-    RETURN_IF_ERROR(LookUp(fs, last.row_index_updates, &part));
+    std::optional<Murmur3Range> share;
+    if (!shares.empty()) share = shares[k];
+    RETURN_IF_ERROR(LookUp(fs, last.row_index, share, &part));
+    RETURN_IF_ERROR(LookUp(fs, last.row_index_updates, share, &part));
     ASSIGN_OR_RETURN(RangeChanges changes, FoldTouchedRange(fs, table, mapping, table_dir, new_facts, part, ranges,
                                                             static_cast<int>(k), own, files));
     std::optional<Murmur3RangeSet> layer_share;
-    if (!shares.empty()) layer_share = Murmur3RangeSet({shares[k]});
+    if (share) layer_share = Murmur3RangeSet({*share});
     RETURN_IF_ERROR(WriteUpdateLayer(fs, last.row_index_updates, layer_share, part, static_cast<int>(k), changes,
                                      files));
     // Freed here, on each share's thread, rather than one after another
