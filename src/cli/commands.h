@@ -55,6 +55,13 @@ inline constexpr const char* kWarehouseHelp =
 // sqlite:<path>) as its absolute path; `<warehouse>/catalog.db` when the
 // option is empty.
 std::string CatalogAddress(const std::string& option, const std::string& warehouse);
+// The name a SQL catalog's rows are kept under: a --catalog-name option, or
+// "cqlite" when it is empty. A REST catalog server names its own catalog:
+// the option given with one is an error.
+Result<std::string> CatalogName(const std::string& option, const std::string& catalog_address);
+inline constexpr const char* kCatalogNameHelp =
+    "The catalog name a SQLite or PostgreSQL catalog keeps the table's rows under (readers must use the same; "
+    "default cqlite); a REST catalog server names its own";
 inline constexpr const char* kCatalogHelp =
     "The catalog: a SQLite file, as a path or sqlite:<path> (default: <warehouse>/catalog.db; created when absent), "
     "or a PostgreSQL database, as postgresql://[user[:password]@]host[:port]/dbname (the catalog tables are created "

@@ -40,7 +40,7 @@ struct MaterializeCommandOptions {
   bool primary_range_only = false;
   std::string warehouse = "warehouse";
   std::string catalog;  // default: sqlite:<warehouse>/catalog.db
-  std::string catalog_name = "cqlite";
+  std::string catalog_name;  // CatalogName
   std::string namespace_name;
   std::string table_name;
   int64_t now_seconds = -1;
@@ -269,6 +269,8 @@ int Materialize(const MaterializeCommandOptions& options) {
     return fail(Status::InvalidArgument(StrCat("--warehouse ", warehouse, ": an s3:// warehouse needs --catalog (a "
                                                "SQLite file on this machine, postgresql://... or rest:...)")));
   }
+  const Result<std::string> catalog_name = CatalogName(options.catalog_name, catalog_address);
+  if (!catalog_name.ok()) return fail(catalog_name.status());
   auto warehouse_fs = WarehouseFileSystem(warehouse);
   if (!warehouse_fs.ok()) return fail(warehouse_fs.status().WithContext(StrCat("--warehouse ", warehouse)));
   FileSystem& fs = **warehouse_fs;
@@ -380,7 +382,7 @@ int Materialize(const MaterializeCommandOptions& options) {
   if (Status s = fs.CreateDirectories(warehouse); !s.ok()) {
     return fail(s.WithContext("cannot create the warehouse"));
   }
-  auto catalog = catalog::OpenCatalog(catalog_address, options.catalog_name, true);
+  auto catalog = catalog::OpenCatalog(catalog_address, *catalog_name, true);
   if (!catalog.ok()) return fail(catalog.status());
 
   std::vector<materialize::TableReport> reports;
@@ -472,9 +474,7 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
                 "long as every range has one");
   cmd->add_option("--warehouse", options->warehouse, kWarehouseHelp)->capture_default_str();
   cmd->add_option("--catalog", options->catalog, kCatalogHelp);
-  cmd->add_option("--catalog-name", options->catalog_name,
-                  "The catalog name its rows are kept under (readers must use the same)")
-      ->capture_default_str();
+  cmd->add_option("--catalog-name", options->catalog_name, kCatalogNameHelp);
   cmd->add_option("--namespace", options->namespace_name, "The Iceberg namespace (default: the keyspace)");
   cmd->add_option("--table", options->table_name, "The Iceberg table name (default: the Cassandra table)");
   cmd->add_option("--now", options->now_seconds, kNowHelp)->transform(InstantOption());

@@ -31,6 +31,16 @@ Result<std::shared_ptr<FileSystem>> WarehouseFileSystem(const std::string& wareh
       std::make_shared<net::LocalAndS3FileSystem>(std::make_unique<net::S3FileSystem>(std::move(options))));
 }
 
+Result<std::string> CatalogName(const std::string& option, const std::string& catalog_address) {
+  if (option.empty()) return std::string("cqlite");
+  if (catalog::IsRestCatalogAddress(catalog_address)) {
+    return Status::InvalidArgument(StrCat("--catalog-name ", option, ": a REST catalog server names its own catalog "
+                                          "(a server that keeps several takes the one to use as ?warehouse= in "
+                                          "--catalog)"));
+  }
+  return option;
+}
+
 std::string CatalogAddress(const std::string& option, const std::string& warehouse) {
   if (catalog::IsPostgresUri(option) || catalog::IsRestCatalogAddress(option)) return option;
   std::string path = option.empty() ? (std::filesystem::path(warehouse) / "catalog.db").string() : option;

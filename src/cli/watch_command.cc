@@ -39,7 +39,7 @@ struct WatchCommandOptions {
   std::string warehouse = "warehouse";
   std::string state_dir;
   std::string catalog;
-  std::string catalog_name = "cqlite";
+  std::string catalog_name;  // CatalogName
   std::string tables;
   std::string schema_file;
   double interval = 30;
@@ -84,7 +84,9 @@ int Watch(const WatchCommandOptions& options) {
   watch::WatchOptions watch;
   watch.data_dir = AbsolutePath(options.data_dir);
   watch.catalog_path = CatalogAddress(options.catalog, warehouse);
-  watch.catalog_name = options.catalog_name;
+  auto catalog_name = CatalogName(options.catalog_name, watch.catalog_path);
+  if (!catalog_name.ok()) return fail(catalog_name.status());
+  watch.catalog_name = *catalog_name;
   for (const std::string& t : Split(options.tables, ',')) {
     std::string name(Trim(t));
     if (name.empty()) continue;
@@ -146,8 +148,7 @@ CommandRunner AddWatchCommand(CLI::App& app) {
                   "data directory's file system (default: <warehouse>/.cqlite-watch; needed with an s3:// "
                   "warehouse; give it to --status too)");
   cmd->add_option("--catalog", options->catalog, kCatalogHelp);
-  cmd->add_option("--catalog-name", options->catalog_name, "The catalog name its rows are kept under")
-      ->capture_default_str();
+  cmd->add_option("--catalog-name", options->catalog_name, kCatalogNameHelp);
   cmd->add_option("--tables", options->tables,
                   "keyspace.table,... to watch (default: every table outside Cassandra's system keyspaces)");
   cmd->add_option("--interval", options->interval, "Least seconds between two runs of one table")

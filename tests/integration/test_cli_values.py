@@ -87,3 +87,18 @@ def test_each_command_has_help_of_its_own(cqlite, command, options):
     assert f"{command} [OPTIONS]" in proc.stdout, proc.stdout[:400]
     for option in options:
         assert option in proc.stdout, option
+
+
+@pytest.mark.parametrize("command", ["materialize", "watch"])
+def test_a_catalog_name_with_a_rest_catalog_is_an_error_before_anything_is_written(cqlite, command, tmp_path):
+    # A REST catalog server names its own catalog: a --catalog-name would be
+    # silently ignored. Nothing listens on the port: the run ends before it
+    # asks the server anything.
+    warehouse = tmp_path / "wh"
+    proc = cqlite(command, EXAMPLE, "--warehouse", warehouse, "--catalog", "rest:http://127.0.0.1:9",
+                  "--catalog-name", "other", check=False)
+    assert proc.returncode == 1, proc
+    assert proc.stdout == ""
+    assert "--catalog-name other: a REST catalog server names its own catalog" in proc.stderr, proc.stderr
+    assert "127.0.0.1:9" not in proc.stderr, "the server was not asked"
+    assert not warehouse.exists(), "nothing written"
