@@ -78,13 +78,14 @@ class RestCatalogServer:
     """Apache Iceberg's REST catalog server (tools/iceberg_readers/iceberg_java.sh rest-server: Iceberg's
     RESTCatalogAdapter and RESTCatalogServlet over a JdbcCatalog in a SQLite file, on Jetty) on a free
     port of 127.0.0.1, started for a test and stopped after it. `credential` (id:secret) makes it want
-    OAuth2 client credentials."""
+    OAuth2 client credentials. `warehouse` is the server's warehouse (default: a directory under root);
+    an s3:// one is reached with Iceberg's S3FileIO at the store the environment names (the s3 fixture's)."""
 
-    def __init__(self, root, credential=None):
+    def __init__(self, root, credential=None, warehouse=None):
         self.root = pathlib.Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         args = ["bash", str(REPO / "tools" / "iceberg_readers" / "iceberg_java.sh"), "rest-server", "0",
-                str(self.root / "server-warehouse"), str(self.root / "rest-catalog.db")]
+                str(warehouse or self.root / "server-warehouse"), str(self.root / "rest-catalog.db")]
         if credential:
             args += ["--credential", credential]
         self.log = open(self.root / "rest-server.log", "w")
@@ -112,6 +113,22 @@ class RestCatalogServer:
 def rest_catalog(tmp_path):
     """A REST catalog server (RestCatalogServer) for one test; its address is .address (rest:http://...)."""
     server = RestCatalogServer(tmp_path / "rest-server")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture()
+def rest_catalog_on_s3(tmp_path, s3):
+    """A REST catalog server (RestCatalogServer) whose warehouse is s3://<s3_server.BUCKET>/rest on the s3
+    fixture's server: it reads the metadata files of registered tables, and writes those of commits, in the
+    bucket. Its warehouse is .warehouse."""
+    from s3_server import BUCKET
+
+    warehouse = f"s3://{BUCKET}/rest"
+    server = RestCatalogServer(tmp_path / "rest-server", warehouse=warehouse)
+    server.warehouse = warehouse
     try:
         yield server
     finally:

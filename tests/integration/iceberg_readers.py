@@ -17,8 +17,10 @@ Each reader gets the same five arguments:
                   endpoint and credentials are in the environment as cqlite
                   takes them (CQLITE_S3_ENDPOINT, AWS_ACCESS_KEY_ID,
                   AWS_SECRET_ACCESS_KEY, AWS_REGION): PyIceberg reads it through
-                  its S3 FileIO and DuckDB through httpfs with an S3 secret
-                  (read_java reads local warehouses only)
+                  its S3 FileIO, DuckDB through httpfs with an S3 secret, and
+                  Iceberg Java through Iceberg's S3FileIO; with a REST catalog
+                  too (each reader then reaches the store with these settings of
+                  its own: the tests' server hands out no S3 configuration)
     catalog_name  the catalog's name in that file (CQLite's default: "cqlite")
     ns            the namespace: "ks", "a.b", or a tuple of levels
     table         the table name
@@ -387,15 +389,6 @@ def _metadata_json(location, duckdb_connection=None):
 # ---------------------------------------------------------------------------
 
 def _pyiceberg_catalog(catalog_file, warehouse, catalog_name):
-    if is_rest(catalog_file):
-        from pyiceberg.catalog.rest import RestCatalog
-
-        properties = {"uri": rest_uri(catalog_file)}
-        if _rest_credential():
-            properties["credential"] = _rest_credential()
-        return RestCatalog(catalog_name, **properties)
-    from pyiceberg.catalog.sql import SqlCatalog
-
     properties = {}
     if warehouse is not None and is_s3(warehouse):
         settings = s3_settings()
@@ -403,6 +396,15 @@ def _pyiceberg_catalog(catalog_file, warehouse, catalog_name):
                       "s3.secret-access-key": settings["secret"]}
         if settings["endpoint"]:
             properties["s3.endpoint"] = settings["endpoint"]
+    if is_rest(catalog_file):
+        from pyiceberg.catalog.rest import RestCatalog
+
+        properties["uri"] = rest_uri(catalog_file)
+        if _rest_credential():
+            properties["credential"] = _rest_credential()
+        return RestCatalog(catalog_name, **properties)
+    from pyiceberg.catalog.sql import SqlCatalog
+
     return SqlCatalog(
         catalog_name,
         uri=sqlalchemy_uri(catalog_file),
@@ -550,7 +552,8 @@ def read_duckdb_many(catalog_file, warehouse, catalog_name, tables):
     """{(ns, table): rows} for many tables of one catalog, read in one DuckDB process.
 
     A REST catalog is attached (ATTACH '' AS ... (TYPE iceberg, ENDPOINT ...)) and each table read as
-    catalog.ns.table; the others are read by iceberg_scan of their metadata file."""
+    catalog.ns.table; the others are read by iceberg_scan of their metadata file. Tables in an s3://
+    warehouse are read through httpfs with an S3 secret for the store of the environment."""
     locations = [metadata_location(catalog_file, catalog_name, ns, table) for ns, table in tables]
     if is_rest(catalog_file):
         names = [f"{_ns_string(ns)}.{table}" for ns, table in tables]
@@ -636,7 +639,9 @@ def _duckdb_read_rest_main(request_json):
     """Runs inside the DuckDB environment: attaches a REST catalog and prints {"ns.table": rows}.
 
     DuckDB's iceberg extension talks to a REST catalog through the httpfs extension (both pinned in
-    duckdb-requirements.txt); the credential, if any, goes in an iceberg secret (OAuth2 client credentials)."""
+    duckdb-requirements.txt); the credential, if any, goes in an iceberg secret (OAuth2 client credentials).
+    Tables in an s3:// warehouse are read through httpfs with an S3 secret (_duckdb_s3_secret): the
+    server hands out no S3 configuration."""
     import duckdb
 
     request = json.loads(request_json)
@@ -644,6 +649,8 @@ def _duckdb_read_rest_main(request_json):
     for name in ("httpfs", "avro", "iceberg"):
         con.execute(f"LOAD '{_duckdb_extension(name)}'")
     con.execute("SET TimeZone = 'UTC'")
+    if any(is_s3(location) for _name, location in request["tables"]):
+        _duckdb_s3_secret(con)
     if request["credential"]:
         client_id, _, secret = request["credential"].rpartition(":")
         con.execute("CREATE SECRET rest_secret (TYPE iceberg, CLIENT_ID ?, CLIENT_SECRET ?, OAUTH2_SERVER_URI ?)"
@@ -661,7 +668,7 @@ def _duckdb_read_rest_main(request_json):
             ns, _, table = name.rpartition(".")
             quoted = ".".join('"' + part.replace('"', '""') + '"' for part in ("rest_catalog", ns, table))
             rows = con.execute(f"SELECT * FROM {quoted}").to_arrow_table().to_pylist()
-            results[name] = normalize_rows(rows, current_schema(_metadata_json(location)))
+            results[name] = normalize_rows(rows, current_schema(_metadata_json(location, con)))
         except Exception as e:  # reported per table, so one bad table does not hide the others
             results[name] = {"error": f"{type(e).__name__}: {e}", "rows": repr(rows)[:2000]}
     json.dump(results, sys.stdout)

@@ -28,12 +28,17 @@ flushes them, each run committing into one shared SQLite catalog:
   - and so does every table materialized into an s3:// warehouse on a real
     S3-compatible server (moto's, conftest.py's s3), its generations in two
     runs so that the second reads the fold state back from the bucket, read
-    by PyIceberg (S3 FileIO) and DuckDB (httpfs);
+    by PyIceberg (S3 FileIO), DuckDB (httpfs) and Iceberg Java (S3FileIO);
   - and so does every table materialized through Apache Iceberg's own REST
     catalog server (conftest.py's rest_catalog), its generations in two runs
     so that the second commits through the server, read through that server
     by PyIceberg (RestCatalog), DuckDB (ATTACH of a REST catalog) and Iceberg
-    Java (RESTCatalog).
+    Java (RESTCatalog);
+  - and so does every table materialized through that REST catalog server
+    into an s3:// warehouse on moto's server (conftest.py's
+    rest_catalog_on_s3: the server reads and writes its metadata files in the
+    bucket), read through the server by the same three readers, each reaching
+    the bucket with its S3 support.
 
 Environment: CQLITE_MATERIALIZE_SEED (default 7), CQLITE_MATERIALIZE_WORKLOADS
 (default 40).
@@ -330,19 +335,17 @@ def test_the_tables_through_a_postgresql_catalog_match_cassandra(node, materiali
     assert not problems, "\n".join(problems)
 
 
-def test_the_tables_through_a_rest_catalog_match_cassandra(node, materialized, cqlite, rest_catalog):
-    """Every workload's table into a REST catalog server: its first generations in one run (a table
-    registered with cqlite's metadata file), then the rest in another (a commit of requirements and
-    updates, whose metadata file the server writes); read through the server by PyIceberg, Iceberg Java
-    and DuckDB."""
-    warehouse = materialized.root / "warehouse-rest"
+def _materialize_in_two_runs(m, cqlite, name, warehouse, catalog, how):
+    """Every workload's table materialized into `warehouse` through `catalog` in two runs: its first
+    generations (half of them, at least one), then all of them, which reads the fold state the first left
+    and commits over the table the first made. PyIceberg reads each table through `catalog`, which must
+    equal the node's final answer. Returns (the tables made, the problems found)."""
     problems = []
     tables = []
-    for index, (ns, table, expected, now, schema) in sorted(materialized.final.items()):
-        full = next((materialized.root / "source" / ns).glob(table + "-*"))
+    for index, (ns, table, expected, now, schema) in sorted(m.final.items()):
+        full = next((m.root / "source" / ns).glob(table + "-*"))
         generations = _generations(full)
-        # The first half of the generations (at least one), then all of them.
-        partial = materialized.root / "rest-source" / ns / full.name
+        partial = m.root / f"{name}-source" / ns / full.name
         partial.mkdir(parents=True)
         shutil.copy(full.parent / "schema.cql", partial.parent / "schema.cql")
         for prefix in generations[:max(1, len(generations) // 2)]:
@@ -350,52 +353,12 @@ def test_the_tables_through_a_rest_catalog_match_cassandra(node, materialized, c
                 shutil.copy(component, partial / component.name)
         failed = None
         for source in (partial, full):
-            proc, report = _materialize(cqlite, source, warehouse, now, "--catalog", rest_catalog.address)
+            proc, report = _materialize(cqlite, source, warehouse, now, "--catalog", catalog)
             if proc.returncode != 0:
                 failed = f"w{index}: cqlite materialize of {source} failed: {proc.stderr.strip()}"
                 break
-            if report["catalog"] != rest_catalog.address:
+            if iceberg_readers.is_rest(catalog) and report["catalog"] != catalog:
                 failed = f"w{index}: the report names catalog {report['catalog']}"
-                break
-        if failed:
-            problems.append(failed)
-            continue
-        tables.append((ns, table))
-        actual = iceberg_readers.read_pyiceberg(rest_catalog.address, warehouse, CATALOG_NAME, ns, table)
-        problem = table_compare.differs(table_compare.pyiceberg_view(expected, schema), actual, schema)
-        if problem:
-            problems.append(f"w{index}: PyIceberg (REST) vs the node's SELECT JSON at {now}: {problem}")
-    assert tables, "no workload left a table"
-    problems += _read_back_by_duckdb_and_java(rest_catalog.address, warehouse, tables, materialized.final, " (REST)")
-    print(f"materialize: {len(tables)} tables through a REST catalog read by three readers")
-    assert not problems, "\n".join(problems)
-
-
-def test_the_tables_in_an_s3_warehouse_match_cassandra(node, materialized, cqlite, s3):
-    """Every workload's table into an s3:// warehouse (the catalog a SQLite file on this machine): its
-    first generations in one run, then all of them in another, which reads the fold state and kept
-    generations back from the bucket; read by PyIceberg (its S3 FileIO at the server's endpoint) and
-    DuckDB (httpfs). The Iceberg Java reader is not set up for S3 (no S3 FileIO in its build)."""
-    import s3_server
-
-    warehouse = f"s3://{s3_server.BUCKET}/workloads"
-    catalog = materialized.root / "s3-catalog.db"
-    problems = []
-    tables = []
-    for index, (ns, table, expected, now, schema) in sorted(materialized.final.items()):
-        full = next((materialized.root / "source" / ns).glob(table + "-*"))
-        generations = _generations(full)
-        partial = materialized.root / "s3-source" / ns / full.name
-        partial.mkdir(parents=True)
-        shutil.copy(full.parent / "schema.cql", partial.parent / "schema.cql")
-        for prefix in generations[:max(1, len(generations) // 2)]:
-            for component in full.glob(prefix + "*"):
-                shutil.copy(component, partial / component.name)
-        failed = None
-        for source in (partial, full):
-            proc, _report = _materialize(cqlite, source, warehouse, now, "--catalog", catalog)
-            if proc.returncode != 0:
-                failed = f"w{index}: cqlite materialize of {source} failed: {proc.stderr.strip()}"
                 break
         if failed:
             problems.append(failed)
@@ -404,19 +367,63 @@ def test_the_tables_in_an_s3_warehouse_match_cassandra(node, materialized, cqlit
         actual = iceberg_readers.read_pyiceberg(catalog, warehouse, CATALOG_NAME, ns, table)
         problem = table_compare.differs(table_compare.pyiceberg_view(expected, schema), actual, schema)
         if problem:
-            problems.append(f"w{index}: PyIceberg (S3) vs the node's SELECT JSON at {now}: {problem}")
+            problems.append(f"w{index}: PyIceberg{how} vs the node's SELECT JSON at {now}: {problem}")
     assert tables, "no workload left a table"
-    results = iceberg_readers.read_duckdb_many(catalog, warehouse, CATALOG_NAME, tables)
-    for index, (ns, table, expected, now, schema) in sorted(materialized.final.items()):
-        rows = results.get((ns, table))
-        if rows is None:
-            continue
-        problem = (f"the reader failed: {rows['error']}" if isinstance(rows, dict)
-                   else table_compare.differs(expected, rows, schema))
-        if problem:
-            problems.append(f"w{index}: DuckDB (S3) vs the node's SELECT JSON at {now}: {problem}")
+    return tables, problems
+
+
+def test_the_tables_through_a_rest_catalog_match_cassandra(node, materialized, cqlite, rest_catalog):
+    """Every workload's table into a REST catalog server in two runs (_materialize_in_two_runs): the first
+    registers the table with cqlite's metadata file, the second commits requirements and updates, whose
+    metadata file the server writes; read through the server by PyIceberg, Iceberg Java and DuckDB."""
+    warehouse = materialized.root / "warehouse-rest"
+    tables, problems = _materialize_in_two_runs(materialized, cqlite, "rest", warehouse, rest_catalog.address,
+                                                " (REST)")
+    problems += _read_back_by_duckdb_and_java(rest_catalog.address, warehouse, tables, materialized.final, " (REST)")
+    print(f"materialize: {len(tables)} tables through a REST catalog read by three readers")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_tables_in_an_s3_warehouse_match_cassandra(node, materialized, cqlite, s3):
+    """Every workload's table into an s3:// warehouse (the catalog a SQLite file on this machine) in two
+    runs (_materialize_in_two_runs), the second reading the fold state and kept generations back from the
+    bucket; read by PyIceberg (its S3 FileIO at the server's endpoint), DuckDB (httpfs) and Iceberg Java
+    (Iceberg's S3FileIO)."""
+    import s3_server
+
+    warehouse = f"s3://{s3_server.BUCKET}/workloads"
+    catalog = str(materialized.root / "s3-catalog.db")
+    tables, problems = _materialize_in_two_runs(materialized, cqlite, "s3", warehouse, catalog, " (S3)")
+    problems += _read_back_by_duckdb_and_java(catalog, warehouse, tables, materialized.final, " (S3)")
     assert s3.open_uploads() == []
-    print(f"materialize: {len(tables)} tables in an S3 warehouse read by PyIceberg and DuckDB")
+    print(f"materialize: {len(tables)} tables in an S3 warehouse read by three readers")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_tables_through_a_rest_catalog_in_an_s3_warehouse_match_cassandra(node, materialized, cqlite,
+                                                                                rest_catalog_on_s3, s3):
+    """Every workload's table through a REST catalog server into an s3:// warehouse on moto's S3 server,
+    in two runs (_materialize_in_two_runs): the first writes its files to the bucket and registers the
+    table (the server reads its metadata file from the bucket), the second reads the fold state back from
+    the bucket and commits, the server writing the new metadata file there through Iceberg's S3FileIO.
+    Read through the server by PyIceberg (RestCatalog, S3 FileIO), Iceberg Java (RESTCatalog, S3FileIO)
+    and DuckDB (ATTACH of the REST catalog, its files through httpfs)."""
+    import s3_server
+
+    server = rest_catalog_on_s3
+    tables, problems = _materialize_in_two_runs(materialized, cqlite, "rest-s3", server.warehouse, server.address,
+                                                " (REST, S3)")
+    bucket = f"s3://{s3_server.BUCKET}/"
+    for ns, table in tables:
+        # The second run's metadata file is the server's, written beside cqlite's in the table's location.
+        location = iceberg_readers.metadata_location(server.address, CATALOG_NAME, ns, table)
+        prefix = f"{server.warehouse}/{ns}/{table}/metadata/"
+        if not location.startswith(prefix) or location[len(bucket):] not in s3.keys(prefix[len(bucket):]):
+            problems.append(f"{ns}.{table}: the current metadata file {location} is not in the bucket under {prefix}")
+    problems += _read_back_by_duckdb_and_java(server.address, server.warehouse, tables, materialized.final,
+                                              " (REST, S3)")
+    assert s3.open_uploads() == []
+    print(f"materialize: {len(tables)} tables through a REST catalog in an S3 warehouse read by three readers")
     assert not problems, "\n".join(problems)
 
 

@@ -2,7 +2,10 @@
 # Iceberg Java library reader: reads tables of a JDBC catalog kept in SQLite
 # or PostgreSQL (<catalog>: the SQLite file, or postgresql://user:password@host:port/db),
 # or of a REST catalog (<catalog>: rest:http://host:port[/path]; credentials
-# from CQLITE_REST_CREDENTIAL=id:secret or CQLITE_REST_TOKEN).
+# from CQLITE_REST_CREDENTIAL=id:secret or CQLITE_REST_TOKEN). <warehouse> is a
+# directory or s3://bucket/prefix, read (and, for rest-server, written) through
+# Iceberg's S3FileIO with the store cqlite takes from the environment
+# (CQLITE_S3_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY).
 #
 #   iceberg_java.sh read      <catalog> <warehouse> <catalog-name> <namespace> <table>
 #   iceberg_java.sh list      <catalog> <warehouse> <catalog-name>

@@ -54,8 +54,11 @@ import org.apache.iceberg.types.Types;
  *   snapshots CATALOG_FILE WAREHOUSE CATALOG_NAME NAMESPACE TABLE   one JSON object per snapshot
  * </pre>
  *
- * NAMESPACE is dot-separated for nested namespaces. WAREHOUSE is a directory
- * or a file: URI. Values are written in the normalized form that
+ * NAMESPACE is dot-separated for nested namespaces. WAREHOUSE is a directory,
+ * a file: URI, or s3://bucket/prefix: then the tables are read through
+ * Iceberg's S3FileIO, the store's endpoint, region and credentials taken from
+ * the environment as cqlite takes them (S3Settings), whichever the catalog.
+ * Values are written in the normalized form that
  * tests/integration/iceberg_readers.py documents; maps are written as lists of
  * [key, value] pairs in the order the reader returned them (the Python side
  * sorts them). The catalog is opened with jdbc.init-catalog-tables=false: this
@@ -134,6 +137,7 @@ public final class IcebergJavaReader {
             } else if (token != null && !token.isEmpty()) {
                 props.put("token", token);
             }
+            props.putAll(S3Settings.catalogProperties(warehouse));
             RESTCatalog restCatalog = new RESTCatalog();
             restCatalog.setConf(new Configuration());
             restCatalog.initialize(name, props);
@@ -159,6 +163,7 @@ public final class IcebergJavaReader {
         props.put(CatalogProperties.WAREHOUSE_LOCATION, warehouse.contains(":") ? warehouse : "file://" + warehouse);
         props.put("jdbc.schema-version", "V1");
         props.put("jdbc.init-catalog-tables", "false");
+        props.putAll(S3Settings.catalogProperties(warehouse));
         JdbcCatalog jdbcCatalog = new JdbcCatalog();
         jdbcCatalog.setConf(new Configuration());
         jdbcCatalog.initialize(name, props);

@@ -36,6 +36,12 @@ import org.eclipse.jetty.servlet.ServletHolder;
  *   IcebergRestServer PORT WAREHOUSE CATALOG_FILE [--credential ID:SECRET]
  * </pre>
  *
+ * WAREHOUSE is a directory, a file: URI, or s3://bucket/prefix: then the
+ * catalog reads and writes metadata files through Iceberg's S3FileIO, the
+ * store's endpoint, region and credentials taken from the environment as
+ * cqlite takes them (S3Settings). Clients are handed no S3 configuration:
+ * they reach the store with their own.
+ *
  * PORT 0 picks a free port. Once it listens it prints one line,
  * {"uri": "http://127.0.0.1:PORT"}, on stdout. With --credential the server
  * wants OAuth2: POST /v1/oauth/tokens with grant_type=client_credentials and
@@ -62,6 +68,9 @@ public final class IcebergRestServer {
         props.put(CatalogProperties.URI, "jdbc:sqlite:" + catalogFile);
         props.put(CatalogProperties.WAREHOUSE_LOCATION, warehouse.contains(":") ? warehouse : "file://" + warehouse);
         props.put("jdbc.schema-version", "V1");
+        // An s3:// warehouse: the catalog reads the metadata files tables are registered with, and writes
+        // those of commits, through S3FileIO (store, region and credentials from the environment).
+        props.putAll(S3Settings.catalogProperties(warehouse));
         JdbcCatalog catalog = new JdbcCatalog();
         catalog.setConf(new Configuration());
         catalog.initialize("rest_backend", props);
