@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <thread>
+#include <utility>
 
 #include "util/strings.h"
 
@@ -259,21 +260,25 @@ class S3WritableFile final : public WritableFile {
   Status Append(std::span<const uint8_t> data) override {
     if (closed_) return Status::InvalidArgument(StrCat(Path(), ": append after close"));
     RETURN_IF_ERROR(failed_);
-    buffer_.append(reinterpret_cast<const char*>(data.data()), data.size());
     const size_t part_size = fs_.options().part_size;
-    if (buffer_.size() < part_size) return Status::OK();
-    size_t taken = 0;
-    Status s;
-    while (s.ok() && buffer_.size() - taken >= part_size) {
-      s = UploadPart(std::string(buffer_.data() + taken, part_size));
-      taken += part_size;
+    const char* bytes = reinterpret_cast<const char*>(data.data());
+    size_t left = data.size();
+    // Each part goes up as soon as it is full, moved out of the buffer, not
+    // copied: a file being written holds at most one part's bytes.
+    while (buffer_.size() + left >= part_size) {
+      const size_t taken = part_size - buffer_.size();
+      buffer_.append(bytes, taken);
+      bytes += taken;
+      left -= taken;
+      Status s = UploadPart(std::exchange(buffer_, std::string()));
+      if (!s.ok()) {
+        failed_ = s;
+        Abort();
+        return s;
+      }
     }
-    buffer_.erase(0, taken);
-    if (!s.ok()) {
-      failed_ = s;
-      Abort();
-    }
-    return s;
+    buffer_.append(bytes, left);
+    return Status::OK();
   }
 
   // Nothing to do: the object is written (and durable) at Close.
