@@ -121,12 +121,13 @@ class BlobCursor {
   size_t remaining() const { return data_.size() - pos_; }
 
   Status Error(const std::string& what, size_t at) const {
-    return Status::Corruption(where_ + " at byte " + std::to_string(at) + " of the deletion vector blob: " + what);
+    return Status::Corruption(where_ + " at byte " + std::to_string(at) +
+                              " of the deletion vector blob: " + what);
   }
   Status Need(size_t bytes, const char* what) const {
     if (bytes > remaining()) {
-      return Error(std::string("blob ends inside ") + what + " (" + std::to_string(bytes) + " bytes needed, " +
-                       std::to_string(remaining()) + " left)",
+      return Error(std::string("blob ends inside ") + what + " (" + std::to_string(bytes) +
+                       " bytes needed, " + std::to_string(remaining()) + " left)",
                    pos_);
     }
     return Status::OK();
@@ -134,7 +135,8 @@ class BlobCursor {
   Result<uint64_t> ReadLE(int bytes, const char* what) {
     RETURN_IF_ERROR(Need(static_cast<size_t>(bytes), what));
     uint64_t v = 0;
-    for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(data_[pos_ + i])) << (8 * i);
+    for (int i = 0; i < bytes; ++i)
+      v |= static_cast<uint64_t>(static_cast<uint8_t>(data_[pos_ + i])) << (8 * i);
     pos_ += static_cast<size_t>(bytes);
     return v;
   }
@@ -170,7 +172,8 @@ Status Deserialize32(BlobCursor& in, uint64_t high, std::vector<int64_t>& out) {
     ASSIGN_OR_RETURN(run_bitset, in.ReadBytes((n + 7) / 8, "the run container bitset"));
   } else if (cookie == kSerialCookieNoRunContainers) {
     ASSIGN_OR_RETURN(uint64_t count, in.ReadLE(4, "the container count"));
-    if (count > 65536) return in.Error("container count " + std::to_string(count) + " is above 65536", bitmap_at + 4);
+    if (count > 65536)
+      return in.Error("container count " + std::to_string(count) + " is above 65536", bitmap_at + 4);
     n = static_cast<uint32_t>(count);
   } else {
     return in.Error("unknown Roaring cookie " + std::to_string(cookie), bitmap_at);
@@ -204,13 +207,15 @@ Status Deserialize32(BlobCursor& in, uint64_t high, std::vector<int64_t>& out) {
         const int64_t first = static_cast<int64_t>(run_start);
         const int64_t last = first + static_cast<int64_t>(length_minus_one);
         if (first < next_free || last > 0xffff) {
-          return in.Error("run " + std::to_string(r) + " overlaps the previous one or passes 65535", container_at);
+          return in.Error("run " + std::to_string(r) + " overlaps the previous one or passes 65535",
+                          container_at);
         }
         if (static_cast<int64_t>(out.size() - before) + (last - first + 1) > card) {
           return in.Error("run container holds more values than its cardinality " + std::to_string(card),
                           container_at);
         }
-        for (int64_t v = first; v <= last; ++v) out.push_back(static_cast<int64_t>(base + static_cast<uint64_t>(v)));
+        for (int64_t v = first; v <= last; ++v)
+          out.push_back(static_cast<int64_t>(base + static_cast<uint64_t>(v)));
         next_free = last + 1;
       }
     } else if (card <= kMaxArrayContainerCardinality) {
@@ -226,7 +231,8 @@ Status Deserialize32(BlobCursor& in, uint64_t high, std::vector<int64_t>& out) {
       ASSIGN_OR_RETURN(std::string_view raw, in.ReadBytes(kBitmapContainerBytes, "a bitmap container"));
       for (size_t w = 0; w < 1024; ++w) {
         uint64_t word = 0;
-        for (int b = 0; b < 8; ++b) word |= static_cast<uint64_t>(static_cast<uint8_t>(raw[8 * w + b])) << (8 * b);
+        for (int b = 0; b < 8; ++b)
+          word |= static_cast<uint64_t>(static_cast<uint8_t>(raw[8 * w + b])) << (8 * b);
         while (word != 0) {
           const int bit = std::countr_zero(word);
           out.push_back(static_cast<int64_t>(base + w * 64 + static_cast<uint64_t>(bit)));
@@ -247,8 +253,8 @@ Status Deserialize32(BlobCursor& in, uint64_t high, std::vector<int64_t>& out) {
 
 Status DeletionVector::Delete(int64_t position) {
   if (position < 0 || position > kMaxDeletionVectorPosition) {
-    return Status::InvalidArgument("deletion vector position " + std::to_string(position) + " is outside 0.." +
-                                   std::to_string(kMaxDeletionVectorPosition));
+    return Status::InvalidArgument("deletion vector position " + std::to_string(position) +
+                                   " is outside 0.." + std::to_string(kMaxDeletionVectorPosition));
   }
   if (positions_.empty() || position > positions_.back()) {
     positions_.push_back(position);
@@ -271,7 +277,8 @@ std::string DeletionVector::SerializeBlob() const {
   while (i < positions_.size()) {
     const uint32_t key = static_cast<uint32_t>(static_cast<uint64_t>(positions_[i]) >> 32);
     std::vector<uint32_t> low;
-    while (i < positions_.size() && static_cast<uint32_t>(static_cast<uint64_t>(positions_[i]) >> 32) == key) {
+    while (i < positions_.size() &&
+           static_cast<uint32_t>(static_cast<uint64_t>(positions_[i]) >> 32) == key) {
       low.push_back(static_cast<uint32_t>(positions_[i] & 0xffffffff));
       ++i;
     }
@@ -292,16 +299,18 @@ std::string DeletionVector::SerializeBlob() const {
 
 Result<DeletionVector> DeletionVector::DeserializeBlob(std::string_view blob, const std::string& where) {
   auto error = [&](const std::string& what, size_t at) {
-    return Status::Corruption(where + " at byte " + std::to_string(at) + " of the deletion vector blob: " + what);
+    return Status::Corruption(where + " at byte " + std::to_string(at) +
+                              " of the deletion vector blob: " + what);
   };
   if (blob.size() < 4 + 4 + 8 + 4) {
-    return error("blob of " + std::to_string(blob.size()) + " bytes is shorter than the 20 of an empty vector", 0);
+    return error(
+        "blob of " + std::to_string(blob.size()) + " bytes is shorter than the 20 of an empty vector", 0);
   }
   uint32_t length = 0;
   for (int i = 0; i < 4; ++i) length = (length << 8) | static_cast<uint8_t>(blob[i]);
   if (length != blob.size() - 8) {
-    return error("length field says " + std::to_string(length) + " bytes of magic and vector, the blob holds " +
-                     std::to_string(blob.size() - 8),
+    return error("length field says " + std::to_string(length) +
+                     " bytes of magic and vector, the blob holds " + std::to_string(blob.size() - 8),
                  0);
   }
   const std::string_view body = blob.substr(4, length);
@@ -330,7 +339,8 @@ Result<DeletionVector> DeletionVector::DeserializeBlob(std::string_view blob, co
     const size_t key_at = in.position();
     ASSIGN_OR_RETURN(uint64_t key, in.ReadLE(4, "a bitmap key"));
     if (static_cast<int64_t>(key) <= previous_key) return in.Error("bitmap keys are not ascending", key_at);
-    if (key > 0x7fffffff) return in.Error("bitmap key " + std::to_string(key) + " makes negative positions", key_at);
+    if (key > 0x7fffffff)
+      return in.Error("bitmap key " + std::to_string(key) + " makes negative positions", key_at);
     previous_key = static_cast<int64_t>(key);
     RETURN_IF_ERROR(Deserialize32(in, key, vector.positions_));
   }
@@ -341,7 +351,8 @@ Result<DeletionVector> DeletionVector::DeserializeBlob(std::string_view blob, co
 }
 
 Result<std::vector<DeletionVectorFile>> WriteDeletionVectorFile(
-    FileSystem& fs, const std::string& path, const std::vector<std::pair<std::string, DeletionVector>>& vectors) {
+    FileSystem& fs, const std::string& path,
+    const std::vector<std::pair<std::string, DeletionVector>>& vectors) {
   ASSIGN_OR_RETURN(auto writer, PuffinWriter::Open(fs, path));
   std::vector<DeletionVectorFile> files;
   for (const auto& [data_file, vector] : vectors) {

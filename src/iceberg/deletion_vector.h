@@ -74,12 +74,12 @@ class DeletionVector {
 // What a v3 manifest entry says of a deletion vector
 // (https://iceberg.apache.org/spec/#manifests: content 1, file_format "puffin").
 struct DeletionVectorFile {
-  std::string file_path;             // the Puffin file
-  int64_t file_size_in_bytes = 0;    // of the Puffin file
-  std::string referenced_data_file;  // the data file whose rows it deletes
-  int64_t content_offset = 0;        // the blob's offset in the Puffin file
-  int64_t content_size_in_bytes = 0; // the blob's length
-  int64_t record_count = 0;          // the vector's cardinality
+  std::string file_path;              // the Puffin file
+  int64_t file_size_in_bytes = 0;     // of the Puffin file
+  std::string referenced_data_file;   // the data file whose rows it deletes
+  int64_t content_offset = 0;         // the blob's offset in the Puffin file
+  int64_t content_size_in_bytes = 0;  // the blob's length
+  int64_t record_count = 0;           // the vector's cardinality
 
   bool operator==(const DeletionVectorFile&) const = default;
 };

@@ -31,14 +31,21 @@ DeletionVector RoundTrip(const DeletionVector& vector) {
 // Replaces the CRC of a blob whose magic + vector were edited.
 void FixCrc(std::string& blob) {
   const std::string_view body = std::string_view(blob).substr(4, blob.size() - 8);
-  const uint32_t crc = Crc32(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()), body.size()));
+  const uint32_t crc =
+      Crc32(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()), body.size()));
   for (int i = 0; i < 4; ++i) blob[blob.size() - 4 + i] = static_cast<char>((crc >> (8 * (3 - i))) & 0xff);
 }
 
 // Blobs written out byte by byte from the Puffin spec (deletion-vector-v1) and
 // the Roaring format spec; CRCs computed with zlib.crc32.
 TEST(DeletionVectorTest, EmptyVectorIsTheSpecLayout) {
-  const std::string expected = Hex("0000000C" "D1D33964" "0000000000000000" "BF18480C");
+  // clang-format off
+  const std::string expected = Hex(
+      "0000000C"          // length of magic + vector: 12
+      "D1D33964"          // magic
+      "0000000000000000"  // no 32-bit bitmaps
+      "BF18480C");        // CRC-32
+  // clang-format on
   EXPECT_EQ(DeletionVector().SerializeBlob(), expected);
   auto parsed = DeletionVector::DeserializeBlob(expected, "test.puffin");
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
@@ -47,12 +54,15 @@ TEST(DeletionVectorTest, EmptyVectorIsTheSpecLayout) {
 
 TEST(DeletionVectorTest, ArrayContainersInTwoBitmapsAreTheSpecLayout) {
   // Positions 5 and 2^32 + 1: keys 0 and 1, one array container each, no
-  // run containers (cookie 12346, count, header, offset 16, values).
+  // run containers (per bitmap: key, cookie 12346, 1 container, header
+  // (container key 0, cardinality 1 - 1), offset 16, the value).
+  // clang-format off
   const std::string expected = Hex(
       "00000038" "D1D33964" "0200000000000000"
-      "00000000" "3A300000" "01000000" "00000000" "10000000" "0500"
-      "01000000" "3A300000" "01000000" "00000000" "10000000" "0100"
+      "00000000" "3A300000" "01000000" "00000000" "10000000" "0500"  // key 0, value 5
+      "01000000" "3A300000" "01000000" "00000000" "10000000" "0100"  // key 1, value 1
       "B682CDBD");
+  // clang-format on
   const DeletionVector vector = Of({5, (int64_t{1} << 32) + 1});
   EXPECT_EQ(vector.SerializeBlob(), expected);
   auto parsed = DeletionVector::DeserializeBlob(expected, "test.puffin");
@@ -60,11 +70,31 @@ TEST(DeletionVectorTest, ArrayContainersInTwoBitmapsAreTheSpecLayout) {
   EXPECT_EQ(parsed->Positions(), vector.Positions());
 }
 
+TEST(DeletionVectorTest, ReadsEmptyBitmapsForKeysWithoutPositions) {
+  // Iceberg Java writes a bitmap for every key below the highest, empty
+  // (cookie 12346, no containers) where a key holds no position.
+  // clang-format off
+  const std::string blob = Hex(
+      "0000002E" "D1D33964" "0200000000000000"
+      "00000000" "3A300000" "00000000"                                // key 0, empty
+      "01000000" "3A300000" "01000000" "00000000" "10000000" "0100"  // key 1, value 1
+      "17E67CEF");
+  // clang-format on
+  auto parsed = DeletionVector::DeserializeBlob(blob, "test.puffin");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->Positions(), std::vector<int64_t>{(int64_t{1} << 32) + 1});
+}
+
 TEST(DeletionVectorTest, RunContainerIsTheSpecLayout) {
   // Positions 10..19: one run (cookie 12347 with count - 1 = 0, run bitset,
   // header, no offsets below four containers, run count, start, length - 1).
-  const std::string expected =
-      Hex("0000001F" "D1D33964" "0100000000000000" "00000000" "3B300000" "01" "00000900" "0100" "0A000900" "39B80A13");
+  // clang-format off
+  const std::string expected = Hex(
+      "0000001F" "D1D33964" "0100000000000000" "00000000"
+      "3B300000" "01" "00000900"  // cookie, run bitset, (key 0, card 10)
+      "0100" "0A000900"           // one run: start 10, length - 1 = 9
+      "39B80A13");
+  // clang-format on
   std::vector<int64_t> positions;
   for (int64_t p = 10; p < 20; ++p) positions.push_back(p);
   EXPECT_EQ(Of(positions).SerializeBlob(), expected);
@@ -106,7 +136,7 @@ TEST(DeletionVectorTest, UnorderedAndRepeatedDeletesKeepOneSortedSet) {
 
 TEST(DeletionVectorTest, ManyContainersOfEveryKindRoundTrip) {
   std::vector<int64_t> positions;
-  for (int64_t key = 0; key < 40; ++key) {        // 40 containers in bitmap 0, more in bitmap 3
+  for (int64_t key = 0; key < 40; ++key) {  // 40 containers in bitmap 0, more in bitmap 3
     const int64_t base = key * 65536 + (key % 4 == 3 ? (int64_t{3} << 32) : 0);
     switch (key % 3) {
       case 0:  // sparse: array container
@@ -219,7 +249,8 @@ TEST(DeletionVectorTest, WrittenFileGivesTheManifestFields) {
   MemoryFileSystem fs;
   const DeletionVector a = Of({0, 9});
   const DeletionVector b = Of({int64_t{1} << 33});
-  auto files = WriteDeletionVectorFile(fs, "/t/data/dv.puffin", {{"/t/data/a.parquet", a}, {"/t/data/b.parquet", b}});
+  auto files =
+      WriteDeletionVectorFile(fs, "/t/data/dv.puffin", {{"/t/data/a.parquet", a}, {"/t/data/b.parquet", b}});
   ASSERT_TRUE(files.ok()) << files.status().ToString();
   ASSERT_EQ(files->size(), 2u);
   const int64_t size = static_cast<int64_t>(fs.ReadFileToString("/t/data/dv.puffin")->size());
@@ -236,8 +267,8 @@ TEST(DeletionVectorTest, WrittenFileGivesTheManifestFields) {
   EXPECT_EQ(second.snapshot_id, -1);
   EXPECT_EQ(second.sequence_number, -1);
   EXPECT_FALSE(second.compression_codec.has_value());
-  EXPECT_EQ(second.properties, (std::map<std::string, std::string>{{"referenced-data-file", "/t/data/b.parquet"},
-                                                                   {"cardinality", "1"}}));
+  EXPECT_EQ(second.properties, (std::map<std::string, std::string>{
+                                   {"referenced-data-file", "/t/data/b.parquet"}, {"cardinality", "1"}}));
   auto bytes = (*reader)->ReadBlob(second);
   ASSERT_TRUE(bytes.ok());
   auto parsed = DeletionVector::DeserializeBlob(*bytes, "dv.puffin");

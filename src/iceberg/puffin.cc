@@ -1,7 +1,6 @@
 #include "iceberg/puffin.h"
 
 #include <cstring>
-
 #include <nlohmann/json.hpp>
 
 namespace cqlite::iceberg {
@@ -33,11 +32,13 @@ Result<std::string> ReadRange(const RandomAccessFile& file, int64_t offset, int6
 Result<int64_t> RequiredLong(const json& object, const char* name, const std::string& where) {
   auto it = object.find(name);
   if (it == object.end()) return Status::Corruption(where + ": blob metadata has no \"" + name + "\"");
-  if (!it->is_number_integer()) return Status::Corruption(where + ": blob metadata \"" + name + "\" is not an integer");
+  if (!it->is_number_integer())
+    return Status::Corruption(where + ": blob metadata \"" + name + "\" is not an integer");
   return it->get<int64_t>();
 }
 
-Status StringProperties(const json& object, const std::string& where, std::map<std::string, std::string>* out) {
+Status StringProperties(const json& object, const std::string& where,
+                        std::map<std::string, std::string>* out) {
   auto it = object.find("properties");
   if (it == object.end()) return Status::OK();
   if (!it->is_object()) return Status::Corruption(where + ": \"properties\" is not an object");
@@ -72,7 +73,8 @@ std::string PuffinFooterJson(const std::vector<PuffinBlobMetadata>& blobs,
 }
 
 Status ParsePuffinFooterJson(std::string_view payload, const std::string& path, int64_t payload_offset,
-                             std::vector<PuffinBlobMetadata>* blobs, std::map<std::string, std::string>* properties) {
+                             std::vector<PuffinBlobMetadata>* blobs,
+                             std::map<std::string, std::string>* properties) {
   const std::string where = "Puffin footer of " + At(path, payload_offset);
   json footer = json::parse(payload.begin(), payload.end(), nullptr, /*allow_exceptions=*/false);
   if (footer.is_discarded()) return Status::Corruption(where + ": footer payload is not JSON");
@@ -89,13 +91,18 @@ Status ParsePuffinFooterJson(std::string_view payload, const std::string& path, 
     if (!entry.is_object()) return Status::Corruption(blob_where + ": blob metadata is not an object");
     PuffinBlobMetadata blob;
     auto type = entry.find("type");
-    if (type == entry.end() || !type->is_string()) return Status::Corruption(blob_where + ": no \"type\" string");
+    if (type == entry.end() || !type->is_string())
+      return Status::Corruption(blob_where + ": no \"type\" string");
     blob.type = type->get<std::string>();
     auto fields = entry.find("fields");
-    if (fields == entry.end() || !fields->is_array()) return Status::Corruption(blob_where + ": no \"fields\" list");
+    if (fields == entry.end() || !fields->is_array())
+      return Status::Corruption(blob_where + ": no \"fields\" list");
     for (const json& field : *fields) {
-      if (!field.is_number_integer()) return Status::Corruption(blob_where + ": a field id is not an integer");
-      blob.fields.push_back(field.get<int32_t>());
+      if (!field.is_number_integer() || field.get<int64_t>() < INT32_MIN ||
+          field.get<int64_t>() > INT32_MAX) {
+        return Status::Corruption(blob_where + ": a field id is not a 4-byte integer");
+      }
+      blob.fields.push_back(static_cast<int32_t>(field.get<int64_t>()));
     }
     ASSIGN_OR_RETURN(blob.snapshot_id, RequiredLong(entry, "snapshot-id", blob_where));
     ASSIGN_OR_RETURN(blob.sequence_number, RequiredLong(entry, "sequence-number", blob_where));
@@ -103,7 +110,8 @@ Status ParsePuffinFooterJson(std::string_view payload, const std::string& path, 
     ASSIGN_OR_RETURN(blob.length, RequiredLong(entry, "length", blob_where));
     auto codec = entry.find("compression-codec");
     if (codec != entry.end() && !codec->is_null()) {
-      if (!codec->is_string()) return Status::Corruption(blob_where + ": \"compression-codec\" is not a string");
+      if (!codec->is_string())
+        return Status::Corruption(blob_where + ": \"compression-codec\" is not a string");
       blob.compression_codec = codec->get<std::string>();
     }
     RETURN_IF_ERROR(StringProperties(entry, blob_where, &blob.properties));
@@ -179,7 +187,8 @@ Status PuffinReader::ReadFooter() {
                               " bytes, fewer than the " + std::to_string(smallest) + " of magic and footer");
   }
   ASSIGN_OR_RETURN(std::string head, ReadRange(*file_, 0, 4));
-  if (head != MagicView()) return Status::Corruption("Puffin file " + At(path, 0) + ": no leading magic PFA1");
+  if (head != MagicView())
+    return Status::Corruption("Puffin file " + At(path, 0) + ": no leading magic PFA1");
 
   // The fixed tail: FooterPayloadSize, Flags, Magic.
   const int64_t tail_offset = size - 12;
@@ -203,8 +212,8 @@ Status PuffinReader::ReadFooter() {
   }
   if (payload_size < 0 || payload_size > size - smallest) {
     return Status::Corruption("Puffin file " + At(path, tail_offset) + ": footer payload size " +
-                              std::to_string(payload_size) + " does not fit in a file of " + std::to_string(size) +
-                              " bytes");
+                              std::to_string(payload_size) + " does not fit in a file of " +
+                              std::to_string(size) + " bytes");
   }
   const int64_t footer_start = tail_offset - payload_size - 4;
   ASSIGN_OR_RETURN(std::string footer_magic, ReadRange(*file_, footer_start, 4));
@@ -217,10 +226,10 @@ Status PuffinReader::ReadFooter() {
     const PuffinBlobMetadata& blob = blobs_[i];
     if (blob.offset < static_cast<int64_t>(kPuffinMagic.size()) || blob.length < 0 ||
         blob.length > footer_start - blob.offset) {
-      return Status::Corruption("Puffin footer of " + At(path, footer_start + 4) + ", blob " + std::to_string(i) +
-                                ": offset " + std::to_string(blob.offset) + " length " + std::to_string(blob.length) +
-                                " is not between the leading magic and the footer at " +
-                                std::to_string(footer_start));
+      return Status::Corruption(
+          "Puffin footer of " + At(path, footer_start + 4) + ", blob " + std::to_string(i) + ": offset " +
+          std::to_string(blob.offset) + " length " + std::to_string(blob.length) +
+          " is not between the leading magic and the footer at " + std::to_string(footer_start));
     }
   }
   return Status::OK();

@@ -41,8 +41,8 @@ struct PuffinBlobMetadata {
   std::vector<int32_t> fields;  // field ids the blob was computed for
   int64_t snapshot_id = -1;
   int64_t sequence_number = -1;
-  int64_t offset = 0;  // where the blob's bytes start in the file
-  int64_t length = 0;  // how many bytes it takes
+  int64_t offset = 0;                            // where the blob's bytes start in the file
+  int64_t length = 0;                            // how many bytes it takes
   std::optional<std::string> compression_codec;  // absent: uncompressed
   std::map<std::string, std::string> properties;
 
@@ -77,7 +77,8 @@ class PuffinWriter {
   const std::string& path() const { return path_; }
 
  private:
-  PuffinWriter(std::string path, std::unique_ptr<WritableFile> file) : path_(std::move(path)), file_(std::move(file)) {}
+  PuffinWriter(std::string path, std::unique_ptr<WritableFile> file)
+      : path_(std::move(path)), file_(std::move(file)) {}
   Status Write(std::string_view bytes);
 
   std::string path_;
@@ -115,6 +116,7 @@ class PuffinReader {
 std::string PuffinFooterJson(const std::vector<PuffinBlobMetadata>& blobs,
                              const std::map<std::string, std::string>& properties);
 Status ParsePuffinFooterJson(std::string_view payload, const std::string& path, int64_t payload_offset,
-                             std::vector<PuffinBlobMetadata>* blobs, std::map<std::string, std::string>* properties);
+                             std::vector<PuffinBlobMetadata>* blobs,
+                             std::map<std::string, std::string>* properties);
 
 }  // namespace cqlite::iceberg

@@ -17,7 +17,8 @@ std::string Le32(uint32_t v) {
 
 // A Puffin file laid out by hand from the spec: magic, blobs, then
 // magic + payload + payload size + flags + magic.
-std::string HandMadeFile(const std::string& blobs, const std::string& payload, std::string flags = std::string(4, '\0')) {
+std::string HandMadeFile(const std::string& blobs, const std::string& payload,
+                         std::string flags = std::string(4, '\0')) {
   return "PFA1" + blobs + "PFA1" + payload + Le32(static_cast<uint32_t>(payload.size())) + flags + "PFA1";
 }
 
@@ -87,8 +88,9 @@ TEST(PuffinTest, CompressedFooterOrBlobIsNotSupportedNamingTheFile) {
   EXPECT_NE(st.message().find(kPath), std::string::npos) << st.message();
 
   MemoryFileSystem fs;
-  fs.AddFile(kPath, HandMadeFile("abc", R"({"blobs":[{"type":"t","fields":[],"snapshot-id":-1,"sequence-number":-1,)"
-                                        R"("offset":4,"length":3,"compression-codec":"zstd"}]})"));
+  fs.AddFile(kPath,
+             HandMadeFile("abc", R"({"blobs":[{"type":"t","fields":[],"snapshot-id":-1,"sequence-number":-1,)"
+                                 R"("offset":4,"length":3,"compression-codec":"zstd"}]})"));
   auto reader = PuffinReader::Open(fs, kPath);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   auto blob = (*reader)->ReadBlob((*reader)->blobs()[0]);
@@ -111,22 +113,34 @@ TEST(PuffinTest, BadFilesAreCorruptionNamingFileAndOffset) {
   const std::vector<Case> cases = {
       {"too short", "PFA1PFA1", ""},
       {"leading magic", "XFA1" + good.substr(4), kPath + " at byte 0"},
-      {"trailing magic", good.substr(0, good.size() - 1) + "X", kPath + " at byte " + std::to_string(good.size() - 4)},
+      {"trailing magic", good.substr(0, good.size() - 1) + "X",
+       kPath + " at byte " + std::to_string(good.size() - 4)},
       {"payload size", bad_size, kPath + " at byte " + std::to_string(good.size() - 12)},
-      {"footer magic", "PFA1" "XFA1" + good.substr(8), kPath + " at byte 4"},
+      {"footer magic",
+       "PFA1"
+       "XFA1" +
+           good.substr(8),
+       kPath + " at byte 4"},
       {"not json", HandMadeFile("", "{\"blobs\":[}"), kPath + " at byte 8"},
       {"no blobs", HandMadeFile("", "{}"), kPath + " at byte 8"},
       {"blob past footer",
-       HandMadeFile("ab", R"({"blobs":[{"type":"t","fields":[],"snapshot-id":-1,"sequence-number":-1,"offset":4,"length":3}]})"),
+       HandMadeFile(
+           "ab",
+           R"({"blobs":[{"type":"t","fields":[],"snapshot-id":-1,"sequence-number":-1,"offset":4,"length":3}]})"),
        kPath + " at byte 10"},
       {"negative offset",
-       HandMadeFile("", R"({"blobs":[{"type":"t","fields":[],"snapshot-id":-1,"sequence-number":-1,"offset":-4,"length":0}]})"),
+       HandMadeFile(
+           "",
+           R"({"blobs":[{"type":"t","fields":[],"snapshot-id":-1,"sequence-number":-1,"offset":-4,"length":0}]})"),
        kPath + " at byte 8"},
       {"missing length",
-       HandMadeFile("", R"({"blobs":[{"type":"t","fields":[],"snapshot-id":-1,"sequence-number":-1,"offset":4}]})"),
+       HandMadeFile(
+           "", R"({"blobs":[{"type":"t","fields":[],"snapshot-id":-1,"sequence-number":-1,"offset":4}]})"),
        kPath + " at byte 8"},
       {"string snapshot id",
-       HandMadeFile("", R"({"blobs":[{"type":"t","fields":[],"snapshot-id":"1","sequence-number":-1,"offset":4,"length":0}]})"),
+       HandMadeFile(
+           "",
+           R"({"blobs":[{"type":"t","fields":[],"snapshot-id":"1","sequence-number":-1,"offset":4,"length":0}]})"),
        kPath + " at byte 8"},
   };
   for (const Case& c : cases) {

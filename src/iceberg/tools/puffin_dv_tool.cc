@@ -12,7 +12,6 @@
 // Errors go to stderr with exit status 1.
 #include <cstdio>
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "iceberg/deletion_vector.h"
@@ -30,13 +29,15 @@ Status Write(const std::string& out_path, const std::string& spec_path) {
   if (!spec.is_array()) return Status::InvalidArgument(spec_path + ": expected a JSON list of vectors");
   std::vector<std::pair<std::string, DeletionVector>> vectors;
   for (const json& entry : spec) {
-    if (!entry.is_object() || !entry.contains("referenced_data_file") || !entry["referenced_data_file"].is_string() ||
-        !entry.contains("positions") || !entry["positions"].is_array()) {
+    if (!entry.is_object() || !entry.contains("referenced_data_file") ||
+        !entry["referenced_data_file"].is_string() || !entry.contains("positions") ||
+        !entry["positions"].is_array()) {
       return Status::InvalidArgument(spec_path + ": each vector needs referenced_data_file and positions");
     }
     DeletionVector vector;
     for (const json& position : entry["positions"]) {
-      if (!position.is_number_integer()) return Status::InvalidArgument(spec_path + ": a position is not an integer");
+      if (!position.is_number_integer())
+        return Status::InvalidArgument(spec_path + ": a position is not an integer");
       RETURN_IF_ERROR(vector.Delete(position.get<int64_t>()));
     }
     vectors.emplace_back(entry["referenced_data_file"].get<std::string>(), std::move(vector));
@@ -67,8 +68,8 @@ Status Read(const std::string& path) {
                   {"properties", blob.properties}};
     if (blob.type == kDeletionVectorBlobType) {
       ASSIGN_OR_RETURN(std::string bytes, reader->ReadBlob(blob));
-      ASSIGN_OR_RETURN(DeletionVector vector,
-                       DeletionVector::DeserializeBlob(bytes, path + " blob at " + std::to_string(blob.offset)));
+      ASSIGN_OR_RETURN(DeletionVector vector, DeletionVector::DeserializeBlob(
+                                                  bytes, path + " blob at " + std::to_string(blob.offset)));
       entry["positions"] = vector.Positions();
     }
     blobs.push_back(std::move(entry));
