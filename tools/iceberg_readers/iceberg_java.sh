@@ -11,6 +11,10 @@
 #   iceberg_java.sh list      <catalog> <warehouse> <catalog-name>
 #   iceberg_java.sh snapshots <catalog> <warehouse> <catalog-name> <namespace> <table>
 #   iceberg_java.sh write-sample <dir>  # small v2 tables the library writes (fuzz seeds)
+#   iceberg_java.sh dv-read <file.puffin>  # the library's Puffin reader and deletion vector
+#                             # decoder: blob metadata and positions as JSON
+#   iceberg_java.sh dv-write <out.puffin> <vectors.tsv>  # deletion vectors written by the
+#                             # library, one blob per line "<data-file>\t<p1>,<p2>,..."
 #   iceberg_java.sh rest-server <port> <warehouse> <jdbc-catalog-file> [--credential id:secret]
 #                             # Iceberg's REST catalog server on 127.0.0.1:<port> (0: a free
 #                             # one) over a JDBC catalog in a SQLite file; prints
@@ -38,7 +42,7 @@ ensure_built() {
 }
 
 cmd="${1:-}"
-[[ -n "$cmd" ]] || die "usage: iceberg_java.sh read|read-many|list|snapshots|write-sample|rest-server|build|version|classpath ..."
+[[ -n "$cmd" ]] || die "usage: iceberg_java.sh read|read-many|list|snapshots|write-sample|dv-read|dv-write|rest-server|build|version|classpath ..."
 
 case "$cmd" in
     version)
@@ -63,6 +67,11 @@ case "$cmd" in
         ensure_built
         exec "$JAVA" -XX:TieredStopAtLevel=1 ${ICEBERG_JAVA_OPTS:-} \
             -cp "$MAVEN_TOOL_CLASSPATH" cqlite.icebergreaders.IcebergJavaSampleWriter "$@"
+        ;;
+    dv-read|dv-write)
+        ensure_built
+        exec "$JAVA" -XX:TieredStopAtLevel=1 ${ICEBERG_JAVA_OPTS:-} \
+            -cp "$MAVEN_TOOL_CLASSPATH" cqlite.icebergreaders.IcebergJavaDeletionVectors "$@"
         ;;
     rest-server)
         shift
