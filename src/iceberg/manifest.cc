@@ -54,7 +54,10 @@ constexpr int32_t kNanValueCountsFieldId = 137;
 constexpr int32_t kNanValueCountsKeyId = 138;
 constexpr int32_t kNanValueCountsValueId = 139;
 constexpr int32_t kSortOrderIdFieldId = 140;
+constexpr int32_t kFirstRowIdFieldId = 142;  // v3
 constexpr int32_t kReferencedDataFileFieldId = 143;
+constexpr int32_t kContentOffsetFieldId = 144;  // v3
+constexpr int32_t kContentSizeInBytesFieldId = 145;  // v3
 
 // Field ids of manifest_file, spec "Manifest Lists" (https://iceberg.apache.org/spec/#manifest-lists).
 constexpr int32_t kManifestPathFieldId = 500;
@@ -77,10 +80,13 @@ constexpr int32_t kMinSequenceNumberFieldId = 516;
 constexpr int32_t kManifestContentFieldId = 517;
 constexpr int32_t kContainsNanFieldId = 518;
 constexpr int32_t kManifestKeyMetadataFieldId = 519;
+constexpr int32_t kManifestFirstRowIdFieldId = 520;  // v3
 
 // Avro file metadata keys, spec "Manifests" and "Manifest Lists" (values as
 // Iceberg Java writes them).
-constexpr char kFormatVersion[] = "2";
+// The file format of deletion vectors (spec "Deletion Vectors"); compared
+// without case, as Iceberg Java reads it.
+constexpr char kPuffinFormat[] = "puffin";
 constexpr char kUnpartitionedSpecFields[] = "[]";
 
 constexpr bool kOptional = true;
@@ -98,36 +104,43 @@ Schema ListOf(Schema element, int32_t element_id) {
   return Schema::Array(std::move(element)).WithAttr("element-id", element_id);
 }
 
-Schema DataFileSchema() {
-  return Schema::Record(
-      "r2",
-      {
-          Field::WithId("content", Schema::Int(), kContentFieldId),
-          Field::WithId("file_path", Schema::String(), kFilePathFieldId),
-          Field::WithId("file_format", Schema::String(), kFileFormatFieldId),
-          Field::WithId("partition", Schema::Record("r102", {}), kPartitionFieldId),
-          Field::WithId("record_count", Schema::Long(), kRecordCountFieldId),
-          Field::WithId("file_size_in_bytes", Schema::Long(), kFileSizeFieldId),
-          Field::WithId("column_sizes", IntKeyedMap(kColumnSizesKeyId, Schema::Long(), kColumnSizesValueId),
-                        kColumnSizesFieldId, kOptional),
-          Field::WithId("value_counts", IntKeyedMap(kValueCountsKeyId, Schema::Long(), kValueCountsValueId),
-                        kValueCountsFieldId, kOptional),
-          Field::WithId("null_value_counts",
-                        IntKeyedMap(kNullValueCountsKeyId, Schema::Long(), kNullValueCountsValueId),
-                        kNullValueCountsFieldId, kOptional),
-          Field::WithId("nan_value_counts", IntKeyedMap(kNanValueCountsKeyId, Schema::Long(), kNanValueCountsValueId),
-                        kNanValueCountsFieldId, kOptional),
-          Field::WithId("lower_bounds", IntKeyedMap(kLowerBoundsKeyId, Schema::Bytes(), kLowerBoundsValueId),
-                        kLowerBoundsFieldId, kOptional),
-          Field::WithId("upper_bounds", IntKeyedMap(kUpperBoundsKeyId, Schema::Bytes(), kUpperBoundsValueId),
-                        kUpperBoundsFieldId, kOptional),
-          Field::WithId("key_metadata", Schema::Bytes(), kKeyMetadataFieldId, kOptional),
-          Field::WithId("split_offsets", ListOf(Schema::Long(), kSplitOffsetsElementId), kSplitOffsetsFieldId,
-                        kOptional),
-          Field::WithId("equality_ids", ListOf(Schema::Int(), kEqualityIdsElementId), kEqualityIdsFieldId, kOptional),
-          Field::WithId("sort_order_id", Schema::Int(), kSortOrderIdFieldId, kOptional),
-          Field::WithId("referenced_data_file", Schema::String(), kReferencedDataFileFieldId, kOptional),
-      });
+Schema DataFileSchema(int32_t format_version) {
+  std::vector<Field> fields = {
+      Field::WithId("content", Schema::Int(), kContentFieldId),
+      Field::WithId("file_path", Schema::String(), kFilePathFieldId),
+      Field::WithId("file_format", Schema::String(), kFileFormatFieldId),
+      Field::WithId("partition", Schema::Record("r102", {}), kPartitionFieldId),
+      Field::WithId("record_count", Schema::Long(), kRecordCountFieldId),
+      Field::WithId("file_size_in_bytes", Schema::Long(), kFileSizeFieldId),
+      Field::WithId("column_sizes", IntKeyedMap(kColumnSizesKeyId, Schema::Long(), kColumnSizesValueId),
+                    kColumnSizesFieldId, kOptional),
+      Field::WithId("value_counts", IntKeyedMap(kValueCountsKeyId, Schema::Long(), kValueCountsValueId),
+                    kValueCountsFieldId, kOptional),
+      Field::WithId("null_value_counts",
+                    IntKeyedMap(kNullValueCountsKeyId, Schema::Long(), kNullValueCountsValueId),
+                    kNullValueCountsFieldId, kOptional),
+      Field::WithId("nan_value_counts", IntKeyedMap(kNanValueCountsKeyId, Schema::Long(), kNanValueCountsValueId),
+                    kNanValueCountsFieldId, kOptional),
+      Field::WithId("lower_bounds", IntKeyedMap(kLowerBoundsKeyId, Schema::Bytes(), kLowerBoundsValueId),
+                    kLowerBoundsFieldId, kOptional),
+      Field::WithId("upper_bounds", IntKeyedMap(kUpperBoundsKeyId, Schema::Bytes(), kUpperBoundsValueId),
+                    kUpperBoundsFieldId, kOptional),
+      Field::WithId("key_metadata", Schema::Bytes(), kKeyMetadataFieldId, kOptional),
+      Field::WithId("split_offsets", ListOf(Schema::Long(), kSplitOffsetsElementId), kSplitOffsetsFieldId,
+                    kOptional),
+      Field::WithId("equality_ids", ListOf(Schema::Int(), kEqualityIdsElementId), kEqualityIdsFieldId, kOptional),
+      Field::WithId("sort_order_id", Schema::Int(), kSortOrderIdFieldId, kOptional),
+  };
+  if (format_version >= kManifestFormatV3) {
+    fields.push_back(Field::WithId("first_row_id", Schema::Long(), kFirstRowIdFieldId, kOptional));
+  }
+  fields.push_back(Field::WithId("referenced_data_file", Schema::String(), kReferencedDataFileFieldId, kOptional));
+  if (format_version >= kManifestFormatV3) {
+    fields.push_back(Field::WithId("content_offset", Schema::Long(), kContentOffsetFieldId, kOptional));
+    fields.push_back(
+        Field::WithId("content_size_in_bytes", Schema::Long(), kContentSizeInBytesFieldId, kOptional));
+  }
+  return Schema::Record("r2", std::move(fields));
 }
 
 // ---------------------------------------------------------------- datums
@@ -154,7 +167,7 @@ Datum MapDatum(const std::map<int32_t, std::string>& map) {
   return Some(Datum::Array(std::move(items)));
 }
 
-Datum DataFileDatum(const DataFile& file) {
+Datum DataFileDatum(const DataFile& file, int32_t format_version) {
   Datum split_offsets = Null();
   if (!file.split_offsets.empty()) {
     std::vector<Datum> items;
@@ -167,7 +180,7 @@ Datum DataFileDatum(const DataFile& file) {
     for (int32_t id : file.equality_ids) items.push_back(Datum::Int(id));
     equality_ids = Some(Datum::Array(std::move(items)));
   }
-  return Datum::Record({
+  std::vector<Datum> fields = {
       Datum::Int(static_cast<int32_t>(file.content)),
       Datum::String(file.file_path),
       Datum::String(file.file_format),
@@ -184,8 +197,14 @@ Datum DataFileDatum(const DataFile& file) {
       std::move(split_offsets),
       std::move(equality_ids),
       OptionalOf<int32_t>(file.sort_order_id, &Datum::Int),
-      OptionalOf<std::string>(file.referenced_data_file, &Datum::String),
-  });
+  };
+  if (format_version >= kManifestFormatV3) fields.push_back(OptionalOf<int64_t>(file.first_row_id, &Datum::Long));
+  fields.push_back(OptionalOf<std::string>(file.referenced_data_file, &Datum::String));
+  if (format_version >= kManifestFormatV3) {
+    fields.push_back(OptionalOf<int64_t>(file.content_offset, &Datum::Long));
+    fields.push_back(OptionalOf<int64_t>(file.content_size_in_bytes, &Datum::Long));
+  }
+  return Datum::Record(std::move(fields));
 }
 
 // ---------------------------------------------------------------- reading by name
@@ -324,10 +343,20 @@ Result<DataFile> ReadDataFile(const RecordView& view) {
   for (int64_t id : equality_ids) file.equality_ids.push_back(static_cast<int32_t>(id));
   ASSIGN_OR_RETURN(file.sort_order_id, view.OptionalInt("sort_order_id"));
   ASSIGN_OR_RETURN(file.referenced_data_file, view.OptionalString("referenced_data_file"));
+  ASSIGN_OR_RETURN(file.first_row_id, view.OptionalLong("first_row_id"));
+  ASSIGN_OR_RETURN(file.content_offset, view.OptionalLong("content_offset"));
+  ASSIGN_OR_RETURN(file.content_size_in_bytes, view.OptionalLong("content_size_in_bytes"));
   return file;
 }
 
-Status CheckEntry(const std::string& path, size_t index, const ManifestEntry& entry, ManifestContent content) {
+bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return (x >= 'A' && x <= 'Z' ? x - 'A' + 'a' : x) == (y >= 'A' && y <= 'Z' ? y - 'A' + 'a' : y);
+  });
+}
+
+Status CheckEntry(const std::string& path, size_t index, const ManifestEntry& entry, ManifestContent content,
+                  int32_t format_version) {
   auto error = [&](const std::string& what) {
     return Status::InvalidArgument(StrCat(path, ": manifest entry ", index, " (", entry.data_file.file_path, "): ", what));
   };
@@ -343,6 +372,21 @@ Status CheckEntry(const std::string& path, size_t index, const ManifestEntry& en
     return error("EXISTING and DELETED entries need an explicit snapshot_id and sequence_number");
   }
   if (file.file_path.empty()) return error("empty file_path");
+  if (format_version < kManifestFormatV3) {
+    if (file.first_row_id || file.content_offset || file.content_size_in_bytes) {
+      return error("first_row_id, content_offset and content_size_in_bytes are v3 fields");
+    }
+    return Status::OK();
+  }
+  if (!is_data && file.first_row_id) return error("a delete file with a first_row_id");
+  bool is_vector = EqualsIgnoringCase(file.file_format, kPuffinFormat);
+  if (is_vector && (file.content != FileContent::kPositionDeletes || !file.referenced_data_file ||
+                    !file.content_offset || !file.content_size_in_bytes)) {
+    return error("a deletion vector needs content 1, referenced_data_file, content_offset and content_size_in_bytes");
+  }
+  if (!is_vector && (file.content_offset || file.content_size_in_bytes)) {
+    return error("content_offset and content_size_in_bytes only on deletion vectors (file_format puffin)");
+  }
   return Status::OK();
 }
 
@@ -350,7 +394,7 @@ std::string ContentName(ManifestContent content) { return content == ManifestCon
 
 }  // namespace
 
-avro::Schema ManifestEntrySchema() {
+avro::Schema ManifestEntrySchema(int32_t format_version) {
   return Schema::Record(
       "manifest_entry",
       {
@@ -358,11 +402,11 @@ avro::Schema ManifestEntrySchema() {
           Field::WithId("snapshot_id", Schema::Long(), kSnapshotIdFieldId, kOptional),
           Field::WithId("sequence_number", Schema::Long(), kSequenceNumberFieldId, kOptional),
           Field::WithId("file_sequence_number", Schema::Long(), kFileSequenceNumberFieldId, kOptional),
-          Field::WithId("data_file", DataFileSchema(), kDataFileFieldId),
+          Field::WithId("data_file", DataFileSchema(format_version), kDataFileFieldId),
       });
 }
 
-avro::Schema ManifestFileSchema() {
+avro::Schema ManifestFileSchema(int32_t format_version) {
   Schema field_summary = Schema::Record(
       "r508", {
                   Field::WithId("contains_null", Schema::Boolean(), kContainsNullFieldId),
@@ -370,26 +414,47 @@ avro::Schema ManifestFileSchema() {
                   Field::WithId("lower_bound", Schema::Bytes(), kLowerBoundFieldId, kOptional),
                   Field::WithId("upper_bound", Schema::Bytes(), kUpperBoundFieldId, kOptional),
               });
-  return Schema::Record(
-      "manifest_file",
-      {
-          Field::WithId("manifest_path", Schema::String(), kManifestPathFieldId),
-          Field::WithId("manifest_length", Schema::Long(), kManifestLengthFieldId),
-          Field::WithId("partition_spec_id", Schema::Int(), kPartitionSpecIdFieldId),
-          Field::WithId("content", Schema::Int(), kManifestContentFieldId),
-          Field::WithId("sequence_number", Schema::Long(), kManifestSequenceNumberFieldId),
-          Field::WithId("min_sequence_number", Schema::Long(), kMinSequenceNumberFieldId),
-          Field::WithId("added_snapshot_id", Schema::Long(), kAddedSnapshotIdFieldId),
-          Field::WithId("added_files_count", Schema::Int(), kAddedFilesCountFieldId),
-          Field::WithId("existing_files_count", Schema::Int(), kExistingFilesCountFieldId),
-          Field::WithId("deleted_files_count", Schema::Int(), kDeletedFilesCountFieldId),
-          Field::WithId("added_rows_count", Schema::Long(), kAddedRowsCountFieldId),
-          Field::WithId("existing_rows_count", Schema::Long(), kExistingRowsCountFieldId),
-          Field::WithId("deleted_rows_count", Schema::Long(), kDeletedRowsCountFieldId),
-          Field::WithId("partitions", ListOf(std::move(field_summary), kPartitionSummaryElementId),
-                        kPartitionsFieldId, kOptional),
-          Field::WithId("key_metadata", Schema::Bytes(), kManifestKeyMetadataFieldId, kOptional),
-      });
+  std::vector<Field> fields = {
+      Field::WithId("manifest_path", Schema::String(), kManifestPathFieldId),
+      Field::WithId("manifest_length", Schema::Long(), kManifestLengthFieldId),
+      Field::WithId("partition_spec_id", Schema::Int(), kPartitionSpecIdFieldId),
+      Field::WithId("content", Schema::Int(), kManifestContentFieldId),
+      Field::WithId("sequence_number", Schema::Long(), kManifestSequenceNumberFieldId),
+      Field::WithId("min_sequence_number", Schema::Long(), kMinSequenceNumberFieldId),
+      Field::WithId("added_snapshot_id", Schema::Long(), kAddedSnapshotIdFieldId),
+      Field::WithId("added_files_count", Schema::Int(), kAddedFilesCountFieldId),
+      Field::WithId("existing_files_count", Schema::Int(), kExistingFilesCountFieldId),
+      Field::WithId("deleted_files_count", Schema::Int(), kDeletedFilesCountFieldId),
+      Field::WithId("added_rows_count", Schema::Long(), kAddedRowsCountFieldId),
+      Field::WithId("existing_rows_count", Schema::Long(), kExistingRowsCountFieldId),
+      Field::WithId("deleted_rows_count", Schema::Long(), kDeletedRowsCountFieldId),
+      Field::WithId("partitions", ListOf(std::move(field_summary), kPartitionSummaryElementId),
+                    kPartitionsFieldId, kOptional),
+      Field::WithId("key_metadata", Schema::Bytes(), kManifestKeyMetadataFieldId, kOptional),
+  };
+  if (format_version >= kManifestFormatV3) {
+    fields.push_back(Field::WithId("first_row_id", Schema::Long(), kManifestFirstRowIdFieldId, kOptional));
+  }
+  return Schema::Record("manifest_file", std::move(fields));
+}
+
+Result<int64_t> AssignFirstRowIds(std::vector<ManifestFile>* manifests, int64_t snapshot_first_row_id) {
+  int64_t next = snapshot_first_row_id;
+  for (ManifestFile& m : *manifests) {
+    if (m.content != ManifestContent::kData) {
+      if (m.first_row_id) {
+        return Status::InvalidArgument(StrCat(m.manifest_path, ": a delete manifest with a first_row_id"));
+      }
+      continue;
+    }
+    if (m.first_row_id) continue;  // assigned when first committed: kept
+    if (m.added_rows_count < 0 || m.existing_rows_count < 0) {
+      return Status::InvalidArgument(StrCat(m.manifest_path, ": negative row counts"));
+    }
+    m.first_row_id = next;
+    next += m.added_rows_count + m.existing_rows_count;
+  }
+  return next - snapshot_first_row_id;
 }
 
 Result<ManifestFile> WriteManifest(FileSystem& fs, const std::string& path, const ManifestWriteOptions& options,
@@ -397,6 +462,10 @@ Result<ManifestFile> WriteManifest(FileSystem& fs, const std::string& path, cons
                                    int64_t sequence_number) {
   if (options.table_schema_json.empty()) {
     return Status::InvalidArgument(StrCat(path, ": a manifest needs the table schema JSON"));
+  }
+  const int32_t version = options.format_version;
+  if (version != kManifestFormatV2 && version != kManifestFormatV3) {
+    return Status::InvalidArgument(StrCat(path, ": manifest format version ", version, " is not 2 or 3"));
   }
   ManifestFile result;
   result.manifest_path = path;
@@ -407,7 +476,7 @@ Result<ManifestFile> WriteManifest(FileSystem& fs, const std::string& path, cons
   result.added_snapshot_id = snapshot_id;
   for (size_t i = 0; i < entries.size(); ++i) {
     const ManifestEntry& entry = entries[i];
-    RETURN_IF_ERROR(CheckEntry(path, i, entry, options.content));
+    RETURN_IF_ERROR(CheckEntry(path, i, entry, options.content, version));
     int64_t rows = entry.data_file.record_count;
     switch (entry.status) {
       case ManifestEntryStatus::kAdded:
@@ -433,10 +502,11 @@ Result<ManifestFile> WriteManifest(FileSystem& fs, const std::string& path, cons
       {"schema-id", std::to_string(options.schema_id)},
       {"partition-spec", kUnpartitionedSpecFields},
       {"partition-spec-id", std::to_string(options.partition_spec_id)},
-      {"format-version", kFormatVersion},
+      {"format-version", std::to_string(version)},
       {"content", ContentName(options.content)},
   };
-  ASSIGN_OR_RETURN(auto writer, avro::ContainerWriter::Open(fs, path, ManifestEntrySchema(), writer_options));
+  ASSIGN_OR_RETURN(auto writer,
+                   avro::ContainerWriter::Open(fs, path, ManifestEntrySchema(version), writer_options));
   for (const ManifestEntry& entry : entries) {
     bool inherited = entry.status == ManifestEntryStatus::kAdded;
     Datum record = Datum::Record({
@@ -444,7 +514,7 @@ Result<ManifestFile> WriteManifest(FileSystem& fs, const std::string& path, cons
         inherited ? Null() : OptionalOf<int64_t>(entry.snapshot_id, &Datum::Long),
         inherited ? Null() : OptionalOf<int64_t>(entry.sequence_number, &Datum::Long),
         inherited ? Null() : OptionalOf<int64_t>(entry.file_sequence_number, &Datum::Long),
-        DataFileDatum(entry.data_file),
+        DataFileDatum(entry.data_file, version),
     });
     RETURN_IF_ERROR(writer->Append(record));
   }
@@ -461,6 +531,7 @@ Result<std::vector<ManifestEntry>> ReadManifest(FileSystem& fs, const ManifestFi
     return Status::Corruption(StrCat(path, ": manifest records are ", avro::TypeName(schema.type), ", not records"));
   }
   std::vector<ManifestEntry> entries;
+  int64_t inherited_row_id = manifest.first_row_id.value_or(0);  // spec "First Row ID Inheritance"
   while (true) {
     ASSIGN_OR_RETURN(std::optional<Datum> record, reader->Next());
     if (!record) break;
@@ -480,6 +551,11 @@ Result<std::vector<ManifestEntry>> ReadManifest(FileSystem& fs, const ManifestFi
       if (!entry.sequence_number) entry.sequence_number = manifest.sequence_number;
       if (!entry.file_sequence_number) entry.file_sequence_number = manifest.sequence_number;
     }
+    DataFile& file = entry.data_file;
+    if (manifest.first_row_id && file.content == FileContent::kData && !file.first_row_id) {
+      file.first_row_id = inherited_row_id;
+      inherited_row_id += file.record_count;
+    }
     entries.push_back(std::move(entry));
   }
   return entries;
@@ -487,18 +563,37 @@ Result<std::vector<ManifestEntry>> ReadManifest(FileSystem& fs, const ManifestFi
 
 Status WriteManifestList(FileSystem& fs, const std::string& path, int64_t snapshot_id,
                          std::optional<int64_t> parent_snapshot_id, int64_t sequence_number,
-                         const std::vector<ManifestFile>& manifests) {
+                         const std::vector<ManifestFile>& manifests, int32_t format_version,
+                         std::optional<int64_t> first_row_id) {
+  if (format_version != kManifestFormatV2 && format_version != kManifestFormatV3) {
+    return Status::InvalidArgument(StrCat(path, ": manifest list format version ", format_version, " is not 2 or 3"));
+  }
+  const bool v3 = format_version == kManifestFormatV3;
+  if (v3 != first_row_id.has_value()) {
+    return Status::InvalidArgument(StrCat(path, ": a v3 manifest list, and only one, has a first-row-id"));
+  }
+  for (const ManifestFile& m : manifests) {
+    bool wants_row_id = v3 && m.content == ManifestContent::kData;
+    if (wants_row_id != m.first_row_id.has_value()) {
+      return Status::InvalidArgument(
+          StrCat(path, ": ", m.manifest_path,
+                 v3 ? ": in a v3 manifest list data manifests, and only they, have a first_row_id"
+                    : ": a first_row_id in a v2 manifest list"));
+    }
+  }
   avro::ContainerWriterOptions writer_options;
   writer_options.codec = avro::ContainerCodec::kDeflate;
   writer_options.metadata = {
       {"snapshot-id", std::to_string(snapshot_id)},
       {"parent-snapshot-id", parent_snapshot_id ? std::to_string(*parent_snapshot_id) : "null"},
       {"sequence-number", std::to_string(sequence_number)},
-      {"format-version", kFormatVersion},
+      {"format-version", std::to_string(format_version)},
   };
-  ASSIGN_OR_RETURN(auto writer, avro::ContainerWriter::Open(fs, path, ManifestFileSchema(), writer_options));
+  if (v3) writer_options.metadata.emplace_back("first-row-id", std::to_string(*first_row_id));
+  ASSIGN_OR_RETURN(auto writer,
+                   avro::ContainerWriter::Open(fs, path, ManifestFileSchema(format_version), writer_options));
   for (const ManifestFile& m : manifests) {
-    Datum record = Datum::Record({
+    std::vector<Datum> fields = {
         Datum::String(m.manifest_path),
         Datum::Long(m.manifest_length),
         Datum::Int(m.partition_spec_id),
@@ -514,8 +609,9 @@ Status WriteManifestList(FileSystem& fs, const std::string& path, int64_t snapsh
         Datum::Long(m.deleted_rows_count),
         Some(Datum::Array({})),  // partitions: one summary per partition field, none when unpartitioned
         Null(),                  // key_metadata
-    });
-    RETURN_IF_ERROR(writer->Append(record));
+    };
+    if (v3) fields.push_back(OptionalOf<int64_t>(m.first_row_id, &Datum::Long));
+    RETURN_IF_ERROR(writer->Append(Datum::Record(std::move(fields))));
   }
   ASSIGN_OR_RETURN(uint64_t length, writer->Close());
   (void)length;
@@ -565,6 +661,7 @@ Result<std::vector<ManifestFile>> ReadManifestList(FileSystem& fs, const std::st
     m.added_rows_count = added_rows.value_or(0);
     m.existing_rows_count = existing_rows.value_or(0);
     m.deleted_rows_count = deleted_rows.value_or(0);
+    ASSIGN_OR_RETURN(m.first_row_id, view.OptionalLong("first_row_id"));
     manifests.push_back(std::move(m));
   }
   return manifests;

@@ -1,5 +1,6 @@
 #include "iceberg/table_metadata.h"
 
+#include <algorithm>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +37,10 @@ Snapshot SnapshotFromJson(const json& j) {
     }
   }
   if (j.contains("schema-id")) s.schema_id = JsonInteger<int32_t>(j["schema-id"]);
+  if (j.contains("first-row-id") && !j["first-row-id"].is_null()) {
+    s.first_row_id = JsonInteger<int64_t>(j["first-row-id"]);
+  }
+  if (j.contains("added-rows") && !j["added-rows"].is_null()) s.added_rows = JsonInteger<int64_t>(j["added-rows"]);
   return s;
 }
 
@@ -57,8 +62,10 @@ const Snapshot* TableMetadata::CurrentSnapshot() const {
 }
 
 TableMetadata NewTableMetadata(const std::string& location, Schema schema,
-                               std::map<std::string, std::string> properties, int64_t now_ms) {
+                               std::map<std::string, std::string> properties, int64_t now_ms,
+                               int32_t format_version) {
   TableMetadata m;
+  m.format_version = format_version;
   m.table_uuid = RandomUuid();
   m.location = location;
   m.last_updated_ms = now_ms;
@@ -74,8 +81,14 @@ void AddSnapshot(TableMetadata* metadata, Snapshot snapshot, const std::string& 
   metadata->last_sequence_number = snapshot.sequence_number;
   metadata->last_updated_ms = snapshot.timestamp_ms;
   metadata->current_snapshot_id = snapshot.snapshot_id;
+  if (metadata->format_version >= 3) metadata->next_row_id += snapshot.added_rows.value_or(0);
   metadata->snapshot_log.emplace_back(snapshot.timestamp_ms, snapshot.snapshot_id);
   metadata->snapshots.push_back(std::move(snapshot));
+}
+
+void AssignSnapshotRowIds(const TableMetadata& metadata, int64_t added_rows, Snapshot* snapshot) {
+  snapshot->first_row_id = metadata.next_row_id;
+  snapshot->added_rows = added_rows;
 }
 
 nlohmann::json SnapshotToJson(const Snapshot& s) {
@@ -86,6 +99,8 @@ nlohmann::json SnapshotToJson(const Snapshot& s) {
          {"summary", s.summary}};
   if (s.parent_snapshot_id) j["parent-snapshot-id"] = *s.parent_snapshot_id;
   if (s.schema_id) j["schema-id"] = *s.schema_id;
+  if (s.first_row_id) j["first-row-id"] = *s.first_row_id;
+  if (s.added_rows) j["added-rows"] = *s.added_rows;
   return j;
 }
 
@@ -101,7 +116,7 @@ std::string TableMetadataToJson(const TableMetadata& m) {
     metadata_log.push_back({{"timestamp-ms", ts}, {"metadata-file", file}});
   }
   json j{
-      {"format-version", 2},
+      {"format-version", m.format_version},
       {"table-uuid", m.table_uuid},
       {"location", m.location},
       {"last-sequence-number", m.last_sequence_number},
@@ -121,21 +136,26 @@ std::string TableMetadataToJson(const TableMetadata& m) {
       {"metadata-log", metadata_log},
       {"refs", json::object()},
   };
+  if (m.format_version >= 3) j["next-row-id"] = m.next_row_id;
   if (m.current_snapshot_id) {
     j["refs"]["main"] = {{"snapshot-id", *m.current_snapshot_id}, {"type", "branch"}};
   }
   return j.dump(2);
 }
 
-Result<TableMetadata> TableMetadataFromJson(const std::string& text, const std::string& path) {
+Result<TableMetadata> TableMetadataFromJson(const std::string& text, const std::string& path,
+                                            int32_t max_format_version) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return Status::Corruption(StrCat(path, ": not JSON table metadata"));
   try {
     TableMetadata m;
-    if (JsonInteger<int32_t>(j.at("format-version")) != 2) {
+    m.format_version = JsonInteger<int32_t>(j.at("format-version"));
+    if (m.format_version < 2 || m.format_version > std::min(max_format_version, 3)) {
       return Status::NotSupported(StrCat(path, ": Iceberg format version ", j["format-version"].dump(),
-                                         "; CQLite writes version 2 tables"));
+                                         max_format_version >= 3 ? "; CQLite reads version 2 and 3 tables"
+                                                                 : "; CQLite writes version 2 tables"));
     }
+    if (m.format_version >= 3) m.next_row_id = JsonInteger<int64_t>(j.at("next-row-id"));
     m.table_uuid = j.at("table-uuid").get<std::string>();
     m.location = j.at("location").get<std::string>();
     m.last_sequence_number = JsonInteger<int64_t>(j.at("last-sequence-number"));
@@ -156,6 +176,12 @@ Result<TableMetadata> TableMetadataFromJson(const std::string& text, const std::
     }
     if (j.contains("snapshots")) {
       for (const json& s : j["snapshots"]) m.snapshots.push_back(SnapshotFromJson(s));
+    }
+    for (const Snapshot& s : m.snapshots) {
+      if (m.format_version >= 3 && (!s.first_row_id || !s.added_rows)) {
+        return Status::Corruption(
+            StrCat(path, ": snapshot ", s.snapshot_id, " of a v3 table lacks first-row-id or added-rows"));
+      }
     }
     if (j.contains("snapshot-log")) {
       for (const json& e : j["snapshot-log"]) {

@@ -152,6 +152,104 @@ TEST(TableMetadataTest, RoundTrip) {
   EXPECT_TRUE(empty_back->snapshots.empty());
 }
 
+TEST(TableMetadataTest, V2HasNoRowLineage) {
+  TableMetadata m = NewTableMetadata("/warehouse/t", TwoColumnSchema(), {}, 1000);
+  AddSnapshot(&m, MakeSnapshot(111, std::nullopt, 1, 2000), "");
+  json j = json::parse(TableMetadataToJson(m));
+  std::set<std::string> keys;
+  for (const auto& [key, value] : j.items()) keys.insert(key);
+  EXPECT_EQ(keys, (std::set<std::string>{"format-version", "table-uuid", "location", "last-sequence-number",
+                                         "last-updated-ms", "last-column-id", "current-schema-id", "schemas",
+                                         "default-spec-id", "partition-specs", "last-partition-id",
+                                         "default-sort-order-id", "sort-orders", "properties",
+                                         "current-snapshot-id", "snapshots", "snapshot-log", "metadata-log",
+                                         "refs"}));
+  std::set<std::string> snapshot_keys;
+  for (const auto& [key, value] : j["snapshots"][0].items()) snapshot_keys.insert(key);
+  EXPECT_EQ(snapshot_keys, (std::set<std::string>{"snapshot-id", "sequence-number", "timestamp-ms", "manifest-list",
+                                                  "summary", "schema-id"}));
+  EXPECT_EQ(m.next_row_id, 0);
+}
+
+TEST(TableMetadataTest, V3RowLineageRoundTrip) {
+  TableMetadata m = NewTableMetadata("/warehouse/t", TwoColumnSchema(), {}, 1000, /*format_version=*/3);
+  json fresh = json::parse(TableMetadataToJson(m));
+  EXPECT_EQ(fresh.at("format-version"), 3);
+  EXPECT_EQ(fresh.at("next-row-id"), 0);
+
+  // Spec "Snapshot Row IDs": each snapshot starts at the table's next-row-id,
+  // which then advances by the snapshot's added-rows.
+  Snapshot first = MakeSnapshot(111, std::nullopt, 1, 2000);
+  AssignSnapshotRowIds(m, 300, &first);
+  EXPECT_EQ(first.first_row_id, 0);
+  EXPECT_EQ(first.added_rows, 300);
+  AddSnapshot(&m, first, "");
+  EXPECT_EQ(m.next_row_id, 300);
+  Snapshot empty_commit = MakeSnapshot(222, 111, 2, 3000);  // no ids assigned: first-row-id still required
+  AssignSnapshotRowIds(m, 0, &empty_commit);
+  AddSnapshot(&m, empty_commit, "/warehouse/t/metadata/00001-a.metadata.json");
+  EXPECT_EQ(m.next_row_id, 300);
+  Snapshot third = MakeSnapshot(333, 222, 3, 4000);
+  AssignSnapshotRowIds(m, 45, &third);
+  AddSnapshot(&m, third, "/warehouse/t/metadata/00002-b.metadata.json");
+  EXPECT_EQ(m.next_row_id, 345);
+
+  std::string text = TableMetadataToJson(m);
+  json j = json::parse(text);
+  EXPECT_EQ(j.at("format-version"), 3);
+  EXPECT_EQ(j.at("next-row-id"), 345);
+  EXPECT_EQ(j["snapshots"][0].at("first-row-id"), 0);
+  EXPECT_EQ(j["snapshots"][0].at("added-rows"), 300);
+  EXPECT_EQ(j["snapshots"][1].at("first-row-id"), 300);
+  EXPECT_EQ(j["snapshots"][1].at("added-rows"), 0);
+  EXPECT_EQ(j["snapshots"][2].at("first-row-id"), 300);
+  EXPECT_EQ(j["snapshots"][2].at("added-rows"), 45);
+
+  // Who would commit v2 manifests reads v3 tables as not supported; a v3
+  // reader gets them whole.
+  EXPECT_EQ(TableMetadataFromJson(text, "p").status().kind(), StatusKind::kNotSupported);
+  auto back = TableMetadataFromJson(text, "p", /*max_format_version=*/3);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->format_version, 3);
+  EXPECT_EQ(back->next_row_id, 345);
+  ASSERT_EQ(back->snapshots.size(), 3u);
+  EXPECT_EQ(back->snapshots[2].first_row_id, 300);
+  EXPECT_EQ(back->snapshots[2].added_rows, 45);
+  EXPECT_EQ(TableMetadataToJson(*back), text);
+
+  // v2 metadata reads the same with a v3 reader.
+  TableMetadata v2 = NewTableMetadata("/t", TwoColumnSchema(), {}, 5);
+  auto v2_back = TableMetadataFromJson(TableMetadataToJson(v2), "p", 3);
+  ASSERT_TRUE(v2_back.ok());
+  EXPECT_EQ(v2_back->format_version, 2);
+  EXPECT_EQ(TableMetadataToJson(*v2_back), TableMetadataToJson(v2));
+}
+
+TEST(TableMetadataTest, V3WithoutRowLineageIsCorruption) {
+  TableMetadata m = NewTableMetadata("/warehouse/t", TwoColumnSchema(), {}, 1000, 3);
+  Snapshot s = MakeSnapshot(111, std::nullopt, 1, 2000);
+  AssignSnapshotRowIds(m, 10, &s);
+  AddSnapshot(&m, s, "");
+  json valid = json::parse(TableMetadataToJson(m));
+  ASSERT_TRUE(TableMetadataFromJson(valid.dump(), "p", 3).ok());
+  for (const char* drop : {"next-row-id", "first-row-id", "added-rows"}) {
+    SCOPED_TRACE(drop);
+    json bad = valid;
+    if (bad.contains(drop)) {
+      bad.erase(drop);
+    } else {
+      bad["snapshots"][0].erase(drop);
+    }
+    auto read = TableMetadataFromJson(bad.dump(), "/w/t/metadata/00001-x.metadata.json", 3);
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.status().kind(), StatusKind::kCorruption) << read.status().ToString();
+    EXPECT_NE(read.status().message().find("00001-x.metadata.json"), std::string::npos);
+  }
+  json v4 = valid;
+  v4["format-version"] = 4;
+  EXPECT_EQ(TableMetadataFromJson(v4.dump(), "p", 3).status().kind(), StatusKind::kNotSupported);
+}
+
 TEST(TableMetadataTest, ReadsOtherWritersForms) {
   // A null current-snapshot-id means no current snapshot as -1 does.
   json j = json::parse(TableMetadataToJson(NewTableMetadata("/t", TwoColumnSchema(), {}, 5)));

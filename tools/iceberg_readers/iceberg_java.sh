@@ -15,6 +15,8 @@
 #                             # decoder: blob metadata and positions as JSON
 #   iceberg_java.sh dv-write <out.puffin> <vectors.tsv>  # deletion vectors written by the
 #                             # library, one blob per line "<data-file>\t<p1>,<p2>,..."
+#   iceberg_java.sh v3-read <metadata.json>  # format version 3 table metadata, its manifest
+#                             # lists and manifests as the library parses them, as JSON
 #   iceberg_java.sh rest-server <port> <warehouse> <jdbc-catalog-file> [--credential id:secret]
 #                             # Iceberg's REST catalog server on 127.0.0.1:<port> (0: a free
 #                             # one) over a JDBC catalog in a SQLite file; prints
@@ -42,7 +44,7 @@ ensure_built() {
 }
 
 cmd="${1:-}"
-[[ -n "$cmd" ]] || die "usage: iceberg_java.sh read|read-many|list|snapshots|write-sample|dv-read|dv-write|rest-server|build|version|classpath ..."
+[[ -n "$cmd" ]] || die "usage: iceberg_java.sh read|read-many|list|snapshots|write-sample|dv-read|dv-write|v3-read|rest-server|build|version|classpath ..."
 
 case "$cmd" in
     version)
@@ -72,6 +74,12 @@ case "$cmd" in
         ensure_built
         exec "$JAVA" -XX:TieredStopAtLevel=1 ${ICEBERG_JAVA_OPTS:-} \
             -cp "$MAVEN_TOOL_CLASSPATH" cqlite.icebergreaders.IcebergJavaDeletionVectors "$@"
+        ;;
+    v3-read)
+        [[ $# -eq 2 ]] || die "usage: iceberg_java.sh v3-read <metadata.json>"
+        ensure_built
+        exec "$JAVA" -XX:TieredStopAtLevel=1 ${ICEBERG_JAVA_OPTS:-} \
+            -cp "$MAVEN_TOOL_CLASSPATH" cqlite.icebergreaders.IcebergJavaV3Metadata "$@"
         ;;
     rest-server)
         shift

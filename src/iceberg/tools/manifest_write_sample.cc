@@ -8,6 +8,13 @@
 //       delete-manifest.avro (a position and an equality delete file),
 //       manifest-list.avro (both, snapshot 3051729675574597004, sequence 7,
 //       parent 3051729675574597003).
+//   manifest_write_sample write-v3 <table-directory>
+//       a format version 3 table of local files: metadata/v3.metadata.json
+//       with two snapshots (row lineage: next-row-id 1035), their v3
+//       manifest lists, data manifests (data files of 1000, 10 and 25 rows)
+//       and a delete manifest of two deletion vectors in data/dvs.puffin
+//       (positions 0, 5 and 999 of the first data file; 1, 2, 3 and 4 of the
+//       second), for tests/integration/test_v3_metadata_iceberg_java.py.
 //   manifest_write_sample dump <file.avro>
 //       the schema, metadata and records of any container file as JSON.
 //   manifest_write_sample read-list <manifest-list.avro>
@@ -18,7 +25,9 @@
 #include <vector>
 
 #include "avro/container.h"
+#include "iceberg/deletion_vector.h"
 #include "iceberg/manifest.h"
+#include "iceberg/table_metadata.h"
 #include "io/file_system.h"
 #include "util/strings.h"
 
@@ -95,6 +104,94 @@ Status Write(const std::string& dir) {
   RETURN_IF_ERROR(WriteManifestList(fs, JoinPath(dir, "manifest-list.avro"), kSnapshotId, kParentSnapshotId,
                                     kSequenceNumber, {data_manifest, delete_manifest}));
   std::cout << "wrote " << dir << "\n";
+  return Status::OK();
+}
+
+DataFile SampleDataFile(const std::string& path, int64_t record_count) {
+  DataFile file;
+  file.file_path = path;
+  file.record_count = record_count;
+  file.file_size_in_bytes = 1024 + record_count;
+  return file;
+}
+
+Status WriteV3(const std::string& dir) {
+  FileSystem& fs = LocalFileSystem();
+  RETURN_IF_ERROR(fs.CreateDirectories(JoinPath(dir, "metadata")));
+  RETURN_IF_ERROR(fs.CreateDirectories(JoinPath(dir, "data")));
+  ASSIGN_OR_RETURN(Schema schema, SchemaFromJson(nlohmann::json::parse(kTableSchema)));
+  TableMetadata table = NewTableMetadata(dir, schema, {}, 1700000000000, /*format_version=*/3);
+  ManifestWriteOptions options;
+  options.table_schema_json = kTableSchema;
+  options.format_version = kManifestFormatV3;
+  const std::string file_a = JoinPath(dir, "data/a.parquet"), file_b = JoinPath(dir, "data/b.parquet"),
+                    file_c = JoinPath(dir, "data/c.parquet");
+
+  // Snapshot 1 adds a (1000 rows) and b (10 rows): row ids 0..1009.
+  const int64_t first_id = 1000001, second_id = 1000002;
+  std::vector<ManifestEntry> added(2);
+  added[0].data_file = SampleDataFile(file_a, 1000);
+  added[1].data_file = SampleDataFile(file_b, 10);
+  ASSIGN_OR_RETURN(ManifestFile m1, WriteManifest(fs, JoinPath(dir, "metadata/m1.avro"), options, added, first_id, 1));
+  std::vector<ManifestFile> list1 = {m1};
+  ASSIGN_OR_RETURN(int64_t added_rows1, AssignFirstRowIds(&list1, table.next_row_id));
+  Snapshot first;
+  first.snapshot_id = first_id;
+  first.sequence_number = 1;
+  first.timestamp_ms = 1700000001000;
+  first.manifest_list = JoinPath(dir, "metadata/snap-1.avro");
+  first.summary = {{"operation", "append"}};
+  first.schema_id = 0;
+  AssignSnapshotRowIds(table, added_rows1, &first);
+  RETURN_IF_ERROR(WriteManifestList(fs, first.manifest_list, first_id, std::nullopt, 1, list1, kManifestFormatV3,
+                                    first.first_row_id));
+  AddSnapshot(&table, first, "");
+
+  // Snapshot 2 adds c (25 rows: ids 1010..1034) and deletion vectors of a and b.
+  std::vector<ManifestEntry> added_c(1);
+  added_c[0].data_file = SampleDataFile(file_c, 25);
+  ASSIGN_OR_RETURN(ManifestFile m2,
+                   WriteManifest(fs, JoinPath(dir, "metadata/m2.avro"), options, added_c, second_id, 2));
+  std::vector<std::pair<std::string, DeletionVector>> vectors(2);
+  vectors[0].first = file_a;
+  vectors[1].first = file_b;
+  for (int64_t position : {0, 5, 999}) RETURN_IF_ERROR(vectors[0].second.Delete(position));
+  for (int64_t position : {1, 2, 3, 4}) RETURN_IF_ERROR(vectors[1].second.Delete(position));
+  ASSIGN_OR_RETURN(std::vector<DeletionVectorFile> dvs,
+                   WriteDeletionVectorFile(fs, JoinPath(dir, "data/dvs.puffin"), vectors));
+  std::vector<ManifestEntry> deletes(dvs.size());
+  for (size_t i = 0; i < dvs.size(); ++i) {
+    DataFile& f = deletes[i].data_file;
+    f.content = FileContent::kPositionDeletes;
+    f.file_path = dvs[i].file_path;
+    f.file_format = "puffin";
+    f.record_count = dvs[i].record_count;
+    f.file_size_in_bytes = dvs[i].file_size_in_bytes;
+    f.referenced_data_file = dvs[i].referenced_data_file;
+    f.content_offset = dvs[i].content_offset;
+    f.content_size_in_bytes = dvs[i].content_size_in_bytes;
+  }
+  options.content = ManifestContent::kDeletes;
+  ASSIGN_OR_RETURN(ManifestFile m3, WriteManifest(fs, JoinPath(dir, "metadata/m3-deletes.avro"), options, deletes,
+                                                  second_id, 2));
+  std::vector<ManifestFile> list2 = {m2, m3, list1[0]};
+  ASSIGN_OR_RETURN(int64_t added_rows2, AssignFirstRowIds(&list2, table.next_row_id));
+  Snapshot second;
+  second.snapshot_id = second_id;
+  second.parent_snapshot_id = first_id;
+  second.sequence_number = 2;
+  second.timestamp_ms = 1700000002000;
+  second.manifest_list = JoinPath(dir, "metadata/snap-2.avro");
+  second.summary = {{"operation", "overwrite"}};
+  second.schema_id = 0;
+  AssignSnapshotRowIds(table, added_rows2, &second);
+  RETURN_IF_ERROR(WriteManifestList(fs, second.manifest_list, second_id, first_id, 2, list2, kManifestFormatV3,
+                                    second.first_row_id));
+  AddSnapshot(&table, second, "");
+
+  const std::string metadata_path = JoinPath(dir, "metadata/v3.metadata.json");
+  RETURN_IF_ERROR(fs.WriteStringToFile(metadata_path, TableMetadataToJson(table)));
+  std::cout << metadata_path << "\n";
   return Status::OK();
 }
 
@@ -185,11 +282,13 @@ Status ReadList(const std::string& path) {
 
 int Main(int argc, char** argv) {
   if (argc != 3) {
-    std::cerr << "usage: manifest_write_sample write <dir> | dump <file.avro> | read-list <manifest-list.avro>\n";
+    std::cerr << "usage: manifest_write_sample write <dir> | write-v3 <dir> | dump <file.avro> | read-list "
+                 "<manifest-list.avro>\n";
     return 2;
   }
   std::string mode = argv[1];
   Status status = mode == "write"       ? Write(argv[2])
+                  : mode == "write-v3"  ? WriteV3(argv[2])
                   : mode == "dump"      ? Dump(argv[2])
                   : mode == "read-list" ? ReadList(argv[2])
                                         : Status::InvalidArgument(StrCat("unknown mode ", mode));
