@@ -99,14 +99,8 @@ class RestCatalogServer:
         self.address = "rest:" + self.uri
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
+        from s3_server import stop_server
+        stop_server(self.proc, self.log)
 
 
 @pytest.fixture()

@@ -90,14 +90,19 @@ class S3Server:
         return self.client.list_multipart_uploads(Bucket=BUCKET).get("Uploads", [])
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
+        stop_server(self.proc, self.log)
+
+
+def stop_server(proc, log):
+    """Stops a server process the tests started (SIGTERM, then SIGKILL after 30 s) and closes its log."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    log.close()
 
 
 _REQUEST_LINE = re.compile(rb"(GET|PUT|POST|HEAD|DELETE) (\S+) HTTP/1\.1\r\n")
