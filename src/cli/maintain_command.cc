@@ -160,14 +160,19 @@ int Maintain(const MaintainCommandOptions& options) {
   if (!tables.ok()) return fail(tables.status());
 
   const std::set<std::string> skip(options.skip.begin(), options.skip.end());
-  const int64_t now_seconds = NowOrWallClock(options.now_seconds);
+  // Ages are measured to the millisecond: a snapshot committed a moment ago
+  // is older than 0s.
+  const double now_seconds =
+      options.now_seconds >= 0
+          ? static_cast<double>(options.now_seconds)
+          : std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   maintain::MaintainOptions run;
   run.rewrite_data_files = !skip.count("rewrite");
   run.rewrite.delete_threshold = options.delete_threshold;
   run.rewrite.small_file_bytes = options.small_file_size;
   run.rewrite.target_file_bytes = options.target_file_size;
   run.expire_snapshots = !skip.count("expire");
-  run.now_ms = now_seconds * 1000;
+  run.now_ms = static_cast<int64_t>(now_seconds * 1000);
   run.retention_ms = options.expire_older_than * 1000;
   run.retain_last = options.retain_last;
   const bool remove_orphans = !skip.count("orphans");
@@ -219,7 +224,7 @@ int Maintain(const MaintainCommandOptions& options) {
       if (!report.orphans_skipped) {
         if (terminal) run.progress("removing orphan files");
         status = maintain::RemoveTableOrphans(fs, **catalog, table.namespace_name, table.table_name,
-                                              static_cast<double>(now_seconds - options.orphan_age), &report);
+                                              now_seconds - static_cast<double>(options.orphan_age), &report);
       }
     }
     if (terminal) std::cerr << "\r\033[K" << std::flush;
