@@ -191,6 +191,10 @@ Result<std::optional<PlannedVersion>> RewriteDataFiles(FileSystem& fs, const cat
   const iceberg::TableMetadata& metadata = table.metadata;
   const iceberg::Snapshot* current = metadata.CurrentSnapshot();
   if (current == nullptr) return std::optional<PlannedVersion>();
+  if (metadata.format_version >= 3) {
+    return Status::NotSupported(StrCat(name, ": a v3 table (deletion vectors); maintain rewrites v2 tables only "
+                                             "for now (--skip rewrite expires and removes orphans)"));
+  }
   auto progress = [&](const std::string& line) {
     if (options.progress) options.progress(line);
   };

@@ -427,6 +427,52 @@ def test_the_tables_through_a_rest_catalog_in_an_s3_warehouse_match_cassandra(no
     assert not problems, "\n".join(problems)
 
 
+def test_v3_tables_with_deletion_vectors_match_cassandra(node, materialized, cqlite):
+    """Every workload's table as an Iceberg v3 table (--format-version 3), one run per generation, so that
+    a data file's deletion vector is merged with the one it had run after run (and, in every other
+    workload, the table is made v2 and upgraded in place halfway). Iceberg Java reads each equal to the
+    node's final answer (its deletion vector reader), and so do PyIceberg and DuckDB."""
+    warehouse = materialized.root / "warehouse-v3"
+    catalog = warehouse / "catalog.db"
+    problems = []
+    tables = []
+    vectors = 0
+    for index, (ns, table, expected, now, schema) in sorted(materialized.final.items()):
+        full = next((materialized.root / "source" / ns).glob(table + "-*"))
+        generations = _generations(full)
+        source = materialized.root / "v3-source" / ns / full.name
+        source.mkdir(parents=True)
+        shutil.copy(full.parent / "schema.cql", source.parent / "schema.cql")
+        failed = None
+        for step, prefix in enumerate(generations, 1):
+            for component in full.glob(prefix + "*"):
+                shutil.copy(component, source / component.name)
+            version = "2" if index % 2 and step <= len(generations) // 2 else "3"
+            proc, _report = _materialize(cqlite, source, warehouse, now, "--format-version", version,
+                                         "--threads", str(1 + step % 2))
+            if proc.returncode != 0:
+                failed = f"w{index}: generation {step} (--format-version {version}): {proc.stderr.strip()}"
+                break
+        if failed:
+            problems.append(failed)
+            continue
+        tables.append((ns, table))
+        metadata = json.loads(pathlib.Path(iceberg_readers.metadata_location(catalog, CATALOG_NAME, ns,
+                                                                             table)).read_text())
+        if metadata["format-version"] != 3:
+            problems.append(f"w{index}: format-version {metadata['format-version']}")
+        vectors += sum(1 for f in warehouse.glob(f"{ns}/{table}/data/*.puffin"))
+        actual = iceberg_readers.read_pyiceberg(catalog, warehouse, CATALOG_NAME, ns, table)
+        problem = table_compare.differs(table_compare.pyiceberg_view(expected, schema), actual, schema)
+        if problem:
+            problems.append(f"w{index}: PyIceberg (v3) vs the node's SELECT JSON at {now}: {problem}")
+    assert tables, "no workload left a table"
+    problems += _read_back_by_duckdb_and_java(catalog, warehouse, tables, materialized.final, " (v3)")
+    print(f"materialize: {len(tables)} v3 tables ({vectors} Puffin files of deletion vectors) read by three readers")
+    assert vectors > 0, "no run wrote a deletion vector"
+    assert not problems, "\n".join(problems)
+
+
 def test_readers_list_the_tables_and_see_our_summaries(materialized):
     tables = sorted([ns, t] for ns, t, _rows, _now, _schema in materialized.final.values())
     for lister in (iceberg_readers.list_pyiceberg, iceberg_readers.list_java):
