@@ -27,8 +27,9 @@ Afterwards:
     manifests' referenced_data_file (read with fastavro): PyIceberg 0.12
     pairs them only by the file_path bounds, which our delete files do not
     carry, so its plan_files gives every data file every delete file;
-  - at most --retain-last snapshots remain, the current one among them, and
-    their parents chain;
+  - the newest --retain-last snapshots of the current ancestry remain and no
+    other (the replace snapshot and the last two runs'), their parents
+    chaining; the report counts the others as expired;
   - nothing under the table's data/, metadata/ and cqlite/ is left that the
     current metadata (its snapshots' manifest lists, manifests, data and
     delete files, its metadata log) or a retained snapshot's fold state
