@@ -40,12 +40,15 @@ Afterwards:
   - PyIceberg, DuckDB and Iceberg Java read the node's answer before and
     after; every retained snapshot before the current one reads (PyIceberg
     time travel) what it read before;
-  - a second `cqlite maintain` finds nothing to do, and `cqlite materialize`
+  - a second `cqlite maintain` (of the namespace) finds nothing to do and
+    commits nothing, and `cqlite materialize`
     of generation 51 commits on top of the maintained table, which all three
     readers then read equal to the node's later answer.
 
-Also: a table or a catalog that is not there is a one-line error, and
-`cqlite maintain --help` exits 0.
+Also: a table, a namespace or a catalog that is not there is a one-line
+error (and no catalog is made), `cqlite maintain --help` exits 0, and
+maintain with its defaults over every table of a catalog just made expires
+nothing, removes nothing and leaves the rows as they were.
 
 Environment: CQLITE_MAINTAIN_SEED (default 5).
 """
@@ -326,8 +329,8 @@ class Churned:
         assert proc.returncode == 0, f"cqlite materialize failed ({proc.returncode}): {proc.stderr.strip()}"
         return json.loads(proc.stdout)["tables"][0]
 
-    def maintain_args(self, small_file_size):
-        return ["maintain", f"{KEYSPACE}.{self.table}", "--warehouse", self.warehouse, "--json",
+    def maintain_args(self, small_file_size, target=None):
+        return ["maintain", target or f"{KEYSPACE}.{self.table}", "--warehouse", self.warehouse, "--json",
                 "--delete-threshold", DELETE_THRESHOLD, "--small-file-size", small_file_size,
                 "--expire-older-than", "0s", "--orphan-age", "0s", "--retain-last", RETAIN_LAST]
 
@@ -537,9 +540,12 @@ def test_retained_snapshots_still_read_what_they_read(maintained):
 
 def test_maintain_again_finds_nothing_and_materialize_goes_on(maintained, cqlite):
     m = maintained
-    proc = cqlite(*m.maintain_args(str(m.small_file_size)), check=False)
+    # The whole namespace this time, the size in plain bytes.
+    proc = cqlite(*m.maintain_args(str(m.small_file_size), KEYSPACE), check=False)
     assert proc.returncode == 0, f"the second cqlite maintain failed ({proc.returncode}): {proc.stderr.strip()}"
-    again = json.loads(proc.stdout)["tables"][0]
+    report = json.loads(proc.stdout)
+    assert [(r["namespace"], r["table"]) for r in report["tables"]] == [(KEYSPACE, m.table)], report
+    again = report["tables"][0]
     counts = {k: again.get(k) for k in REPORT_COUNTS}
     assert all(v == 0 for v in counts.values()), f"the second maintain found something to do: {again}"
     assert Table(m.catalog, KEYSPACE, m.table).location == m.after.location, "the second maintain committed"
@@ -574,8 +580,7 @@ def _one_line_error(proc, *names):
     assert len(lines) == 1 and all(n in lines[0] for n in names), proc.stderr
 
 
-def test_maintain_of_a_missing_table_or_catalog_fails(cqlite, tmp_path):
-    # No catalog: none is made.
+def test_maintain_of_a_missing_catalog_fails_and_makes_none(cqlite, tmp_path):
     warehouse = tmp_path / "warehouse"
     _one_line_error(cqlite("maintain", "--warehouse", warehouse, check=False), "catalog.db")
     _one_line_error(cqlite("maintain", "shop.orders", "--warehouse", warehouse, check=False), "catalog.db")
@@ -583,14 +588,30 @@ def test_maintain_of_a_missing_table_or_catalog_fails(cqlite, tmp_path):
     _one_line_error(cqlite("maintain", "--warehouse", warehouse, "--catalog", elsewhere, check=False),
                     "elsewhere.db")
     assert not (warehouse / "catalog.db").exists() and not elsewhere.exists()
-    # A catalog without the table or namespace asked for.
+
+
+@pytest.fixture()
+def shop(cqlite, tmp_path):
+    """A warehouse holding the example tables shop.orders and shop.price_points, just made."""
+    warehouse = tmp_path / "warehouse"
     cqlite("materialize", conftest.REPO / "examples" / "data", "--warehouse", warehouse, "-q")
-    _one_line_error(cqlite("maintain", "shop.nosuch", "--warehouse", warehouse, check=False), "shop.nosuch")
-    _one_line_error(cqlite("maintain", "nosuch", "--warehouse", warehouse, check=False), "nosuch")
-    # The defaults, on a table just made: nothing expires, nothing is an orphan yet, its rows stay.
-    rows = iceberg_readers.read_pyiceberg(warehouse / "catalog.db", warehouse, CATALOG_NAME, "shop", "orders")
-    proc = cqlite("maintain", "shop.orders", "--warehouse", warehouse, "--json", check=False)
+    return warehouse
+
+
+def test_maintain_of_a_missing_table_or_namespace_fails(cqlite, shop):
+    _one_line_error(cqlite("maintain", "shop.nosuch", "--warehouse", shop, check=False), "shop.nosuch")
+    _one_line_error(cqlite("maintain", "nosuch", "--warehouse", shop, check=False), "nosuch")
+
+
+def test_maintain_of_every_table_with_the_defaults(cqlite, shop):
+    """Tables just made: nothing expires, nothing is an orphan yet, the rows stay."""
+    tables = [("shop", "orders"), ("shop", "price_points")]
+    rows = {t: iceberg_readers.read_pyiceberg(shop / "catalog.db", shop, CATALOG_NAME, *t) for t in tables}
+    proc = cqlite("maintain", "--warehouse", shop, "--json", check=False)
     assert proc.returncode == 0, proc.stderr
-    report = json.loads(proc.stdout)["tables"][0]
-    assert report["snapshots_expired"] == 0 and report["orphans_removed"] == 0, report
-    assert iceberg_readers.read_pyiceberg(warehouse / "catalog.db", warehouse, CATALOG_NAME, "shop", "orders") == rows
+    report = json.loads(proc.stdout)["tables"]
+    assert sorted((r["namespace"], r["table"]) for r in report) == tables, report
+    for r in report:
+        assert r["snapshots_expired"] == 0 and r["orphans_removed"] == 0, r
+    for t in tables:
+        assert iceberg_readers.read_pyiceberg(shop / "catalog.db", shop, CATALOG_NAME, *t) == rows[t], t
