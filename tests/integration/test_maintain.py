@@ -41,9 +41,11 @@ Afterwards:
     after; every retained snapshot before the current one reads (PyIceberg
     time travel) what it read before;
   - a second `cqlite maintain` (of the namespace) finds nothing to do and
-    commits nothing, and `cqlite materialize`
-    of generation 51 commits on top of the maintained table, which all three
-    readers then read equal to the node's later answer.
+    commits nothing, and `cqlite materialize` of generation 51, which
+    changes every row the rewrite moved (a static column of each of their
+    partitions), commits on top of the maintained table, deleting those rows
+    where the rewritten row index says they are: all three readers then read
+    the node's later answer.
 
 The same fifty runs through Apache Iceberg's REST catalog server
 (conftest.py's rest_catalog), and maintain through it (its expiry commits
@@ -54,9 +56,11 @@ them, and nothing else), and the three readers read the node's answer
 through the server.
 
 Also: a table, a namespace or a catalog that is not there is a one-line
-error (and no catalog is made), `cqlite maintain --help` exits 0, and
-maintain with its defaults over every table of a catalog just made expires
-nothing, removes nothing and leaves the rows as they were.
+error (and no catalog is made), `cqlite maintain --help` exits 0, maintain
+with its defaults over every table of a catalog just made expires nothing,
+removes nothing and leaves the rows as they were, measured from a time far
+ahead (--now in ISO-8601) with --retain-last 1 keeps the current snapshot
+alone, and -q prints nothing when all went well.
 
 Environment: CQLITE_MAINTAIN_SEED (default 5).
 """
@@ -125,6 +129,12 @@ def _scenario():
     lines = [f"CREATE KEYSPACE {KEYSPACE} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}};",
              table.create()]
     batches = [load(load_a), load(load_b)] + [builder.statements(STATEMENTS) for _ in range(GENERATIONS - 1)]
+    # The generation after maintain also changes a static column of every partition whose rows the
+    # rewrite moved (the second load's, the hot ones): its run deletes each of those rows by the place
+    # the rewritten row index gives.
+    moved = sorted(set(load_b) | set(builder.parts))
+    batches[-1] += [f"UPDATE {table.qualified} SET s2 = {900_000 + i} WHERE {builder.where(part)};"
+                    for i, part in enumerate(moved)]
     for generation, batch in enumerate(batches, 1):
         lines += [f"-- generation {generation}", *batch, "-- flush"]
         if generation == GENERATIONS:
@@ -564,6 +574,10 @@ def test_maintain_again_finds_nothing_and_materialize_goes_on(maintained, cqlite
     now = m.selects[1][0]
     report = m.materialize(cqlite, now, 2)
     assert report["committed"] and report["generations_consumed"] == 1, report
+    moved = sum(d["records"] for p, d in m.after_files.data.items() if p not in m.before_files.data)
+    assert report["rows_deleted"] >= moved, f"{moved} rows moved by the rewrite, all changed since: {report}"
+    print(f"maintain: the run of generation {GENERATIONS + 1} deleted {report['rows_deleted']} rows, "
+          f"{moved} of them moved by the rewrite")
     t = Table(m.catalog, KEYSPACE, m.table)
     assert t.current.get("parent-snapshot-id") == m.after.current_id
     _unreferenced, missing = t.unreferenced_and_missing()
@@ -614,7 +628,8 @@ def test_maintain_of_a_missing_table_or_namespace_fails(cqlite, shop):
 
 
 def test_maintain_of_every_table_with_the_defaults(cqlite, shop):
-    """Tables just made: nothing expires, nothing is an orphan yet, the rows stay."""
+    """Tables just made: nothing expires, nothing is an orphan yet, the rows stay. Then from a time far
+    ahead: only the current snapshot stays."""
     tables = [("shop", "orders"), ("shop", "price_points")]
     rows = {t: iceberg_readers.read_pyiceberg(shop / "catalog.db", shop, CATALOG_NAME, *t) for t in tables}
     proc = cqlite("maintain", "--warehouse", shop, "--json", check=False)
@@ -624,6 +639,17 @@ def test_maintain_of_every_table_with_the_defaults(cqlite, shop):
     for r in report:
         assert r["snapshots_expired"] == 0 and r["orphans_removed"] == 0, r
     for t in tables:
+        assert iceberg_readers.read_pyiceberg(shop / "catalog.db", shop, CATALOG_NAME, *t) == rows[t], t
+    # Measured from a time far ahead (ISO-8601), every snapshot but the current one is older than the
+    # default 7d and --retain-last 1 keeps only that one.
+    proc = cqlite("maintain", "shop", "--warehouse", shop, "--now", "2100-01-01T00:00:00Z", "--retain-last", "1",
+                  "--json", check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert [r["snapshots_expired"] for r in json.loads(proc.stdout)["tables"]] == [1, 1], proc.stdout
+    for t in tables:
+        table = Table(shop / "catalog.db", *t)
+        assert list(table.snapshots) == [table.current_id], table.snapshots
+        assert table.unreferenced_and_missing() == ([], []), t
         assert iceberg_readers.read_pyiceberg(shop / "catalog.db", shop, CATALOG_NAME, *t) == rows[t], t
 
 
@@ -685,3 +711,9 @@ def test_maintain_through_a_rest_catalog(churned, cqlite, rest_catalog):
     elif Table(rest.catalog, KEYSPACE, m.table).location != after.location:
         problems.append("the second maintain through the REST catalog committed")
     assert not problems, "\n".join(problems)
+
+
+def test_maintain_quiet_prints_nothing_when_all_went_well(cqlite, shop):
+    proc = cqlite("maintain", "--warehouse", shop, "-q", check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "" and proc.stderr == "", f"cqlite maintain -q printed:\n{proc.stdout}{proc.stderr}"
