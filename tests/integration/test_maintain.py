@@ -55,6 +55,13 @@ metadata files during maintain's own commits (the next maintain removes
 them, and nothing else), and the three readers read the node's answer
 through the server.
 
+The first 20 generations into an s3:// warehouse on moto's S3 server
+(conftest.py's s3), and maintain there: the same snapshots remain, the
+orphan sweep removes exactly the objects nothing names (the SSTables the run
+that merged facts kept), nothing unreferenced is left, a second maintain
+finds nothing to do, and the three readers read what `cqlite select` gives
+for those generations.
+
 Also: a table, a namespace or a catalog that is not there is a one-line
 error (and no catalog is made), `cqlite maintain --help` exits 0, maintain
 with its defaults over every table of a catalog just made expires nothing,
@@ -65,6 +72,7 @@ alone, and -q prints nothing when all went well.
 Environment: CQLITE_MAINTAIN_SEED (default 5).
 """
 import hashlib
+import io
 import json
 import os
 import pathlib
@@ -91,6 +99,7 @@ LOAD_B = 30               # partitions of generation 2: many of them churn, thei
 HOT_A, HOT_B = 3, 12      # partitions of each load the later generations write to
 STATEMENTS = 8            # statements of each later generation
 RETAIN_LAST = 3
+S3_GENERATIONS = 20       # an s3:// warehouse is slower: fewer runs, a merge of facts among them
 DELETE_THRESHOLD = 0.2
 REPORT_COUNTS = ("data_files_rewritten", "data_files_written", "delete_files_removed", "delete_files_written",
                  "snapshots_expired", "files_removed", "orphans_removed")
@@ -187,11 +196,35 @@ def _generations(table_dir):
 _LIVE = (0, 1)  # manifest entry status EXISTING, ADDED (2 is DELETED)
 
 
-def _avro_records(path):
+def _read_bytes(location):
+    """A file of the table, local or in an s3:// warehouse."""
+    if iceberg_readers.is_s3(location):
+        return iceberg_readers.read_s3_object(location)
+    return pathlib.Path(location).read_bytes()
+
+
+def _files_under(table_location):
+    """Every file under the table's data/, metadata/ and cqlite/, named as the table's metadata names them."""
+    if not iceberg_readers.is_s3(table_location):
+        root = pathlib.Path(table_location)
+        return {str(p) for sub in ("data", "metadata", "cqlite") for p in (root / sub).rglob("*") if p.is_file()}
+    import boto3
+
+    settings = iceberg_readers.s3_settings()
+    client = boto3.client("s3", endpoint_url=settings["endpoint"] or None, region_name=settings["region"],
+                          aws_access_key_id=settings["key_id"], aws_secret_access_key=settings["secret"])
+    bucket, _, prefix = table_location[len("s3://"):].partition("/")
+    out = set()
+    for sub in ("data", "metadata", "cqlite"):
+        for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=f"{prefix}/{sub}/"):
+            out.update(f"s3://{bucket}/{o['Key']}" for o in page.get("Contents", []))
+    return out
+
+
+def _avro_records(location):
     import fastavro
 
-    with open(path, "rb") as f:
-        return list(fastavro.reader(f))
+    return list(fastavro.reader(io.BytesIO(_read_bytes(location))))
 
 
 class SnapshotFiles:
@@ -226,11 +259,12 @@ class SnapshotFiles:
     def deleted_positions(self):
         """{data file: set of deleted positions}, read from the delete files; and the problems found
         (a delete file that is not a position delete file of exactly its referenced_data_file)."""
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         deleted, problems = {}, []
         for path, d in sorted(self.deletes.items()):
-            t = pq.read_table(path, columns=["file_path", "pos"]).to_pydict()
+            t = pq.read_table(pa.BufferReader(_read_bytes(path)), columns=["file_path", "pos"]).to_pydict()
             targets = set(t["file_path"])
             if d["content"] != 1 or d["referenced"] is None or targets - {d["referenced"]}:
                 problems.append(f"{path}: content {d['content']}, referenced_data_file {d['referenced']}, "
@@ -240,17 +274,13 @@ class SnapshotFiles:
         return deleted, problems
 
 
-def _files_on_disk(table_dir):
-    return {str(p) for sub in ("data", "metadata", "cqlite") for p in (table_dir / sub).rglob("*") if p.is_file()}
-
-
 class Table:
     """The table's current metadata file, parsed."""
 
     def __init__(self, catalog, namespace, table):
         self.location = iceberg_readers.metadata_location(catalog, CATALOG_NAME, namespace, table)
-        self.metadata = json.loads(pathlib.Path(self.location).read_text())
-        self.dir = pathlib.Path(self.metadata["location"])
+        self.metadata = json.loads(_read_bytes(self.location))
+        self.root = self.metadata["location"]  # the table's directory, or its s3:// prefix
         self.snapshots = {s["snapshot-id"]: s for s in self.metadata.get("snapshots", [])}
         self.current_id = self.metadata.get("current-snapshot-id")
 
@@ -279,7 +309,7 @@ class Table:
             state = s.get("summary", {}).get("cqlite.fold-state")
             if state:
                 needed.add(state)
-                j = json.loads(pathlib.Path(state).read_text())
+                j = json.loads(_read_bytes(state))
                 for facts in j.get("facts", []):
                     needed |= set(facts["files"])
                 needed |= set(j.get("row-index", [])) | set(j.get("row-index-updates", []))
@@ -288,8 +318,8 @@ class Table:
     def unreferenced_and_missing(self):
         """Files under data/, metadata/ and cqlite/ that nothing names, and named files that are gone."""
         named, needed = self.references()
-        on_disk = _files_on_disk(self.dir)
-        return sorted(on_disk - named), sorted(p for p in needed if not pathlib.Path(p).exists())
+        on_disk = _files_under(self.root)
+        return sorted(on_disk - named), sorted(needed - on_disk)
 
 
 # ---------------------------------------------------------------------------
@@ -413,18 +443,19 @@ def churned(oracle, cqlite):
 def _plant_orphans(t):
     """Files as a crashed writer leaves them, named like the table's own, referenced by nothing."""
     run = "00000000-0000-4000-8000-000000000000"
+    root = pathlib.Path(t.root)
     files = t.files()
     state = json.loads(pathlib.Path(t.current["summary"]["cqlite.fold-state"]).read_text())
     facts = pathlib.Path(state["facts"][0]["files"][0])
     planted = {
-        t.dir / "data" / f"{run}-0.parquet": pathlib.Path(next(iter(files.data))),
-        t.dir / "data" / f"{run}-deletes-0-0.parquet": pathlib.Path(next(iter(files.deletes))),
-        t.dir / "metadata" / f"{run}-m0.avro": pathlib.Path(files.manifests[0]),
-        t.dir / "metadata" / f"snap-1-1-{run}.avro": pathlib.Path(files.manifest_list),
-        t.dir / "metadata" / f"99999-{run}.metadata.json": pathlib.Path(t.location),
-        t.dir / "cqlite" / f"state-{run}.json": pathlib.Path(t.current["summary"]["cqlite.fold-state"]),
-        t.dir / "cqlite" / f"rows-{run}-0-0.parquet": pathlib.Path(state["row-index"][0]),
-        t.dir / "cqlite" / "facts" / f"{run}-0" / facts.name: facts,
+        root / "data" / f"{run}-0.parquet": pathlib.Path(next(iter(files.data))),
+        root / "data" / f"{run}-deletes-0-0.parquet": pathlib.Path(next(iter(files.deletes))),
+        root / "metadata" / f"{run}-m0.avro": pathlib.Path(files.manifests[0]),
+        root / "metadata" / f"snap-1-1-{run}.avro": pathlib.Path(files.manifest_list),
+        root / "metadata" / f"99999-{run}.metadata.json": pathlib.Path(t.location),
+        root / "cqlite" / f"state-{run}.json": pathlib.Path(t.current["summary"]["cqlite.fold-state"]),
+        root / "cqlite" / f"rows-{run}-0-0.parquet": pathlib.Path(state["row-index"][0]),
+        root / "cqlite" / "facts" / f"{run}-0" / facts.name: facts,
     }
     old = t.metadata["last-updated-ms"] / 1000 - 86400
     for path, like in planted.items():
@@ -438,7 +469,7 @@ def _plant_orphans(t):
 def maintained(churned, cqlite):
     m = churned
     m.planted = _plant_orphans(m.before)
-    m.disk_before = _files_on_disk(m.before.dir)
+    m.disk_before = _files_under(m.before.root)
     proc = cqlite(*m.maintain_args(f"{m.small_kib}KiB"), check=False)
     assert proc.returncode == 0, f"cqlite maintain failed ({proc.returncode}): {proc.stderr.strip()}"
     report = json.loads(proc.stdout)
@@ -446,7 +477,7 @@ def maintained(churned, cqlite):
     m.report = report["tables"][0]
     m.after = Table(m.catalog, KEYSPACE, m.table)
     m.after_files = m.after.files()
-    m.disk_after = _files_on_disk(m.after.dir)
+    m.disk_after = _files_under(m.after.root)
     print(f"maintain: {json.dumps(m.report)}")
     return m
 
@@ -717,3 +748,62 @@ def test_maintain_quiet_prints_nothing_when_all_went_well(cqlite, shop):
     proc = cqlite("maintain", "--warehouse", shop, "-q", check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "" and proc.stderr == "", f"cqlite maintain -q printed:\n{proc.stdout}{proc.stderr}"
+
+
+def test_maintain_in_an_s3_warehouse(churned, cqlite, s3):
+    """The first generations, one run each, into an s3:// warehouse on moto's S3 server (conftest.py's s3;
+    the catalog a SQLite file here), then maintain: the same rewrite and expiry, and the orphan sweep over
+    the bucket's objects (the SSTables the run that merged facts kept and no fold state names are
+    orphans). PyIceberg, DuckDB and Iceberg Java read what `cqlite select` gives for those generations."""
+    import s3_server
+
+    m = churned
+    bucket = types.SimpleNamespace(catalog=m.root / "s3-catalog.db", warehouse=f"s3://{s3_server.BUCKET}/maintain",
+                                   table=m.table)
+    source = m.root / "source-s3" / KEYSPACE / m.node_table_dir.name
+    source.mkdir(parents=True)
+    shutil.copy(m.node_dir / KEYSPACE / "schema.cql", source.parent / "schema.cql")
+    now = m.selects[0][0]
+    for step in range(1, S3_GENERATIONS + 1):
+        for component in m.node_table_dir.glob(m.generations[step - 1] + "*"):
+            shutil.copy(component, source / component.name)
+        cqlite("materialize", source, "--warehouse", bucket.warehouse, "--catalog", bucket.catalog, "--now", now,
+               "--threads", 1 if step <= 2 else 1 + step % 2, "-q")
+    before = Table(bucket.catalog, KEYSPACE, m.table)
+    orphans, missing = before.unreferenced_and_missing()
+    assert len(before.snapshots) == S3_GENERATIONS and orphans and not missing, (len(before.snapshots), orphans)
+    args = ["maintain", f"{KEYSPACE}.{m.table}", "--warehouse", bucket.warehouse, "--catalog", bucket.catalog,
+            "--json", "--small-file-size", f"{m.small_kib}KiB", "--expire-older-than", "0s", "--orphan-age", "0s",
+            "--retain-last", RETAIN_LAST]
+    proc = cqlite(*args, check=False)
+    assert proc.returncode == 0, f"cqlite maintain in an s3:// warehouse failed ({proc.returncode}): {proc.stderr.strip()}"
+    report = json.loads(proc.stdout)["tables"][0]
+    after = Table(bucket.catalog, KEYSPACE, m.table)
+    files = after.files()
+    problems = []
+    if after.current["summary"].get("operation") != "replace":
+        problems.append(f"the current snapshot's operation is {after.current['summary'].get('operation')}")
+    expected = [s["snapshot-id"] for s in [after.current] + before.ancestry()[:RETAIN_LAST - 1]]
+    if sorted(after.snapshots) != sorted(expected):
+        problems.append(f"snapshots {sorted(after.snapshots)} remain, expected {sorted(expected)}")
+    if report["snapshots_expired"] != S3_GENERATIONS + 1 - RETAIN_LAST or report["orphans_removed"] != len(orphans):
+        problems.append(f"the report says {report['snapshots_expired']} snapshots expired and "
+                        f"{report['orphans_removed']} orphans removed; there were {len(orphans)} orphans")
+    for data_file in sorted(files.data):
+        if len(files.delete_files_of(data_file)) > 1:
+            problems.append(f"{data_file} has {len(files.delete_files_of(data_file))} position delete files")
+    small = sorted(d["size"] for d in files.data.values() if d["size"] < m.small_file_size)
+    if len(small) > 1:
+        problems.append(f"{len(small)} data files under {m.small_kib}KiB remain: {small}")
+    unreferenced, missing = after.unreferenced_and_missing()
+    if unreferenced or missing:
+        problems.append(f"unreferenced objects {unreferenced}, missing objects {missing}")
+    lines = cqlite("select", source, "--now", now).stdout.splitlines()
+    problems += _reader_problems(bucket, lines, f"in an s3:// warehouse after maintain (generations 1 to "
+                                                f"{S3_GENERATIONS}, as cqlite select gives them)")
+    proc = cqlite(*args, check=False)
+    again = json.loads(proc.stdout)["tables"][0] if proc.returncode == 0 else proc.stderr.strip()
+    if proc.returncode != 0 or any(again.get(k) != 0 for k in REPORT_COUNTS):
+        problems.append(f"a second maintain in the s3:// warehouse: {again}")
+    assert s3.open_uploads() == []
+    assert not problems, "\n".join(problems)
