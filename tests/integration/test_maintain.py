@@ -511,11 +511,13 @@ def test_rewrite_merges_small_files_and_delete_files(maintained):
             problems.append(f"delete file {path} is left for {d['referenced']}, which is no longer in the table")
     gone = m.kept - set(after.data)
     if gone:
-        problems.append(f"data files that pass neither the size nor the delete threshold were rewritten: {sorted(gone)}")
+        problems.append(f"data files that pass neither the size nor the delete threshold were rewritten: "
+                        f"{sorted(gone)}")
     left = m.rewritten & set(after.data)
     if left:
+        stayed = sorted((p, before.data[p]["size"], round(m.share[p], 3)) for p in left)
         problems.append(f"data files under {m.small_kib}KiB or with a deleted share of {DELETE_THRESHOLD} or more "
-                        f"are still in the table: {sorted((p, before.data[p]['size'], round(m.share[p], 3)) for p in left)}")
+                        f"are still in the table (path, bytes, deleted share): {stayed}")
     for path in sorted(m.kept & set(after.data)):
         if deleted.get(path, set()) != m.before_deleted.get(path, set()):
             problems.append(f"{path}: its delete files now delete {len(deleted.get(path, ()))} positions, "
@@ -776,7 +778,8 @@ def test_maintain_in_an_s3_warehouse(churned, cqlite, s3):
             "--json", "--small-file-size", f"{m.small_kib}KiB", "--expire-older-than", "0s", "--orphan-age", "0s",
             "--retain-last", RETAIN_LAST]
     proc = cqlite(*args, check=False)
-    assert proc.returncode == 0, f"cqlite maintain in an s3:// warehouse failed ({proc.returncode}): {proc.stderr.strip()}"
+    assert proc.returncode == 0, (f"cqlite maintain in an s3:// warehouse failed ({proc.returncode}): "
+                                  f"{proc.stderr.strip()}")
     report = json.loads(proc.stdout)["tables"][0]
     after = Table(bucket.catalog, KEYSPACE, m.table)
     files = after.files()
