@@ -291,6 +291,15 @@ Status RunOnce(const Run& run, TableReport* report) {
     report->snapshot_id = written.snapshot_id;
   }
   files.Keep();
+  // A generation this run kept and merged at once is named by no fold
+  // state: the merge holds its facts, and its kept SSTable goes now.
+  const std::vector<std::string> named = next.state.ReferencedFiles();
+  const std::set<std::string> referenced(named.begin(), named.end());
+  for (const FactsSet& set : new_facts) {
+    if (set.form != FactsForm::kSSTable || set.files.empty() || referenced.count(set.files.front())) continue;
+    for (const std::string& file : set.files) (void)run.fs.Remove(file);
+    if (run.fs.IsDirectory(DirName(set.files.front()))) (void)run.fs.Remove(DirName(set.files.front()));
+  }
   report->committed = true;
   report->metadata_location = metadata_location;
   report->generations_consumed = static_cast<int>(new_generations.size());

@@ -755,8 +755,7 @@ def test_maintain_quiet_prints_nothing_when_all_went_well(cqlite, shop):
 def test_maintain_in_an_s3_warehouse(churned, cqlite, s3):
     """The first generations, one run each, into an s3:// warehouse on moto's S3 server (conftest.py's s3;
     the catalog a SQLite file here), then maintain: the same rewrite and expiry, and the orphan sweep over
-    the bucket's objects (the SSTables the run that merged facts kept and no fold state names are
-    orphans). PyIceberg, DuckDB and Iceberg Java read what `cqlite select` gives for those generations."""
+    the bucket's objects (two planted as a killed run would leave them). PyIceberg, DuckDB and Iceberg Java read what `cqlite select` gives for those generations."""
     import s3_server
 
     m = churned
@@ -771,9 +770,14 @@ def test_maintain_in_an_s3_warehouse(churned, cqlite, s3):
             shutil.copy(component, source / component.name)
         cqlite("materialize", source, "--warehouse", bucket.warehouse, "--catalog", bucket.catalog, "--now", now,
                "--threads", 1 if step <= 2 else 1 + step % 2, "-q")
+    # What runs killed before their commit leave in the bucket.
+    prefix = f"maintain/{KEYSPACE}/{m.table}"
+    for key in (f"{prefix}/data/killed-run-0.parquet", f"{prefix}/cqlite/facts/killed-run-0/nb-1-big-Data.db"):
+        s3.client.put_object(Bucket=s3_server.BUCKET, Key=key, Body=b"left by a killed run")
     before = Table(bucket.catalog, KEYSPACE, m.table)
     orphans, missing = before.unreferenced_and_missing()
-    assert len(before.snapshots) == S3_GENERATIONS and orphans and not missing, (len(before.snapshots), orphans)
+    assert len(before.snapshots) == S3_GENERATIONS and len(orphans) == 2 and not missing, \
+        (len(before.snapshots), orphans)
     args = ["maintain", f"{KEYSPACE}.{m.table}", "--warehouse", bucket.warehouse, "--catalog", bucket.catalog,
             "--json", "--small-file-size", f"{m.small_kib}KiB", "--expire-older-than", "0s", "--orphan-age", "0s",
             "--retain-last", RETAIN_LAST]

@@ -162,6 +162,17 @@ def _materialize_workload(index, node, cqlite, m):
             m.problem(index, f"backup {step}/{len(generations)}: cqlite materialize failed: {proc.stderr.strip()}")
             return
     state = _fold_state(m.backup_warehouse / "catalog.db", namespace, table)
+    # Kept generations merged by the run that kept them are named by no fold state, and must be gone.
+    metadata = json.loads(pathlib.Path(iceberg_readers.metadata_location(
+        m.backup_warehouse / "catalog.db", CATALOG_NAME, namespace, table)).read_text())
+    named = set()
+    for snapshot in metadata["snapshots"]:
+        old_state = json.loads(pathlib.Path(snapshot["summary"]["cqlite.fold-state"]).read_text())
+        named.update(f for facts in old_state["facts"] for f in facts["files"])
+    kept = {str(p) for p in (m.backup_warehouse / namespace / table / "cqlite" / "facts").rglob("*") if p.is_file()}
+    if kept - named:
+        m.problem(index, f"from incremental backups: {len(kept - named)} kept facts files no fold state names, "
+                         f"e.g. {sorted(kept - named)[:2]}")
     held = sum(f["generations"] for f in state["facts"])
     if len(state["facts"]) > 2 or held != len(generations) or len(state["generations"]) != len(generations):
         m.problem(index, f"from incremental backups with --fold-fan-in 2: {len(state['facts'])} facts sets holding "
@@ -427,20 +438,19 @@ def test_the_tables_through_a_rest_catalog_in_an_s3_warehouse_match_cassandra(no
     assert not problems, "\n".join(problems)
 
 
-def test_v3_tables_with_deletion_vectors_match_cassandra(node, materialized, cqlite):
-    """Every workload's table as an Iceberg v3 table (--format-version 3), one run per generation, so that
-    a data file's deletion vector is merged with the one it had run after run (and, in every other
-    workload, the table is made v2 and upgraded in place halfway). Iceberg Java reads each equal to the
-    node's final answer (its deletion vector reader), and so do PyIceberg and DuckDB."""
-    warehouse = materialized.root / "warehouse-v3"
+def materialize_v3_tables(m, cqlite, warehouse):
+    """Every workload's table of `m` as an Iceberg v3 table in `warehouse` (--format-version 3), one run per
+    generation, so that a data file's deletion vector is merged with the one it had run after run (and, in
+    every other workload, the table is made v2 and upgraded in place halfway). PyIceberg reads each, which
+    must equal the node's final answer. Returns (the tables made, the Puffin files written, the problems)."""
     catalog = warehouse / "catalog.db"
     problems = []
     tables = []
     vectors = 0
-    for index, (ns, table, expected, now, schema) in sorted(materialized.final.items()):
-        full = next((materialized.root / "source" / ns).glob(table + "-*"))
+    for index, (ns, table, expected, now, schema) in sorted(m.final.items()):
+        full = next((m.root / "source" / ns).glob(table + "-*"))
         generations = _generations(full)
-        source = materialized.root / "v3-source" / ns / full.name
+        source = m.root / "v3-source" / ns / full.name
         source.mkdir(parents=True)
         shutil.copy(full.parent / "schema.cql", source.parent / "schema.cql")
         failed = None
@@ -466,8 +476,17 @@ def test_v3_tables_with_deletion_vectors_match_cassandra(node, materialized, cql
         problem = table_compare.differs(table_compare.pyiceberg_view(expected, schema), actual, schema)
         if problem:
             problems.append(f"w{index}: PyIceberg (v3) vs the node's SELECT JSON at {now}: {problem}")
+    return tables, vectors, problems
+
+
+def test_v3_tables_with_deletion_vectors_match_cassandra(node, materialized, cqlite):
+    """The workloads' tables as v3 tables (materialize_v3_tables), read by Iceberg Java (its deletion vector
+    reader), PyIceberg and DuckDB equal to the node's final answer."""
+    warehouse = materialized.root / "warehouse-v3"
+    tables, vectors, problems = materialize_v3_tables(materialized, cqlite, warehouse)
     assert tables, "no workload left a table"
-    problems += _read_back_by_duckdb_and_java(catalog, warehouse, tables, materialized.final, " (v3)")
+    problems += _read_back_by_duckdb_and_java(warehouse / "catalog.db", warehouse, tables, materialized.final,
+                                              " (v3)")
     print(f"materialize: {len(tables)} v3 tables ({vectors} Puffin files of deletion vectors) read by three readers")
     assert vectors > 0, "no run wrote a deletion vector"
     assert not problems, "\n".join(problems)
