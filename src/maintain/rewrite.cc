@@ -88,7 +88,7 @@ Result<std::unordered_map<std::string, DataFileDeletes>> ReadDeletes(FileSystem&
   std::unordered_map<std::string, DataFileDeletes> deletes;
   for (size_t i = 0; i < live.deletes.size(); ++i) {
     const iceberg::DataFile& file = live.deletes[i].data_file;
-    if (file.content != iceberg::FileContent::kPositionDeletes || file.file_format != "parquet") {
+    if (file.content != iceberg::FileContent::kPositionDeletes || ToLowerAscii(file.file_format) != "parquet") {
       return Status::NotSupported(StrCat(name, ": ", file.file_path,
                                          " is not a Parquet position delete file; cqlite maintains only the tables "
                                          "it writes"));

@@ -115,7 +115,7 @@ class FormatV3Test : public ::testing::Test {
       if (e.status == iceberg::ManifestEntryStatus::kDeleted || e.data_file.content == iceberg::FileContent::kData) {
         continue;
       }
-      EXPECT_EQ(e.data_file.file_format, "puffin") << e.data_file.file_path;
+      EXPECT_TRUE(iceberg::IsDeletionVector(e.data_file)) << e.data_file.file_path;
       ++vectors[e.data_file.referenced_data_file.value_or("")];
     }
     for (const auto& [file, count] : vectors) EXPECT_EQ(count, 1) << file;
@@ -181,7 +181,7 @@ TEST_F(FormatV3Test, AV2TableIsUpgradedInPlace) {
     if (e.data_file.content == iceberg::FileContent::kData || e.status == iceberg::ManifestEntryStatus::kDeleted) {
       continue;
     }
-    (e.data_file.file_format == "puffin" ? vectors : position_delete_files)++;
+    (iceberg::IsDeletionVector(e.data_file) ? vectors : position_delete_files)++;
   }
   EXPECT_EQ(position_delete_files, 1);
   EXPECT_EQ(vectors, 1);

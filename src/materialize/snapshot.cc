@@ -122,7 +122,7 @@ Result<DeletionVectorPlan> PlanDeletionVectors(FileSystem& fs, const std::vector
         continue;
       }
       // Its positions go into the data file's new vector.
-      if (file.file_format == "puffin") {
+      if (iceberg::IsDeletionVector(file)) {
         ASSIGN_OR_RETURN(iceberg::DeletionVector old,
                          iceberg::ReadDeletionVector(fs, file.file_path, file.content_offset.value_or(0),
                                                      file.content_size_in_bytes.value_or(0)));

@@ -69,7 +69,7 @@ inline Result<TableView> ReadTable(FileSystem& fs, catalog::SqlCatalog& catalog,
         data_files.push_back(entry.data_file.file_path);
         continue;
       }
-      if (entry.data_file.file_format == "puffin") {  // a deletion vector (v3)
+      if (iceberg::IsDeletionVector(entry.data_file)) {  // a deletion vector (v3)
         ASSIGN_OR_RETURN(iceberg::DeletionVector vector,
                          iceberg::ReadDeletionVector(fs, entry.data_file.file_path,
                                                      entry.data_file.content_offset.value_or(-1),
