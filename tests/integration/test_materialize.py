@@ -487,9 +487,53 @@ def test_v3_tables_with_deletion_vectors_match_cassandra(node, materialized, cql
     assert tables, "no workload left a table"
     problems += _read_back_by_duckdb_and_java(warehouse / "catalog.db", warehouse, tables, materialized.final,
                                               " (v3)")
+    problems += _java_checks_v3_files(warehouse, tables[:JAVA_V3_TABLES])
     print(f"materialize: {len(tables)} v3 tables ({vectors} Puffin files of deletion vectors) read by three readers")
     assert vectors > 0, "no run wrote a deletion vector"
     assert not problems, "\n".join(problems)
+
+
+# Tables whose metadata and Puffin files Iceberg Java parses file by file (a JVM each).
+JAVA_V3_TABLES = 6
+
+
+def _java_checks_v3_files(warehouse, tables):
+    """What Iceberg Java finds wrong parsing the current snapshots of `tables` (TableMetadataParser, its
+    manifest readers) and reading each live deletion vector with its Puffin reader: every data file has
+    row ids without overlap below next-row-id, at most one vector per data file, and each vector's blob
+    is where its manifest entry says, for the data file it names, with as many positions as it counts."""
+    problems = []
+    catalog = warehouse / "catalog.db"
+    puffin_reads = {}
+    for ns, table in tables:
+        location = iceberg_readers.metadata_location(catalog, CATALOG_NAME, ns, table)
+        parsed = iceberg_readers._java("v3-read", location)[0]
+        current = next(s for s in parsed["snapshots"] if s["snapshot_id"] == parsed["current_snapshot_id"])
+        ids, vectors = [], {}
+        for manifest in current["manifests"]:
+            for f in manifest["files"]:
+                if f["content"] == "DATA":
+                    ids.append((f["first_row_id"], f["first_row_id"] + f["record_count"]))
+                elif f["format"] == "PUFFIN":
+                    vectors.setdefault(f["referenced_data_file"], []).append(f)
+        ids.sort()
+        if any(b[0] < a[1] for a, b in zip(ids, ids[1:])) or (ids and ids[-1][1] > parsed["next_row_id"]):
+            problems.append(f"{ns}.{table}: row ids as Iceberg Java reads them overlap or pass next-row-id: {ids}")
+        for data_file, entries in vectors.items():
+            if len(entries) > 1:
+                problems.append(f"{ns}.{table}: {len(entries)} live deletion vectors for {data_file}")
+            for f in entries:
+                if f["path"] not in puffin_reads:
+                    puffin_reads[f["path"]] = iceberg_readers._java("dv-read", iceberg_readers._local_path(f["path"]))[0]
+                blob = next((b for b in puffin_reads[f["path"]]["blobs"] if b["offset"] == f["content_offset"]), None)
+                if blob is None or blob["length"] != f["content_size_in_bytes"] or \
+                        blob["properties"]["referenced-data-file"] != data_file or \
+                        blob["cardinality"] != f["record_count"]:
+                    problems.append(f"{ns}.{table}: Iceberg Java's Puffin reader finds no blob for {data_file} as "
+                                    f"the manifest names it ({f['path']} at {f['content_offset']}): {blob}")
+    if not puffin_reads:
+        problems.append(f"no live deletion vector in the first {len(tables)} v3 tables")
+    return problems
 
 
 def test_readers_list_the_tables_and_see_our_summaries(materialized):
