@@ -15,7 +15,9 @@
     test_materialize.materialize_v3_tables): Spark's rows equal the node's;
   - the tier's tables after `cqlite maintain` (data files rewritten, every
     snapshot but the current one expired, orphans removed): Spark's rows
-    equal the node's, and equal what Spark read before.
+    equal the node's, and equal what Spark read before;
+  - test_maintain's table of fifty runs, before and after its maintenance:
+    Spark's rows equal the node's both times.
 
 The Iceberg Spark runtime has no Spark type for Iceberg's `time` and refuses
 to load a table with a time column ("Spark does not support time fields").
@@ -38,6 +40,7 @@ import iceberg_readers
 import node_runs
 import table_compare
 import test_materialize as tm
+from test_maintain import KEYSPACE as CHURN_KEYSPACE, churned, maintained  # noqa: F401 (fixtures)
 from spark_reader import SPARK_TIME_ERROR, build_spark, read_spark_many, schema_has_time
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -227,6 +230,27 @@ def test_spark_reads_the_tables_after_maintain(tier, cqlite):
                              "expired": sum(r["snapshots_expired"] for r in report), "spark_compared": compared}
     assert compared > 0 and sum(r["data_files_rewritten"] for r in report) > 0, report
     assert not problems, "\n".join(problems)
+
+
+def _spark_reads_churned(m):
+    key = (CHURN_KEYSPACE, m.table)
+    rows = read_spark_many(m.catalog, m.warehouse, CATALOG_NAME, [key])[key]
+    assert not isinstance(rows, dict), rows
+    schema = _schema(m.catalog, *key)
+    problem = table_compare.differs(table_compare.expected_rows(m.selects[0][1], schema), rows, schema)
+    assert not problem, f"Spark vs the node's SELECT JSON: {problem}"
+    return rows
+
+
+def test_spark_reads_the_fifty_run_table_before_maintain(churned):
+    churned.spark_before = _spark_reads_churned(churned)
+
+
+def test_spark_reads_the_fifty_run_table_after_maintain(maintained):
+    after = _spark_reads_churned(maintained)
+    assert after == maintained.spark_before
+    SUMMARY["fifty_runs"] = {"rows": len(after), "report": {k: maintained.report[k] for k in (
+        "data_files_rewritten", "delete_files_removed", "snapshots_expired", "orphans_removed")}}
 
 
 def test_spark_refuses_only_tables_with_time_columns(tier):
