@@ -75,6 +75,7 @@ parquet::WriterOptions DataFileWriterOptions(const iceberg::TableMetadata& metad
   if (options.compression == parquet::CompressionCodec::kZstd && level != metadata.properties.end()) {
     options.compression_level = std::clamp(std::atoi(level->second.c_str()), 1, 22);
   }
+  options.row_group_size = size_t{64} << 20;  // as a run with two threads writes them
   return options;
 }
 
@@ -234,6 +235,7 @@ Result<std::optional<PlannedVersion>> RewriteDataFiles(FileSystem& fs, const cat
   const iceberg::Schema& schema = *metadata.CurrentSchema();
   const parquet::WriterOptions writer_options = DataFileWriterOptions(metadata);
   const parquet::Schema parquet_schema = iceberg::ToParquetSchema(schema);
+  parquet::RowBatch batch(parquet_schema);  // one input row group's live rows at a time
   std::vector<iceberg::DataFile> added, removed;
   std::vector<bool> data_removed(live.data.size(), false), delete_removed(live.deletes.size(), false);
   for (size_t i = 0; i < live.deletes.size(); ++i) delete_removed[i] = !delete_used[i];
@@ -276,18 +278,37 @@ Result<std::optional<PlannedVersion>> RewriteDataFiles(FileSystem& fs, const cat
       return Status::Corruption(StrCat(input.file_path, ": holds ", reader->num_rows(), " rows, its manifest entry ",
                                        input.record_count));
     }
-    int64_t position = 0;
-    auto next_deleted = d.positions.begin();
-    RETURN_IF_ERROR(ForEachRow(*reader, [&](const parquet::Value& row) -> Status {
-      if (next_deleted != d.positions.end() && *next_deleted == position) {
-        ++next_deleted;
-      } else {
-        RETURN_IF_ERROR(writer->WriteRow(row).WithContext(StrCat(input.file_path, ": row ", position)));
-        ++report->rows_rewritten;
+    if (reader->schema() == parquet_schema) {
+      // Leaf column by leaf column, without assembling rows.
+      int64_t first = 0;
+      for (int g = 0; g < reader->num_row_groups(); ++g) {
+        batch.Clear();
+        RETURN_IF_ERROR(reader
+                            ->AppendRowGroup(g, [&](int64_t row) {
+                              return !std::binary_search(d.positions.begin(), d.positions.end(), first + row);
+                            }, &batch)
+                            .WithContext(StrCat(input.file_path, ": row group ", g)));
+        first += reader->metadata().row_groups[g].num_rows;
+        report->rows_rewritten += batch.num_rows();
+        RETURN_IF_ERROR(writer->WriteBatch(batch).WithContext(StrCat(input.file_path, ": row group ", g)));
       }
-      ++position;
-      return Status::OK();
-    }));
+      batch.Clear();
+    } else {
+      // Written before a key column was made optional: row by row, each
+      // checked against the current schema.
+      int64_t position = 0;
+      auto next_deleted = d.positions.begin();
+      RETURN_IF_ERROR(ForEachRow(*reader, [&](const parquet::Value& row) -> Status {
+        if (next_deleted != d.positions.end() && *next_deleted == position) {
+          ++next_deleted;
+        } else {
+          RETURN_IF_ERROR(writer->WriteRow(row).WithContext(StrCat(input.file_path, ": row ", position)));
+          ++report->rows_rewritten;
+        }
+        ++position;
+        return Status::OK();
+      }));
+    }
     estimated_bytes += input.file_size_in_bytes * (input.record_count - static_cast<int64_t>(d.positions.size())) /
                        std::max<int64_t>(1, input.record_count);
   }

@@ -293,33 +293,50 @@ Status DictionaryIndices(std::span<const uint8_t> values, size_t count, size_t d
 
 }  // namespace
 
+Status ParquetReader::PageDecoder::Decode(const PageValues& page, std::vector<Value>* values) {
+  if (page.dictionary) {
+    size_t vpos = 0;
+    return DecodePlain(field_, page.values, &vpos, page.count, &dictionary_, page.what);
+  }
+  switch (page.encoding) {
+    case Encoding::kPlain: {
+      size_t vpos = 0;
+      return DecodePlain(field_, page.values, &vpos, page.count, values, page.what);
+    }
+    case Encoding::kRleDictionary:
+      indices_.clear();
+      RETURN_IF_ERROR(DictionaryIndices(page.values, page.count, dictionary_.size(), &indices_, page.what));
+      for (uint32_t index : indices_) values->push_back(dictionary_[index]);
+      return Status::OK();
+    case Encoding::kDeltaBinaryPacked:
+    case Encoding::kDeltaLengthByteArray:
+    case Encoding::kDeltaByteArray:
+      return DecodeDelta(field_, page.encoding, page.values, page.count, values, page.what);
+    default:
+      return Status::NotSupported(StrCat(page.what, ": value encoding ", static_cast<int>(page.encoding)));
+  }
+}
+
+Status ParquetReader::PageDecoder::ForEach(const PageValues& page,
+                                           const std::function<Status(const Value&)>& visit) {
+  if (!page.dictionary && page.encoding == Encoding::kRleDictionary) {
+    indices_.clear();
+    RETURN_IF_ERROR(DictionaryIndices(page.values, page.count, dictionary_.size(), &indices_, page.what));
+    for (uint32_t index : indices_) RETURN_IF_ERROR(visit(dictionary_[index]));
+    return Status::OK();
+  }
+  values_.clear();
+  RETURN_IF_ERROR(Decode(page, &values_));
+  if (page.dictionary) return Status::OK();
+  for (const Value& value : values_) RETURN_IF_ERROR(visit(value));
+  return Status::OK();
+}
+
 Status ParquetReader::ReadColumnChunk(const ColumnChunk& chunk, const ColumnDescriptor& column,
                                       int64_t num_rows, DecodedColumn* out) {
-  const Field& field = *column.field;
-  std::vector<Value> dictionary;
-  std::vector<uint32_t> indices;
+  PageDecoder decoder(*column.field);
   RETURN_IF_ERROR(ReadPages(chunk, column, out, [&](const PageValues& page) -> Status {
-    if (page.dictionary) {
-      size_t vpos = 0;
-      return DecodePlain(field, page.values, &vpos, page.count, &dictionary, page.what);
-    }
-    switch (page.encoding) {
-      case Encoding::kPlain: {
-        size_t vpos = 0;
-        return DecodePlain(field, page.values, &vpos, page.count, &out->values, page.what);
-      }
-      case Encoding::kRleDictionary:
-        indices.clear();
-        RETURN_IF_ERROR(DictionaryIndices(page.values, page.count, dictionary.size(), &indices, page.what));
-        for (uint32_t index : indices) out->values.push_back(dictionary[index]);
-        return Status::OK();
-      case Encoding::kDeltaBinaryPacked:
-      case Encoding::kDeltaLengthByteArray:
-      case Encoding::kDeltaByteArray:
-        return DecodeDelta(field, page.encoding, page.values, page.count, &out->values, page.what);
-      default:
-        return Status::NotSupported(StrCat(page.what, ": value encoding ", static_cast<int>(page.encoding)));
-    }
+    return decoder.Decode(page, &out->values);
   }));
   int64_t records = 0;
   for (uint32_t r : out->rep_levels) records += r == 0 ? 1 : 0;
@@ -454,6 +471,80 @@ Result<std::vector<Value>> ParquetReader::ReadRowGroup(int index) {
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+Status ParquetReader::AppendRowGroup(int index, const std::function<bool(int64_t row)>& keep, RowBatch* batch) {
+  if (index < 0 || index >= num_row_groups()) {
+    return Status::InvalidArgument(StrCat(path_, ": no row group ", index));
+  }
+  if (batch->num_columns() != static_cast<int>(plan_.columns.size())) {
+    return Status::InvalidArgument(StrCat(path_, ": ", plan_.columns.size(), " leaf columns, the batch ",
+                                          batch->num_columns()));
+  }
+  const RowGroup& group = metadata_.row_groups[index];
+  std::vector<bool> kept_rows(static_cast<size_t>(group.num_rows));
+  int64_t kept = 0;
+  for (int64_t row = 0; row < group.num_rows; ++row) {
+    kept_rows[static_cast<size_t>(row)] = keep(row);
+    kept += kept_rows[static_cast<size_t>(row)];
+  }
+  for (size_t i = 0; i < plan_.columns.size(); ++i) {
+    const ColumnDescriptor& descriptor = plan_.columns[i];
+    ColumnBatch& out = batch->column(static_cast<int>(i));
+    if (out.physical_type() != descriptor.field->physical_type || out.max_def_level() != descriptor.max_def_level ||
+        out.max_rep_level() != descriptor.max_rep_level) {
+      return Status::InvalidArgument(StrCat(path_, ": column ", Join(descriptor.path, "."),
+                                            " is not the batch's column ", i));
+    }
+    // A page's values at a time, with the levels that page added: each
+    // value goes with the next present level, absent levels as nulls.
+    DecodedColumn levels;
+    PageDecoder decoder(*descriptor.field);
+    size_t level = 0;
+    int64_t row = -1;
+    bool keeping = false;
+    // Takes level `level` (at most row group's rows); true when it is present.
+    auto take_level = [&](const std::string& what) -> Result<bool> {
+      const int rep = static_cast<int>(levels.rep_levels[level]);
+      const int def = static_cast<int>(levels.def_levels[level]);
+      if (rep == 0) {
+        if (++row >= group.num_rows) return Status::Corruption(StrCat(what, ": more rows than its row group"));
+        keeping = kept_rows[static_cast<size_t>(row)];
+      }
+      ++level;
+      if (def == descriptor.max_def_level) return true;
+      if (keeping) out.AppendNull(def, rep);
+      return false;
+    };
+    RETURN_IF_ERROR(ReadPages(group.columns[i], descriptor, &levels, [&](const PageValues& page) -> Status {
+      if (page.dictionary) return decoder.ForEach(page, nullptr);
+      RETURN_IF_ERROR(decoder.ForEach(page, [&](const Value& value) -> Status {
+        while (true) {
+          if (level >= levels.def_levels.size()) {
+            return Status::Corruption(StrCat(page.what, ": more values than its levels say"));
+          }
+          ASSIGN_OR_RETURN(bool present, take_level(page.what));
+          if (!present) continue;
+          if (keeping) out.AppendValue(value, static_cast<int>(levels.rep_levels[level - 1]));
+          return Status::OK();
+        }
+      }));
+      while (level < levels.def_levels.size()) {
+        ASSIGN_OR_RETURN(bool present, take_level(page.what));
+        if (present) return Status::Corruption(StrCat(page.what, ": fewer values than its levels say"));
+      }
+      levels.rep_levels.clear();
+      levels.def_levels.clear();
+      level = 0;
+      return Status::OK();
+    }));
+    if (row + 1 != group.num_rows) {
+      return Status::Corruption(StrCat(path_, ": column ", Join(descriptor.path, "."), " of row group ", index,
+                                       " holds ", row + 1, " rows, the row group ", group.num_rows));
+    }
+  }
+  batch->EndRows(kept);
+  return Status::OK();
 }
 
 Status ParquetReader::ReadFlatColumns(int index, std::vector<FlatColumn>* columns) {

@@ -3,6 +3,7 @@
 // (data pages v1 with RLE levels; PLAIN, dictionary or DELTA values; UNCOMPRESSED,
 // SNAPPY or ZSTD), reassembled from repetition/definition levels (Dremel).
 // It is used by round-trip tests and to read files CQLite wrote earlier.
+// AppendRowGroup copies rows into a RowBatch leaf column by leaf column.
 // Page CRC-32s and the footer's own checksum (kFooterChecksumKey), when a
 // file has them, are verified. Anything malformed is a Corruption error
 // naming the file and offset; other valid Parquet it does not handle is
@@ -24,6 +25,7 @@
 #include "io/file_system.h"
 #include "parquet/encoding.h"
 #include "parquet/parquet_format.h"
+#include "parquet/row_batch.h"
 #include "parquet/schema.h"
 #include "parquet/value.h"
 #include "util/status.h"
@@ -72,6 +74,13 @@ class ParquetReader {
   // The same for top-level field `field` alone, so that a reader can look
   // at one column of a row group before deciding to read the others.
   Status ReadFlatColumn(int index, int field, FlatColumn* column);
+  // The rows of row group `index` that `keep` (given a row's number within
+  // the row group, in order) takes, appended to `batch` with their levels as
+  // the file holds them, one leaf column decoded at a time: a copy of rows
+  // into a file of the same schema without assembling them. REQUIRES:
+  // `batch` was made from this file's schema (InvalidArgument when its leaf
+  // columns differ).
+  Status AppendRowGroup(int index, const std::function<bool(int64_t row)>& keep, RowBatch* batch);
 
  private:
   struct DecodedColumn {
@@ -100,6 +109,23 @@ class ParquetReader {
   };
   Status ReadPages(const ColumnChunk& chunk, const ColumnDescriptor& column, DecodedColumn* levels,
                    const std::function<Status(const PageValues&)>& visit);
+  // Decodes the pages of one column chunk in turn: a dictionary page's
+  // values are kept for the data pages after it.
+  class PageDecoder {
+   public:
+    explicit PageDecoder(const Field& field) : field_(field) {}
+    // Appends a data page's values to `values` (a dictionary page's to none).
+    Status Decode(const PageValues& page, std::vector<Value>* values);
+    // Calls `visit` with each of a data page's values in order; those of a
+    // dictionary-encoded page are not copied.
+    Status ForEach(const PageValues& page, const std::function<Status(const Value&)>& visit);
+
+   private:
+    const Field& field_;
+    std::vector<Value> dictionary_;
+    std::vector<uint32_t> indices_;
+    std::vector<Value> values_;  // ForEach's decoded values of a page without a dictionary
+  };
   Status ReadColumnChunk(const ColumnChunk& chunk, const ColumnDescriptor& column, int64_t num_rows,
                          DecodedColumn* out);
   Result<Value> Assemble(const SchemaNode& node, std::vector<DecodedColumn>& columns);

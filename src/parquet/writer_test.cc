@@ -66,6 +66,42 @@ Written RoundTrip(MemoryFileSystem& fs, const Schema& schema, const std::vector<
   return w;
 }
 
+// The rows of `w`'s file that `keep` takes (by their number in the file),
+// copied with AppendRowGroup into a second file of the same schema and read
+// back.
+std::vector<Value> CopyRows(MemoryFileSystem& fs, Written& w, const Schema& schema,
+                            const std::function<bool(int64_t)>& keep) {
+  auto writer = ParquetWriter::Open(fs, "copy.parquet", schema);
+  EXPECT_TRUE(writer.ok()) << writer.status().ToString();
+  if (!writer.ok()) return {};
+  RowBatch batch(schema);
+  int64_t first = 0;
+  for (int g = 0; g < w.reader->num_row_groups(); ++g) {
+    batch.Clear();
+    Status appended = w.reader->AppendRowGroup(g, [&](int64_t row) { return keep(first + row); }, &batch);
+    EXPECT_TRUE(appended.ok()) << appended.ToString();
+    first += w.reader->metadata().row_groups[g].num_rows;
+    Status written = (*writer)->WriteBatch(batch);
+    EXPECT_TRUE(written.ok()) << written.ToString();
+  }
+  EXPECT_TRUE((*writer)->Close().ok());
+  auto reader = ParquetReader::Open(fs, "copy.parquet");
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  if (!reader.ok()) return {};
+  auto rows = (*reader)->ReadAll();
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+  return rows.ok() ? *rows : std::vector<Value>();
+}
+
+// The rows CopyRows should give.
+std::vector<Value> Kept(const std::vector<Value>& rows, const std::function<bool(int64_t)>& keep) {
+  std::vector<Value> kept;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (keep(static_cast<int64_t>(i))) kept.push_back(rows[i]);
+  }
+  return kept;
+}
+
 Schema AllTypesSchema() {
   Schema s;
   s.fields = {
@@ -200,7 +236,44 @@ TEST(ParquetWriterTest, NestedListsMapsAndStructs) {
     const auto& columns = w.reader->metadata().row_groups[0].columns;
     EXPECT_EQ(columns[1].meta_data->path_in_schema, (std::vector<std::string>{"tags", "list", "element"}));
     EXPECT_EQ(columns[3].meta_data->path_in_schema, (std::vector<std::string>{"attrs", "key_value", "key"}));
+    // Rows copied leaf column by leaf column keep their nesting, nulls and empties.
+    for (const auto& keep : std::vector<std::function<bool(int64_t)>>{
+             [](int64_t) { return true; }, [](int64_t r) { return r % 3 != 1; }, [](int64_t r) { return r == 6; },
+             [](int64_t) { return false; }}) {
+      EXPECT_EQ(CopyRows(fs, w, s, keep), Kept(rows, keep));
+    }
   }
+}
+
+TEST(ParquetReaderTest, AppendRowGroupCopiesRowsAcrossPagesAndEncodings) {
+  Schema s;
+  s.fields = {Field::Int64("n", kReq, 1), Field::String("text", kOpt, 2),
+              Field::List("xs", kOpt, 3, Field::Int32("element", kOpt, 4)),
+              Field::String("status", kOpt, 5)};
+  std::vector<Value> rows;
+  for (int i = 0; i < 30000; ++i) {
+    std::vector<Value> xs;
+    for (int j = 0; j < i % 5; ++j) xs.push_back(j == 2 ? Value::Null() : I32(i + j));
+    rows.push_back(Row({I64(i), i % 11 == 0 ? Value::Null() : Str("value-" + std::to_string(i % 1500)),
+                        i % 7 == 0 ? Value::Null() : Value::List(std::move(xs)), Str(i % 3 ? "ok" : "late")}));
+  }
+  MemoryFileSystem fs;
+  WriterOptions options;
+  options.page_size = 4096;  // many pages per column chunk
+  options.row_group_size = 128 * 1024;
+  options.dictionary_page_size_limit = 8 * 1024;  // dictionary pages, then PLAIN ones
+  Written w = RoundTrip(fs, s, rows, options);
+  ASSERT_NE(w.reader, nullptr);
+  ASSERT_GT(w.reader->num_row_groups(), 1);
+  auto keep = [](int64_t r) { return r % 10 != 3 && (r < 5000 || r > 9000); };
+  EXPECT_EQ(CopyRows(fs, w, s, keep), Kept(rows, keep));
+
+  // A batch of another schema is refused.
+  Schema other = s;
+  other.fields[1] = Field::String("text", kReq, 2);
+  RowBatch batch(other);
+  Status refused = w.reader->AppendRowGroup(0, [](int64_t) { return true; }, &batch);
+  EXPECT_EQ(refused.kind(), StatusKind::kInvalidArgument) << refused.ToString();
 }
 
 TEST(ParquetWriterTest, MultiplePagesAndRowGroups) {
