@@ -142,6 +142,10 @@ public final class SparkMaintain
             if (tolerated == null || !message.contains(tolerated))
                 throw e;
             long ms = (System.nanoTime() - start) / 1_000_000;
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root)
+                root = root.getCause();
+            message = root.getClass().getName() + ": " + root.getMessage();
             int nl = message.indexOf('\n');
             StringBuilder sb = new StringBuilder("{\"name\": ");
             jsonString(sb, procedureName(sql));
