@@ -175,6 +175,15 @@ Result<json> CommitRequestBody(const LoadedTable& base, const iceberg::TableMeta
       updates.push_back({{"action", "add-snapshot"}, {"snapshot", iceberg::SnapshotToJson(s)}});
     }
   }
+  std::set<int64_t> next_snapshots;
+  for (const iceberg::Snapshot& s : next.snapshots) next_snapshots.insert(s.snapshot_id);
+  json removed_snapshots = json::array();
+  for (const iceberg::Snapshot& s : before.snapshots) {
+    if (!next_snapshots.count(s.snapshot_id)) removed_snapshots.push_back(s.snapshot_id);
+  }
+  if (!removed_snapshots.empty()) {
+    updates.push_back({{"action", "remove-snapshots"}, {"snapshot-ids", removed_snapshots}});
+  }
   if (next.current_snapshot_id != before.current_snapshot_id) {
     if (!next.current_snapshot_id) return unsupported("current snapshot to none");
     updates.push_back({{"action", "set-snapshot-ref"},

@@ -97,6 +97,18 @@ TEST(RestCatalogTest, ASchemaChangeIsAddedAndMadeCurrentOnTheBaseSchema) {
   EXPECT_EQ((*body)["updates"][2]["action"], "add-snapshot");
 }
 
+TEST(RestCatalogTest, SnapshotsTheNextVersionDropsAreRemoved) {
+  Versions v = TestVersions();
+  iceberg::TableMetadata expired = v.next;
+  iceberg::RemoveSnapshots(&expired, {11}, 1'700'000'000'100, "/w/shop/orders/metadata/00001-b.metadata.json");
+  LoadedTable base{"/w/shop/orders/metadata/00001-b.metadata.json", v.next};
+  auto body = CommitRequestBody(base, expired);
+  ASSERT_TRUE(body.ok()) << body.status().ToString();
+  EXPECT_EQ((*body)["requirements"][1], json({{"type", "assert-ref-snapshot-id"}, {"ref", "main"}, {"snapshot-id", 22}}));
+  ASSERT_EQ((*body)["updates"].size(), 1u) << body->dump();
+  EXPECT_EQ((*body)["updates"][0], json({{"action", "remove-snapshots"}, {"snapshot-ids", {11}}}));
+}
+
 TEST(RestCatalogTest, ACommitThatMovesTheTableElsewhereIsRefused) {
   Versions v = TestVersions();
   v.next.location = "/elsewhere";

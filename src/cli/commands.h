@@ -23,10 +23,16 @@ CommandRunner AddDeltaExportCommand(CLI::App& app);
 CommandRunner AddMaterializeCommand(CLI::App& app);
 CommandRunner AddWatchCommand(CLI::App& app);
 CommandRunner AddRingCommand(CLI::App& app);
+CommandRunner AddMaintainCommand(CLI::App& app);
 
 // The transform of every --now option: a time as seconds since the Unix
 // epoch or in ISO-8601 (ParseInstantSeconds), handed on as seconds.
 CLI::Validator InstantOption();
+// The transform of options that take a span of time ("90m", "36h", "7d";
+// ParseDurationSeconds), handed on as seconds, and of sizes ("64MiB";
+// ParseByteSize), handed on as bytes.
+CLI::Validator DurationOption();
+CLI::Validator ByteSizeOption();
 inline constexpr const char* kNowHelp =
     "When TTLs are evaluated: seconds since the Unix epoch or an ISO-8601 time such as 2027-01-01T08:30:00Z "
     "(default: now)";

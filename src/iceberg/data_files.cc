@@ -97,35 +97,53 @@ Result<DataFile> WritePositionDeleteFile(FileSystem& fs, const std::string& path
 }
 
 std::map<std::string, std::string> SummaryMetrics(const std::vector<DataFile>& added,
-                                                  const std::map<std::string, std::string>& previous) {
-  int64_t data_files = 0, delete_files = 0, records = 0, position_deletes = 0, size = 0;
-  for (const DataFile& f : added) {
-    size += f.file_size_in_bytes;
-    if (f.content == FileContent::kData) {
-      ++data_files;
-      records += f.record_count;
-    } else {
-      ++delete_files;
-      position_deletes += f.record_count;
+                                                  const std::map<std::string, std::string>& previous,
+                                                  const std::vector<DataFile>& removed) {
+  struct Counts {
+    int64_t data_files = 0, delete_files = 0, records = 0, position_deletes = 0, size = 0;
+  };
+  auto count = [](const std::vector<DataFile>& files) {
+    Counts c;
+    for (const DataFile& f : files) {
+      c.size += f.file_size_in_bytes;
+      if (f.content == FileContent::kData) {
+        ++c.data_files;
+        c.records += f.record_count;
+      } else {
+        ++c.delete_files;
+        c.position_deletes += f.record_count;
+      }
     }
-  }
+    return c;
+  };
+  const Counts in = count(added), out = count(removed);
   std::map<std::string, std::string> s;
   auto put = [&s](const char* key, int64_t v) { s[key] = std::to_string(v); };
-  if (data_files) put("added-data-files", data_files);
-  if (records) put("added-records", records);
-  if (delete_files) {
-    put("added-delete-files", delete_files);
-    put("added-position-delete-files", delete_files);
-    put("added-position-deletes", position_deletes);
+  if (in.data_files) put("added-data-files", in.data_files);
+  if (in.records) put("added-records", in.records);
+  if (in.delete_files) {
+    put("added-delete-files", in.delete_files);
+    put("added-position-delete-files", in.delete_files);
+    put("added-position-deletes", in.position_deletes);
   }
-  if (size) put("added-files-size", size);
-  put("total-data-files", Metric(previous, "total-data-files") + data_files);
-  put("total-delete-files", Metric(previous, "total-delete-files") + delete_files);
-  put("total-records", Metric(previous, "total-records") + records);
-  put("total-files-size", Metric(previous, "total-files-size") + size);
-  put("total-position-deletes", Metric(previous, "total-position-deletes") + position_deletes);
+  if (in.size) put("added-files-size", in.size);
+  if (out.data_files) put("deleted-data-files", out.data_files);
+  if (out.records) put("deleted-records", out.records);
+  if (out.delete_files) {
+    put("removed-delete-files", out.delete_files);
+    put("removed-position-delete-files", out.delete_files);
+    put("removed-position-deletes", out.position_deletes);
+  }
+  if (out.size) put("removed-files-size", out.size);
+  put("total-data-files", Metric(previous, "total-data-files") + in.data_files - out.data_files);
+  put("total-delete-files", Metric(previous, "total-delete-files") + in.delete_files - out.delete_files);
+  put("total-records", Metric(previous, "total-records") + in.records - out.records);
+  put("total-files-size", Metric(previous, "total-files-size") + in.size - out.size);
+  put("total-position-deletes",
+      Metric(previous, "total-position-deletes") + in.position_deletes - out.position_deletes);
   put("total-equality-deletes", Metric(previous, "total-equality-deletes"));
-  put("changed-partition-count", (data_files || delete_files) ? 1 : 0);
+  bool changed = in.data_files || in.delete_files || out.data_files || out.delete_files;
+  put("changed-partition-count", changed ? 1 : 0);
   return s;
 }
 

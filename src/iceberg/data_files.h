@@ -38,8 +38,10 @@ Result<DataFile> WritePositionDeleteFile(FileSystem& fs, const std::string& path
                                          parquet::CompressionCodec compression);
 
 // The standard summary metrics of a snapshot that adds `added` files to a
-// table whose previous snapshot's summary is `previous` (empty for the first).
+// table whose previous snapshot's summary is `previous` (empty for the first),
+// and takes `removed` files out of it (a rewrite).
 std::map<std::string, std::string> SummaryMetrics(const std::vector<DataFile>& added,
-                                                  const std::map<std::string, std::string>& previous);
+                                                  const std::map<std::string, std::string>& previous,
+                                                  const std::vector<DataFile>& removed = {});
 
 }  // namespace cqlite::iceberg

@@ -279,5 +279,24 @@ TEST(SummaryMetricsTest, NothingAddedKeepsTheTotals) {
   EXPECT_EQ(s.at("total-delete-files"), "0");
 }
 
+TEST(SummaryMetricsTest, ARewriteCountsWhatItRemoves) {
+  auto s = SummaryMetrics({File(FileContent::kData, 12, 120)},
+                          {{"total-data-files", "3"}, {"total-delete-files", "2"}, {"total-records", "30"},
+                           {"total-files-size", "400"}, {"total-position-deletes", "8"}},
+                          {File(FileContent::kData, 10, 100), File(FileContent::kData, 10, 100),
+                           File(FileContent::kPositionDeletes, 8, 50)});
+  EXPECT_EQ(s.at("added-data-files"), "1");
+  EXPECT_EQ(s.at("deleted-data-files"), "2");
+  EXPECT_EQ(s.at("deleted-records"), "20");
+  EXPECT_EQ(s.at("removed-delete-files"), "1");
+  EXPECT_EQ(s.at("removed-position-deletes"), "8");
+  EXPECT_EQ(s.at("removed-files-size"), "250");
+  EXPECT_EQ(s.at("total-data-files"), "2");
+  EXPECT_EQ(s.at("total-delete-files"), "1");
+  EXPECT_EQ(s.at("total-records"), "22");
+  EXPECT_EQ(s.at("total-files-size"), "270");
+  EXPECT_EQ(s.at("total-position-deletes"), "0");
+}
+
 }  // namespace
 }  // namespace cqlite::iceberg

@@ -86,6 +86,18 @@ void AddSnapshot(TableMetadata* metadata, Snapshot snapshot, const std::string& 
   metadata->snapshots.push_back(std::move(snapshot));
 }
 
+void RemoveSnapshots(TableMetadata* metadata, const std::set<int64_t>& ids, int64_t now_ms,
+                     const std::string& previous_file) {
+  if (!previous_file.empty()) metadata->metadata_log.emplace_back(metadata->last_updated_ms, previous_file);
+  metadata->last_updated_ms = std::max(now_ms, metadata->last_updated_ms + 1);
+  std::erase_if(metadata->snapshots, [&](const Snapshot& s) {
+    return ids.count(s.snapshot_id) && s.snapshot_id != metadata->current_snapshot_id;
+  });
+  std::erase_if(metadata->snapshot_log, [&](const std::pair<int64_t, int64_t>& entry) {
+    return ids.count(entry.second) && entry.second != metadata->current_snapshot_id;
+  });
+}
+
 void AssignSnapshotRowIds(const TableMetadata& metadata, int64_t added_rows, Snapshot* snapshot) {
   snapshot->first_row_id = metadata.next_row_id;
   snapshot->added_rows = added_rows;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,12 @@ TableMetadata NewTableMetadata(const std::string& location, Schema schema,
 // snapshot.added_rows >= 0 are set (see AssignSnapshotRowIds); in a v2 table
 // neither is set.
 void AddSnapshot(TableMetadata* metadata, Snapshot snapshot, const std::string& previous_file);
+
+// Removes the snapshots `ids` (never the current one) and their snapshot
+// log entries, as of `now_ms`, recording the metadata file this one
+// replaces (`previous_file`). Their files are not touched.
+void RemoveSnapshots(TableMetadata* metadata, const std::set<int64_t>& ids, int64_t now_ms,
+                     const std::string& previous_file);
 
 // Row lineage of a new snapshot of a v3 table (spec "Snapshot Row IDs"):
 // its first-row-id is the table's next-row-id, and `added_rows` (what

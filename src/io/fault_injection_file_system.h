@@ -90,6 +90,8 @@ class FaultInjectionFileSystem final : public FileSystem {
   Status Rename(const std::string& from, const std::string& to) override;
   Status Remove(const std::string& path) override;
   Status SyncFile(const std::string& path) override;
+  // Reads only: never fails nor counts as an operation.
+  Result<double> ModifiedTime(const std::string& path) override { return base_.ModifiedTime(path); }
 
  private:
   friend class FaultInjectionWritableFile;

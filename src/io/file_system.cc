@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 
@@ -257,9 +258,29 @@ FileSystem& LocalFileSystem() {
   return instance;
 }
 
+void MemoryFileSystem::Touch(const std::string& path) {
+  modified_[path] =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+Result<double> MemoryFileSystem::ModifiedTime(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = modified_.find(path);
+  if (it == modified_.end() || (!files_.count(path) && !directories_.count(path))) {
+    return Status::NotFound(StrCat(path, ": no such file"));
+  }
+  return it->second;
+}
+
+void MemoryFileSystem::SetModifiedTime(const std::string& path, double seconds) {
+  std::lock_guard<std::mutex> lock(mu_);
+  modified_[path] = seconds;
+}
+
 void MemoryFileSystem::AddFile(const std::string& path, std::string contents) {
   std::lock_guard<std::mutex> lock(mu_);
   files_[path] = std::make_shared<std::string>(std::move(contents));
+  Touch(path);
   for (std::string dir = DirName(path); dir != "." && dir != "/" && !dir.empty(); dir = DirName(dir)) {
     directories_[dir] = true;
   }
@@ -276,6 +297,7 @@ Result<std::unique_ptr<WritableFile>> MemoryFileSystem::OpenForWrite(const std::
   std::lock_guard<std::mutex> lock(mu_);
   auto contents = std::make_shared<std::string>();
   files_[path] = contents;
+  Touch(path);
   return std::unique_ptr<WritableFile>(std::make_unique<MemoryWritableFile>(contents));
 }
 
@@ -316,7 +338,7 @@ bool MemoryFileSystem::IsDirectory(const std::string& path) {
 Status MemoryFileSystem::CreateDirectories(const std::string& path) {
   std::lock_guard<std::mutex> lock(mu_);
   for (std::string dir = path; dir != "." && dir != "/" && !dir.empty(); dir = DirName(dir)) {
-    directories_[dir] = true;
+    if (directories_.emplace(dir, true).second) Touch(dir);
   }
   return Status::OK();
 }
@@ -327,6 +349,7 @@ Status MemoryFileSystem::Rename(const std::string& from, const std::string& to) 
   if (it == files_.end()) return Status::NotFound(StrCat(from, ": no such file"));
   files_[to] = it->second;
   files_.erase(it);
+  Touch(to);
   return Status::OK();
 }
 
@@ -334,6 +357,7 @@ Status MemoryFileSystem::Remove(const std::string& path) {
   std::lock_guard<std::mutex> lock(mu_);
   files_.erase(path);
   directories_.erase(path);
+  modified_.erase(path);
   return Status::OK();
 }
 

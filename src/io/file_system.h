@@ -98,12 +98,18 @@ class MemoryFileSystem : public FileSystem {
   Status CreateDirectories(const std::string& path) override;
   Status Rename(const std::string& from, const std::string& to) override;
   Status Remove(const std::string& path) override;
+  // When a file was created (opened for writing, added or renamed) or a
+  // directory made, by the wall clock, unless set since.
+  Result<double> ModifiedTime(const std::string& path) override;
+  void SetModifiedTime(const std::string& path, double seconds);
 
  private:
   friend class MemoryWritableFile;
+  void Touch(const std::string& path);  // REQUIRES: mu_ held
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<std::string>> files_;
   std::map<std::string, bool> directories_;
+  std::map<std::string, double> modified_;
 };
 
 // "dir/name" with exactly one separator between them.

@@ -81,6 +81,14 @@ int64_t FoldState::DeltaHorizonMicros() const {
   return generations.empty() ? 0 : horizon;
 }
 
+std::vector<std::string> FoldState::ReferencedFiles() const {
+  std::vector<std::string> files;
+  for (const FactsSet& set : facts) files.insert(files.end(), set.files.begin(), set.files.end());
+  files.insert(files.end(), row_index.begin(), row_index.end());
+  files.insert(files.end(), row_index_updates.begin(), row_index_updates.end());
+  return files;
+}
+
 std::string FoldStateToJson(const FoldState& state) {
   json generations = json::array();
   for (const ConsumedGeneration& g : state.generations) {
@@ -208,6 +216,12 @@ Status RowIndexWriter::Flush() {
 
 Status RowIndexWriter::Add(std::string_view partition_key, const FoldClustering& clustering,
                            std::string_view data_file, int64_t position, uint64_t hash) {
+  EncodeRowIndexClustering(clustering, &clustering_);
+  return AddEncoded(partition_key, clustering_, data_file, position, hash);
+}
+
+Status RowIndexWriter::AddEncoded(std::string_view partition_key, std::string_view clustering,
+                                  std::string_view data_file, int64_t position, uint64_t hash) {
   if (writer_ && rows_in_file_ >= rows_per_file_) {
     RETURN_IF_ERROR(Flush());
     RETURN_IF_ERROR(writer_->Close().status());
@@ -226,9 +240,8 @@ Status RowIndexWriter::Add(std::string_view partition_key, const FoldClustering&
     ASSIGN_OR_RETURN(writer_, parquet::ParquetWriter::Open(fs_, files_.back(), RowIndexSchema(), options));
     rows_in_file_ = 0;
   }
-  EncodeRowIndexClustering(clustering, &clustering_);
   batch_.column(0).AppendBytes(partition_key);
-  batch_.column(1).AppendBytes(clustering_);
+  batch_.column(1).AppendBytes(clustering);
   batch_.column(2).AppendBytes(data_file);
   batch_.column(3).AppendInt64(position);
   batch_.column(4).AppendInt64(static_cast<int64_t>(hash));

@@ -95,6 +95,8 @@ struct FoldState {
 
   int64_t DeltaHorizonMicros() const;
   RowIndexFiles row_index_files() const { return {row_index, row_index_updates}; }
+  // Every file the state names: its facts sets' files and the row index's.
+  std::vector<std::string> ReferencedFiles() const;
 };
 
 std::string FoldStateToJson(const FoldState& state);
@@ -141,6 +143,9 @@ class RowIndexWriter {
   // The same for an entry in pieces, so that none is copied to make one.
   Status Add(std::string_view partition_key, const FoldClustering& clustering, std::string_view data_file,
              int64_t position, uint64_t hash);
+  // The same with the clustering as the index holds it (EncodeRowIndexClustering).
+  Status AddEncoded(std::string_view partition_key, std::string_view clustering, std::string_view data_file,
+                    int64_t position, uint64_t hash);
   // Ends the last file; the files written, in order.
   Result<std::vector<std::string>> Close();
   int64_t count() const { return count_; }

@@ -24,21 +24,17 @@
 #include "io/fault_injection_file_system.h"
 #include "io/file_system.h"
 #include "materialize/fold_state.h"
+#include "materialize/example_orders_testing.h"
 #include "materialize/table_view_testing.h"
 #include "parquet/reader.h"
 #include "util/strings.h"
-#include "test_paths.h"
 
 namespace cqlite::materialize {
 namespace {
 
 namespace stdfs = std::filesystem;
 
-// shop.orders from examples/README.md: two generations written by Cassandra
-// 5.0.6; the second adds, updates and deletes rows, so a run that consumes it
-// after the first appends rows and deletes positions.
-constexpr char kExampleKeyspace[] = CQLITE_SOURCE_DIR "/examples/data/shop";
-constexpr char kSourceKeyspace[] = "/cassandra/shop";  // where the runs find it, in memory
+// The runs read shop.orders (example_orders_testing.h).
 constexpr char kWarehouse[] = "/warehouse";
 constexpr int64_t kNow = 1'800'000'000;  // TTLs evaluated at a fixed time
 
@@ -53,26 +49,7 @@ std::string Summary(const TableReport& report) {
 // fresh directory per test, removed afterwards.
 class MaterializerCrashTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    FileSystem& local = LocalFileSystem();
-    auto entries = local.ListDirectory(kExampleKeyspace);
-    ASSERT_TRUE(entries.ok()) << entries.status().ToString();
-    for (const DirectoryEntry& entry : *entries) {
-      std::string path = JoinPath(kExampleKeyspace, entry.name);
-      if (!entry.is_directory) {
-        auto contents = local.ReadFileToString(path);
-        ASSERT_TRUE(contents.ok()) << contents.status().ToString();
-        source_files_[JoinPath(kSourceKeyspace, entry.name)] = *contents;
-        continue;
-      }
-      if (!StartsWith(entry.name, "orders-")) continue;
-      table_dir_ = JoinPath(kSourceKeyspace, entry.name);
-      for (const auto& [file, contents] : AllFiles(local, path)) {
-        source_files_[JoinPath(table_dir_, BaseName(file))] = contents;
-      }
-    }
-    ASSERT_FALSE(table_dir_.empty()) << kExampleKeyspace << " holds no orders table";
-  }
+  static void SetUpTestSuite() { ExampleOrders::Load(); }
 
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -84,14 +61,7 @@ class MaterializerCrashTest : public ::testing::Test {
   }
   void TearDown() override { stdfs::remove_all(dir_); }
 
-  // The source as it is before the first run (generation 1 only) or after
-  // the second flush (both generations).
-  static void AddSource(MemoryFileSystem& fs, int generations) {
-    for (const auto& [path, contents] : source_files_) {
-      if (generations < 2 && StartsWith(BaseName(path), "oa-2-")) continue;
-      fs.AddFile(path, contents);
-    }
-  }
+  static void AddSource(MemoryFileSystem& fs, int generations) { ExampleOrders::AddSource(fs, generations); }
 
   std::string CatalogPath(const std::string& name) const { return (dir_ / StrCat(name, ".db")).string(); }
 
@@ -267,9 +237,7 @@ class MaterializerCrashTest : public ::testing::Test {
     }
   }
 
-  // The example keyspace as it is laid out under kSourceKeyspace, and the table's directory there.
-  static inline std::map<std::string, std::string> source_files_;
-  static inline std::string table_dir_;
+  const std::string& table_dir_ = ExampleOrders::table_dir();
   stdfs::path dir_;
   MaterializeOptions options_;
 };

@@ -146,6 +146,79 @@ Result<Baseline> LoadBaseline(FileSystem& fs, catalog::Catalog& catalog, const s
   return base;
 }
 
+Result<SnapshotFoldStates> ReadSnapshotFoldStates(FileSystem& fs, const iceberg::Snapshot& snapshot,
+                                                  const std::string& table) {
+  SnapshotFoldStates read;
+  auto whole = snapshot.summary.find(kFoldStateKey);
+  auto parts = snapshot.summary.find(kFoldStatePartsKey);
+  if (whole != snapshot.summary.end()) {
+    ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(whole->second));
+    ASSIGN_OR_RETURN(FoldState state, FoldStateFromJson(text, whole->second));
+    read.states.push_back(std::move(state));
+    return read;
+  }
+  if (parts == snapshot.summary.end()) {
+    return Status::InvalidArgument(StrCat(table, ": snapshot ", snapshot.snapshot_id, " was not written by cqlite (no ",
+                                          kFoldStateKey, ")"));
+  }
+  read.by_parts = true;
+  ASSIGN_OR_RETURN(std::string parts_text, fs.ReadFileToString(parts->second));
+  ASSIGN_OR_RETURN(read.parts, PartsFromJson(parts_text, parts->second));
+  for (const FoldStatePart& part : read.parts) {
+    ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(part.fold_state));
+    ASSIGN_OR_RETURN(FoldState state, FoldStateFromJson(text, part.fold_state));
+    read.states.push_back(std::move(state));
+  }
+  return read;
+}
+
+Result<std::map<std::string, std::string>> WriteUnchangedRowsFoldStates(FileSystem& fs,
+                                                                       const iceberg::Snapshot& parent,
+                                                                       const SnapshotFoldStates& states,
+                                                                       RunFiles& files) {
+  std::map<std::string, std::string> summary;
+  for (const char* key : {kDeltaHorizonKey, kLineageKey, kNowKey}) {
+    auto it = parent.summary.find(key);
+    if (it != parent.summary.end()) summary[key] = it->second;
+  }
+  summary[kGenerationsKey] = "";
+  if (!states.by_parts) {
+    std::string path = files.FoldState();
+    RETURN_IF_ERROR(fs.WriteStringToFile(path, FoldStateToJson(states.states.at(0))));
+    summary[kFoldStateKey] = path;
+    return summary;
+  }
+  std::vector<FoldStatePart> parts = states.parts;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    parts[p].fold_state = files.FoldStateOfPart(static_cast<int>(p));
+    RETURN_IF_ERROR(fs.WriteStringToFile(parts[p].fold_state, FoldStateToJson(states.states.at(p))));
+  }
+  std::string parts_path = files.FoldStateParts();
+  RETURN_IF_ERROR(fs.WriteStringToFile(parts_path, PartsToJson(parts)));
+  summary[kFoldStatePartsKey] = parts_path;
+  summary[kPartsCountKey] = std::to_string(parts.size());
+  return summary;
+}
+
+Result<std::vector<std::string>> FoldStateFilesOf(FileSystem& fs, const iceberg::Snapshot& snapshot) {
+  std::vector<std::string> files;
+  auto whole = snapshot.summary.find(kFoldStateKey);
+  auto parts = snapshot.summary.find(kFoldStatePartsKey);
+  if (whole == snapshot.summary.end() && parts == snapshot.summary.end()) return files;
+  ASSIGN_OR_RETURN(SnapshotFoldStates read, ReadSnapshotFoldStates(fs, snapshot, ""));
+  if (read.by_parts) {
+    files.push_back(parts->second);
+    for (const FoldStatePart& part : read.parts) files.push_back(part.fold_state);
+  } else {
+    files.push_back(whole->second);
+  }
+  for (const FoldState& state : read.states) {
+    std::vector<std::string> named = state.ReferencedFiles();
+    files.insert(files.end(), named.begin(), named.end());
+  }
+  return files;
+}
+
 Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, const NextSnapshot& next,
                                       RunFiles& files) {
   const std::vector<iceberg::DataFile>& added = next.added;

@@ -89,6 +89,34 @@ struct WrittenSnapshot {
   int64_t snapshot_id = 0;
 };
 
+// The fold state a snapshot names, as a run that changes no row's content
+// (`cqlite maintain`) reads and rewrites it: one state for a table published
+// whole, one per part for a table published by token ranges.
+struct SnapshotFoldStates {
+  bool by_parts = false;
+  std::vector<FoldStatePart> parts;  // by_parts: the parts file's entries
+  std::vector<FoldState> states;     // one per part (one for a table published whole)
+};
+
+// The fold state(s) `snapshot` names. InvalidArgument naming `table` when it
+// names none (a snapshot cqlite did not write).
+Result<SnapshotFoldStates> ReadSnapshotFoldStates(FileSystem& fs, const iceberg::Snapshot& snapshot,
+                                                  const std::string& table);
+
+// Writes `states` (files named by `files`) for a snapshot on top of `parent`
+// that changes no row's content, and returns the cqlite properties of its
+// summary: the state (or parts) file, no generation consumed, and the
+// parent's lineage, delta horizon and TTL time.
+Result<std::map<std::string, std::string>> WriteUnchangedRowsFoldStates(FileSystem& fs,
+                                                                       const iceberg::Snapshot& parent,
+                                                                       const SnapshotFoldStates& states,
+                                                                       RunFiles& files);
+
+// Every file of cqlite's own that `snapshot` references: its fold state or
+// parts file, and the files the states name (fold_state.h). Empty for a
+// snapshot cqlite did not write.
+Result<std::vector<std::string>> FoldStateFilesOf(FileSystem& fs, const iceberg::Snapshot& snapshot);
+
 // Writes (and syncs) the fold state, manifests and manifest list of the
 // snapshot after `base`'s current one, and makes the table metadata that
 // adds it; the catalog's commit writes that where it must (catalog.h).

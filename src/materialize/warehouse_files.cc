@@ -76,6 +76,10 @@ std::string RunFiles::FoldState() { return RememberForAttempt(JoinPath(state_dir
 
 std::string RunFiles::FoldStateParts() { return RememberForAttempt(JoinPath(state_dir_, StrCat("parts-", AttemptId(), ".json"))); }
 
+std::string RunFiles::FoldStateOfPart(int part) {
+  return RememberForAttempt(JoinPath(state_dir_, StrCat("state-", AttemptId(), "-p", part, ".json")));
+}
+
 std::string RunFiles::RowIndexFile(int range, int file) {
   return Remember(JoinPath(state_dir_, StrCat("rows-", run_id_, "-", range, "-", file, ".parquet")));
 }

@@ -10,6 +10,8 @@
 //   cqlite/state-<run>.json           the fold state (fold_state.h)
 //   cqlite/parts-<run>.json           a table published by token ranges: each
 //                                     part's ranges and fold state (snapshot.h)
+//   cqlite/state-<run>-p<p>.json      part p's fold state, when a maintenance
+//                                     run rewrites every part's (maintain/)
 //   cqlite/rows-<run>-<k>-<i>.parquet the row index's files
 //   cqlite/rows-<run>-updates-<k>-<i>.parquet  its update layer (fold_state.h),
 //                                     a part per range
@@ -70,6 +72,9 @@ class RunFiles {
   std::string MetadataFile(int version);
   std::string FoldState();
   std::string FoldStateParts();
+  // The fold state of part `part` of a table published by token ranges,
+  // written by a run that rewrites every part's (`cqlite maintain`).
+  std::string FoldStateOfPart(int part);
   std::string RowIndexFile(int range, int file);
   std::string RowIndexUpdateFile(int range, int file);
   // The directory the run's `generation`th new generation's SSTable is kept

@@ -113,4 +113,22 @@ std::optional<int64_t> ParseInt64(std::string_view text) {
   return value;
 }
 
+std::optional<int64_t> ParseByteSize(std::string_view text) {
+  static constexpr std::pair<std::string_view, int64_t> kUnits[] = {
+      {"KiB", int64_t{1} << 10}, {"MiB", int64_t{1} << 20}, {"GiB", int64_t{1} << 30}, {"TiB", int64_t{1} << 40},
+      {"KB", 1000}, {"MB", 1000 * 1000}, {"GB", 1000 * 1000 * 1000}, {"TB", int64_t{1000} * 1000 * 1000 * 1000},
+      {"B", 1}};
+  int64_t unit = 1;
+  for (const auto& [suffix, size] : kUnits) {
+    if (EndsWith(text, suffix)) {
+      text.remove_suffix(suffix.size());
+      unit = size;
+      break;
+    }
+  }
+  std::optional<int64_t> count = ParseInt64(Trim(text));
+  if (!count || *count < 0 || *count > (int64_t{1} << 62) / unit) return std::nullopt;
+  return *count * unit;
+}
+
 }  // namespace cqlite

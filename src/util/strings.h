@@ -46,6 +46,11 @@ bool IsValidUtf8(std::string_view text);
 // A-Z to a-z; other bytes unchanged (Java's toLowerCase(Locale.US) on identifiers).
 std::string ToLowerAscii(std::string_view text);
 // A whole decimal integer (optional leading '-'), or nothing.
+// A size in bytes given as a number with an optional unit: B, KiB, MiB,
+// GiB, TiB (powers of 1024) or KB, MB, GB, TB (powers of 1000); nullopt for
+// anything else, a negative size or one past 2^62.
+std::optional<int64_t> ParseByteSize(std::string_view text);
+// A whole decimal number, nothing else around it.
 std::optional<int64_t> ParseInt64(std::string_view text);
 
 }  // namespace cqlite

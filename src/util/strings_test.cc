@@ -43,5 +43,16 @@ TEST(IsValidUtf8Test, ASequenceIsJudgedAtEveryOffset) {
   }
 }
 
+TEST(ParseByteSizeTest, BytesAndUnits) {
+  EXPECT_EQ(ParseByteSize("0"), 0);
+  EXPECT_EQ(ParseByteSize("512"), 512);
+  EXPECT_EQ(ParseByteSize("10B"), 10);
+  EXPECT_EQ(ParseByteSize("64MiB"), int64_t{64} << 20);
+  EXPECT_EQ(ParseByteSize("2GiB"), int64_t{2} << 30);
+  EXPECT_EQ(ParseByteSize("3KB"), 3000);
+  EXPECT_EQ(ParseByteSize("5 MB"), 5'000'000);
+  for (const char* bad : {"", "MiB", "-1", "1.5MiB", "12XB", "99999999TiB"}) EXPECT_FALSE(ParseByteSize(bad)) << bad;
+}
+
 }  // namespace
 }  // namespace cqlite

@@ -1,6 +1,8 @@
 #include "util/time_format.h"
 
+#include <cctype>
 #include <chrono>
+#include <optional>
 #include <cstdio>
 #include <limits>
 
@@ -113,6 +115,31 @@ unsigned DaysInMonth(int64_t year, unsigned month) {
 }
 
 }  // namespace
+
+Result<int64_t> ParseDurationSeconds(std::string_view text, std::string_view what) {
+  auto invalid = [&](std::string_view why) {
+    return Status::InvalidArgument(StrCat(what, what.empty() ? "" : " ", "'", text, "': ", why,
+                                          " (give a count and a unit: s, m, h, d or w, such as 90m or 7d)"));
+  };
+  std::string_view digits = text;
+  int64_t unit = 1;
+  if (!text.empty() && !std::isdigit(static_cast<unsigned char>(text.back()))) {
+    switch (text.back()) {
+      case 's': unit = 1; break;
+      case 'm': unit = 60; break;
+      case 'h': unit = 3600; break;
+      case 'd': unit = 86400; break;
+      case 'w': unit = 7 * 86400; break;
+      default: return invalid("not a span of time");
+    }
+    digits.remove_suffix(1);
+  }
+  std::optional<int64_t> count = ParseInt64(digits);
+  if (digits.empty() || !count || *count < 0) return invalid("not a span of time");
+  constexpr int64_t kHundredYears = int64_t{100} * 366 * 86400;
+  if (*count > kHundredYears / unit) return invalid("longer than 100 years");
+  return *count * unit;
+}
 
 Result<int64_t> ParseInstantSeconds(std::string_view text, std::string_view what) {
   auto invalid = [&](std::string_view why) {

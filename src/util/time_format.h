@@ -31,6 +31,11 @@ int64_t DaysFromCivil(int64_t year, unsigned month, unsigned day);
 // else, a field out of range, or a time before 1970 (`what` may be empty).
 Result<int64_t> ParseInstantSeconds(std::string_view text, std::string_view what);
 
+// Seconds of a span of time given as a count and a unit: "90s", "15m",
+// "36h", "7d", "2w" (a bare number is seconds). InvalidArgument, naming
+// `what` and the text, for anything else or a span past 100 years.
+Result<int64_t> ParseDurationSeconds(std::string_view text, std::string_view what);
+
 // Whole seconds since the Unix epoch by the system clock.
 int64_t WallClockSeconds();
 

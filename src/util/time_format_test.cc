@@ -69,5 +69,19 @@ TEST(NowOrWallClockTest, AGivenTimeWinsOverTheClock) {
   EXPECT_GT(now, Seconds("2020-01-01"));
 }
 
+TEST(ParseDurationSecondsTest, ACountAndAUnit) {
+  EXPECT_EQ(*ParseDurationSeconds("0s", ""), 0);
+  EXPECT_EQ(*ParseDurationSeconds("45", ""), 45);
+  EXPECT_EQ(*ParseDurationSeconds("90m", ""), 5400);
+  EXPECT_EQ(*ParseDurationSeconds("36h", ""), 129600);
+  EXPECT_EQ(*ParseDurationSeconds("7d", ""), 604800);
+  EXPECT_EQ(*ParseDurationSeconds("2w", ""), 1209600);
+  for (const char* bad : {"", "d", "-1d", "7 d", "7y", "1.5h", "99999999999d"}) {
+    auto parsed = ParseDurationSeconds(bad, "--orphan-age");
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_NE(parsed.status().message().find("--orphan-age"), std::string::npos) << parsed.status().ToString();
+  }
+}
+
 }  // namespace
 }  // namespace cqlite

@@ -23,6 +23,14 @@ it and a failed write at each operation are covered in-process, by
 src/materialize/materializer_crash_test.cc over the fault-injecting file
 system of src/io/fault_injection_file_system.h.
 
+`cqlite maintain` racing `cqlite materialize` (both at once on one table
+whose last generation is new), and maintain killed with SIGKILL after delays
+spread over its duration: the table always reads as the serial run's, a
+normal maintain and a run afterwards finish it, and once orphans are
+removed no file is left that no snapshot references. The same in-process,
+at each file operation and against a run committing first in either order:
+src/maintain/maintainer_test.cc.
+
 The node's output is cached under ${CQLITE_CACHE:-~/.cache/cqlite}/oracle/,
 keyed by the scenario text and the oracle version. The scenario also holds the
 keyspaces `odd` and `oddempty` used by
@@ -473,3 +481,132 @@ def test_a_run_killed_at_any_time_leaves_the_previous_or_the_next_snapshot(seria
           f"{span[False] * 1000:.0f} ms (later runs): {outcomes}")
     assert not problems, "\n".join(problems)
     assert outcomes["killed, table unchanged"] >= KILLS // 3, outcomes
+
+
+# ---------------------------------------------------------------------------
+# Maintenance racing runs, and killed
+# ---------------------------------------------------------------------------
+
+def maintain_args(warehouse, table, *extra):
+    return [str(conftest.cqlite_binary()), "maintain", f"faults.{table}", "--warehouse", str(warehouse), "--json",
+            "--expire-older-than", "0s", "--retain-last", "2", *extra]
+
+
+def _kept_chain(warehouse, table):
+    """Problems with the snapshots maintenance kept: a chain (its first one's parent expired) of rising
+    sequence numbers ending at the current one."""
+    location = iceberg_readers.metadata_location(warehouse / "catalog.db", CATALOG_NAME, "faults", table)
+    metadata = json.loads(pathlib.Path(location).read_text())
+    snapshots = metadata.get("snapshots", [])
+    problems = []
+    for before, after in zip(snapshots, snapshots[1:]):
+        if after.get("parent-snapshot-id") != before["snapshot-id"] or \
+                after["sequence-number"] <= before["sequence-number"]:
+            problems.append(f"snapshot {after['snapshot-id']} does not follow {before['snapshot-id']}")
+    if not snapshots or metadata.get("current-snapshot-id") != snapshots[-1]["snapshot-id"]:
+        problems.append("the current snapshot is not the last one kept")
+    return problems
+
+
+def _finish_maintained(serial, source, warehouse, table, label):
+    """A normal maintain (orphans too) and a run after it: the serial run's rows, nothing new to commit,
+    one chain, no unreferenced file."""
+    problems = []
+    proc = subprocess.run(maintain_args(warehouse, table, "--orphan-age", "0s"), capture_output=True, text=True,
+                          timeout=300)
+    if proc.returncode != 0:
+        return [f"{label}: the next maintain failed: {proc.stderr.strip()}"]
+    if json.loads(proc.stdout)["tables"][0]["orphans_skipped"]:
+        problems.append(f"{label}: the next maintain skipped the orphans with no run beside it")
+    run, report = run_materialize(source, warehouse, table)
+    if run.returncode != 0:
+        return problems + [f"{label}: the run after maintain failed: {run.stderr.strip()}"]
+    if report["committed"]:
+        problems.append(f"{label}: the run after maintain committed: {report['message']}")
+    if read_rows(warehouse, table) != serial.rows[GENERATIONS]:
+        problems.append(f"{label}: PyIceberg reads another table than the serial run's")
+    problems += [f"{label}: {p}" for p in _kept_chain(warehouse, table)]
+    orphans = unreferenced_files(warehouse, table)
+    if orphans:
+        problems.append(f"{label}: files no snapshot references: {orphans}")
+    return problems
+
+
+def _one_run_per_generation(serial, root, warehouse, table, count):
+    for k in range(1, count + 1):
+        source = copy_source(serial.node_tables, "faults", "events", root / f"{table}-{k}", k)
+        proc, _ = run_materialize(source, warehouse, table)
+        assert proc.returncode == 0, proc.stderr
+    return copy_source(serial.node_tables, "faults", "events", root / f"{table}-all", GENERATIONS)
+
+
+def test_maintain_racing_a_run_loses_nothing(serial):
+    root = serial.root / "maintain-race"
+    warehouse = root / "warehouse"
+    problems = []
+    attempts = []
+    for n in range(RACE_ROUNDS):
+        table = f"events_mr{n}"
+        full = _one_run_per_generation(serial, root, warehouse, table, GENERATIONS - 1)
+        label = f"round {n}"
+        procs = [subprocess.Popen(maintain_args(warehouse, table), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True),
+                 subprocess.Popen(materialize_args(full, warehouse, table), stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)]
+        if n % 2:
+            procs.reverse()  # the run starts first every other round
+        for p in procs:
+            out, err = p.communicate(timeout=300)
+            if p.returncode != 0:
+                problems.append(f"{label}: {p.args[1]} failed ({p.returncode}): {err.strip()}")
+            elif p.args[1] == "materialize":
+                attempts.append(json.loads(out)["tables"][0]["attempts"])
+        if read_rows(warehouse, table) != serial.rows[GENERATIONS]:
+            problems.append(f"{label}: PyIceberg reads another table than the serial run's right after the race")
+        problems += _finish_maintained(serial, full, warehouse, table, label)
+    print(f"maintain racing a run: {RACE_ROUNDS} rounds, run attempts {sorted(attempts)}")
+    assert not problems, "\n".join(problems)
+
+
+def test_maintain_killed_at_any_time_loses_nothing(serial):
+    root = serial.root / "maintain-kills"
+    warehouse = root / "warehouse"
+    durations = []
+    for n in range(3):
+        table = f"events_mt{n}"
+        _one_run_per_generation(serial, root, warehouse, table, GENERATIONS)
+        t0 = time.monotonic()
+        proc = subprocess.run(maintain_args(warehouse, table), capture_output=True, text=True, timeout=300)
+        durations.append(time.monotonic() - t0)
+        assert proc.returncode == 0, proc.stderr
+        report = json.loads(proc.stdout)["tables"][0]
+        assert report["data_files_rewritten"] > 0 and report["snapshots_expired"] > 0, report
+    span = min(durations)
+    problems = []
+    outcomes = {"killed before a commit": 0, "killed after a commit": 0, "finished before the kill": 0}
+    for i in range(KILLS):
+        table = f"events_mk{i}"
+        full = _one_run_per_generation(serial, root, warehouse, table, GENERATIONS)
+        before_row = catalog_row(warehouse / "catalog.db", table)
+        delay = (i + 0.5) / KILLS * span
+        proc = subprocess.Popen(maintain_args(warehouse, table), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        _, err = proc.communicate(timeout=300)
+        label = f"kill {i} after {delay * 1000:.0f} ms"
+        if proc.returncode == 0:
+            outcomes["finished before the kill"] += 1
+        elif proc.returncode != -signal.SIGKILL:
+            problems.append(f"{label}: exit {proc.returncode}: {err.strip()}")
+            continue
+        elif catalog_row(warehouse / "catalog.db", table) == before_row:
+            outcomes["killed before a commit"] += 1
+        else:
+            outcomes["killed after a commit"] += 1
+        if read_rows(warehouse, table) != serial.rows[GENERATIONS]:
+            problems.append(f"{label}: PyIceberg reads another table than the serial run's after the kill")
+        problems += _finish_maintained(serial, full, warehouse, table, label)
+    print(f"maintain kills: {KILLS} kills spread over {span * 1000:.0f} ms: {outcomes}")
+    assert not problems, "\n".join(problems)
+    assert outcomes["killed before a commit"] >= 1, outcomes
