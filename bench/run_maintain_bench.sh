@@ -296,7 +296,9 @@ for label, f in fields:
         vals.append(f"{v / 1e6:.1f}" if "bytes" in f else str(v))
     lines.append(f"| {label} | " + " | ".join(vals) + " |")
 lines += ["", "From the current snapshot's manifests (PyIceberg) and the directories of the table. A delete file "
-          "is dangling when its data sequence number is below every live data file's: no reader applies it.", ""]
+          "is dangling when its data sequence number is below every live data file's: no reader applies it. "
+          "Both contenders keep the newest 5 snapshots, among them the last 4 before maintenance, and with them "
+          "every file those reference: the files on disk cannot shrink much until later snapshots push them out.", ""]
 
 # Maintenance.
 lines += ["## Maintenance", "",
