@@ -275,7 +275,10 @@ lines = ["# cqlite maintain vs Iceberg's Spark procedures, on a table of %d comm
          f"one round's two SSTables (~0.9% of the rows updated, ~0.1% deleted) were linked in "
          f"(`--now {read('now')}`, `--threads {read('threads')}`): {float(read('build.seconds')):.1f} s in all, "
          f"run 0 {mat_seconds[0]:.1f} s, the later runs {med(mat_seconds[1:]):.2f} s median "
-         f"({min(mat_seconds[1:]):.2f} to {max(mat_seconds[1:]):.2f}); load {read('build.load_before')} before, "
+         f"({min(mat_seconds[1:]):.2f} to {max(mat_seconds[1:]):.2f}; slowest: "
+         + ", ".join(f"run {k} {mat_seconds[k]:.1f} s ({mat[k]['folded']})"
+                     for k in sorted(range(1, runs + 1), key=lambda k: -mat_seconds[k])[:3])
+         + f"); load {read('build.load_before')} before, "
          f"{read('build.load_after')} after. Rows: {mat[-1]['rows_total']} "
          f"(expected {expected}: the dataset's rows less every round's deletes).", ""]
 
