@@ -89,8 +89,9 @@ class Catalog {
   // namespace does not exist.
   virtual Result<std::vector<std::string>> ListTables(const Namespace& ns) = 0;
 
-  // The table's current metadata and its location, or nullopt when the
-  // table does not exist. Metadata files are read through `fs`.
+  // The table's current metadata (format version 2 or 3) and its location,
+  // or nullopt when the table does not exist. Metadata files are read
+  // through `fs`. Who commits on it must write the table's format version.
   virtual Result<std::optional<LoadedTable>> LoadTableMetadata(FileSystem& fs, const Namespace& ns,
                                                                const std::string& table) = 0;
 

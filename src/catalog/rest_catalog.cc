@@ -496,7 +496,8 @@ Result<std::optional<LoadedTable>> RestCatalog::LoadTable(const Namespace& ns, c
   loaded.metadata_location = body["metadata-location"].get<std::string>();
   ASSIGN_OR_RETURN(loaded.metadata, iceberg::TableMetadataFromJson(body["metadata"].dump(),
                                                                    StrCat(reply.endpoint, " (",
-                                                                          loaded.metadata_location, ")")));
+                                                                          loaded.metadata_location, ")"),
+                                                                   /*max_format_version=*/3));
   return std::optional<LoadedTable>(std::move(loaded));
 }
 

@@ -364,7 +364,7 @@ Result<std::optional<LoadedTable>> SqlCatalog::LoadTableMetadata(FileSystem& fs,
   LoadedTable loaded;
   loaded.metadata_location = std::move(*location);
   ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(iceberg::LocalFilePath(loaded.metadata_location)));
-  ASSIGN_OR_RETURN(loaded.metadata, iceberg::TableMetadataFromJson(text, loaded.metadata_location));
+  ASSIGN_OR_RETURN(loaded.metadata, iceberg::TableMetadataFromJson(text, loaded.metadata_location, /*max_format_version=*/3));
   return std::optional<LoadedTable>(std::move(loaded));
 }
 

@@ -238,7 +238,7 @@ int Maintain(const MaintainCommandOptions& options) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (options.json) {
     PrintJson(reports, (*catalog)->DisplayName(), seconds);
-  } else if (!options.quiet || failures == 0) {
+  } else if (!options.quiet) {
     PrintText(reports, seconds);
   }
   return failures ? 1 : 0;
@@ -294,7 +294,7 @@ CommandRunner AddMaintainCommand(CLI::App& app) {
   cmd->add_option("--skip", options->skip, "Steps to leave out: rewrite, expire or orphans (repeatable)")
       ->check(CLI::IsMember({"rewrite", "expire", "orphans"}));
   cmd->add_flag("--json", options->json, "Print the final report as JSON");
-  cmd->add_flag("-q,--quiet", options->quiet, "No progress and no report unless something failed");
+  cmd->add_flag("-q,--quiet", options->quiet, "No progress and no report: only errors, on stderr");
   return [options] { return Maintain(*options); };
 }
 

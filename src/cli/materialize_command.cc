@@ -49,6 +49,7 @@ struct MaterializeCommandOptions {
   bool truncate_time = false;
   std::string compression = "zstd";
   int compression_level = 0;  // 0: not given (3)
+  int format_version = 2;
   int fold_fan_in = 16;
   int threads = DefaultThreads();
   bool json = false;
@@ -321,6 +322,7 @@ int Materialize(const MaterializeCommandOptions& options) {
     }
     run.compression_level = options.compression_level;
   }
+  run.format_version = options.format_version;
   run.fold_fan_in = options.fold_fan_in;
   run.repaired_only = options.repaired_only;
   run.threads = options.threads;
@@ -433,7 +435,7 @@ int Materialize(const MaterializeCommandOptions& options) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (options.json) {
     PrintJson(reports, (*catalog)->DisplayName(), seconds);
-  } else if (!options.quiet || failures == 0) {
+  } else if (!options.quiet) {
     PrintText(reports, seconds);
   }
   return failures ? 1 : 0;
@@ -496,6 +498,12 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
                   "ZSTD level of data files, 1 (fastest) to 22 (smallest); default 3, as Cassandra, DuckDB and "
                   "Iceberg Java (pyarrow and PyIceberg use 1)")
       ->check(CLI::Range(1, 22));
+  cmd->add_option("--format-version", options->format_version,
+                  "Iceberg format version of new tables: 2 (position delete files; every engine reads them) or 3 "
+                  "(a deletion vector per data file in Puffin files, row lineage; Iceberg 1.8+ engines such as "
+                  "Spark and Trino read them). A v2 table given 3 is upgraded in place; a v3 table stays v3")
+      ->check(CLI::IsMember({2, 3}))
+      ->capture_default_str();
   cmd->add_option("--fold-fan-in", options->fold_fan_in,
                   "Most facts sets (each the kept facts of a generation, or a merge of several) a run folds at "
                   "once (with --cluster, this many per node); beyond it the smallest are merged first. Memory grows "
@@ -517,7 +525,7 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
                 "alone (all their facts newer than the kept ones, every row written whole or deleted) and a run "
                 "would otherwise fold them alone and look their rows up in the row index");
   cmd->add_flag("--json", options->json, "Print the final report as JSON");
-  cmd->add_flag("-q,--quiet", options->quiet, "No progress and no report unless something failed");
+  cmd->add_flag("-q,--quiet", options->quiet, "No progress and no report: only errors, on stderr");
   return [options] { return Materialize(*options); };
 }
 

@@ -50,6 +50,9 @@ struct WatchCommandOptions {
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int32_t decimal_scale = 18;
   bool truncate_time = false;
+  int64_t maintain_every = 86400;  // seconds; 0: never
+  int64_t expire_older_than = 7 * 86400;
+  int retain_last = 5;
 };
 
 int Watch(const WatchCommandOptions& options) {
@@ -105,6 +108,9 @@ int Watch(const WatchCommandOptions& options) {
   watch.run.mapping.decimal_scale = options.decimal_scale;
   watch.run.mapping.truncate_time = options.truncate_time;
   watch.run.threads = options.threads;
+  watch.maintain_every_seconds = static_cast<double>(options.maintain_every);
+  watch.maintain.retention_ms = options.expire_older_than * 1000;
+  watch.maintain.retain_last = options.retain_last;
   watch.log = [](const std::string& line) { std::cout << line << std::endl; };
   if (Status s = fs.CreateDirectories(warehouse); !s.ok()) return fail(s.WithContext("cannot create the warehouse"));
 
@@ -170,6 +176,17 @@ CommandRunner AddWatchCommand(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--threads", options->threads, "Threads folding and writing a table at once")
       ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  cmd->add_option("--maintain-every", options->maintain_every,
+                  "Maintain each table this often (as `cqlite maintain` with its default thresholds): rewrite data "
+                  "files with many deleted rows or few rows, expire snapshots, remove orphan files; 0: never "
+                  "(default 1d)")
+      ->transform(DurationOption());
+  cmd->add_option("--expire-older-than", options->expire_older_than,
+                  "Snapshots older than this expire at maintenance (default 7d)")
+      ->transform(DurationOption());
+  cmd->add_option("--retain-last", options->retain_last, "Snapshots kept at maintenance however old")
+      ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   cmd->add_option("--decimal-scale", options->decimal_scale,
                   "Scale of the Iceberg decimal(38, s) that CQL decimals map to (as for materialize)")

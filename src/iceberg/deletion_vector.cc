@@ -5,6 +5,7 @@
 
 #include "iceberg/puffin.h"
 #include "io/checksum.h"
+#include "util/strings.h"
 
 namespace cqlite::iceberg {
 namespace {
@@ -376,6 +377,15 @@ Result<std::vector<DeletionVectorFile>> WriteDeletionVectorFile(
   ASSIGN_OR_RETURN(int64_t size, writer->Finish({{"created-by", "cqlite"}}));
   for (DeletionVectorFile& file : files) file.file_size_in_bytes = size;
   return files;
+}
+
+Result<DeletionVector> ReadDeletionVector(FileSystem& fs, const std::string& path, int64_t offset, int64_t length) {
+  ASSIGN_OR_RETURN(auto reader, PuffinReader::Open(fs, path));
+  PuffinBlobMetadata blob;
+  blob.offset = offset;
+  blob.length = length;
+  ASSIGN_OR_RETURN(std::string bytes, reader->ReadBlob(blob));
+  return DeletionVector::DeserializeBlob(bytes, StrCat(path, " at offset ", offset));
 }
 
 }  // namespace cqlite::iceberg

@@ -93,4 +93,8 @@ Result<std::vector<DeletionVectorFile>> WriteDeletionVectorFile(
     FileSystem& fs, const std::string& path,
     const std::vector<std::pair<std::string, DeletionVector>>& vectors);
 
+// The deletion vector a manifest entry names: the blob of `length` bytes at
+// `offset` in the Puffin file `path`. Errors name the file and the offset.
+Result<DeletionVector> ReadDeletionVector(FileSystem& fs, const std::string& path, int64_t offset, int64_t length);
+
 }  // namespace cqlite::iceberg

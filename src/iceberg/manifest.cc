@@ -379,7 +379,7 @@ Status CheckEntry(const std::string& path, size_t index, const ManifestEntry& en
     return Status::OK();
   }
   if (!is_data && file.first_row_id) return error("a delete file with a first_row_id");
-  bool is_vector = EqualsIgnoringCase(file.file_format, kPuffinFormat);
+  bool is_vector = IsDeletionVector(file);
   if (is_vector && (file.content != FileContent::kPositionDeletes || !file.referenced_data_file ||
                     !file.content_offset || !file.content_size_in_bytes)) {
     return error("a deletion vector needs content 1, referenced_data_file, content_offset and content_size_in_bytes");
@@ -666,5 +666,7 @@ Result<std::vector<ManifestFile>> ReadManifestList(FileSystem& fs, const std::st
   }
   return manifests;
 }
+
+bool IsDeletionVector(const DataFile& file) { return EqualsIgnoringCase(file.file_format, kPuffinFormat); }
 
 }  // namespace cqlite::iceberg

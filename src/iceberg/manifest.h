@@ -60,6 +60,10 @@ struct DataFile {  // Iceberg data_file struct (field ids 100..145), unpartition
   bool operator==(const DataFile&) const = default;
 };
 
+// Whether `file` is a deletion vector (a v3 delete file in a Puffin file;
+// file_format is compared without regard to case, as writers differ).
+bool IsDeletionVector(const DataFile& file);
+
 struct ManifestEntry {
   ManifestEntryStatus status = ManifestEntryStatus::kAdded;
   std::optional<int64_t> snapshot_id, sequence_number, file_sequence_number;  // null for ADDED (inherited)

@@ -189,10 +189,11 @@ Result<TableMetadata> TableMetadataFromJson(const std::string& text, const std::
     if (j.contains("snapshots")) {
       for (const json& s : j["snapshots"]) m.snapshots.push_back(SnapshotFromJson(s));
     }
+    // A snapshot from before the table's upgrade to v3 has neither.
     for (const Snapshot& s : m.snapshots) {
-      if (m.format_version >= 3 && (!s.first_row_id || !s.added_rows)) {
+      if (m.format_version >= 3 && s.first_row_id.has_value() != s.added_rows.has_value()) {
         return Status::Corruption(
-            StrCat(path, ": snapshot ", s.snapshot_id, " of a v3 table lacks first-row-id or added-rows"));
+            StrCat(path, ": snapshot ", s.snapshot_id, " of a v3 table has only one of first-row-id and added-rows"));
       }
     }
     if (j.contains("snapshot-log")) {

@@ -87,7 +87,8 @@ std::string TableMetadataToJson(const TableMetadata& metadata);
 // A snapshot as table metadata (and a REST catalog's add-snapshot) holds it.
 nlohmann::json SnapshotToJson(const Snapshot& snapshot);
 // Corruption naming `path` when `text` is not v2 or v3 table metadata (a v3
-// one needs next-row-id, and its snapshots first-row-id and added-rows);
+// one needs next-row-id, and its snapshots first-row-id and added-rows, or
+// neither for one committed before the table's upgrade to v3);
 // NotSupported for a format version other than 2 or up to
 // `max_format_version`. The default is 2: who commits on what it reads must
 // not take a v3 table for one it can extend with v2 manifests.

@@ -245,6 +245,13 @@ TEST(TableMetadataTest, V3WithoutRowLineageIsCorruption) {
     EXPECT_EQ(read.status().kind(), StatusKind::kCorruption) << read.status().ToString();
     EXPECT_NE(read.status().message().find("00001-x.metadata.json"), std::string::npos);
   }
+  // A snapshot committed before the table's upgrade to v3 has neither.
+  json upgraded = valid;
+  upgraded["snapshots"][0].erase("first-row-id");
+  upgraded["snapshots"][0].erase("added-rows");
+  auto read = TableMetadataFromJson(upgraded.dump(), "p", 3);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_FALSE(read->snapshots[0].first_row_id.has_value());
   json v4 = valid;
   v4["format-version"] = 4;
   EXPECT_EQ(TableMetadataFromJson(v4.dump(), "p", 3).status().kind(), StatusKind::kNotSupported);

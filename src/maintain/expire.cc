@@ -97,8 +97,11 @@ Result<int> RemoveOrphanFiles(FileSystem& fs, const catalog::LoadedTable& table,
     if (!StartsWith(dir, facts_dir + "/")) continue;
     ASSIGN_OR_RETURN(std::vector<DirectoryEntry> left, fs.ListDirectory(dir));
     if (!left.empty()) continue;
-    ASSIGN_OR_RETURN(double modified, fs.ModifiedTime(dir));
-    if (modified < older_than_seconds) RETURN_IF_ERROR(fs.Remove(dir).WithContext("removing an empty directory of kept facts"));
+    // An object store keeps no directories: an empty one is gone already.
+    Result<double> modified = fs.ModifiedTime(dir);
+    if (!modified.ok() && modified.status().kind() == StatusKind::kNotFound) continue;
+    if (!modified.ok()) return modified.status();
+    if (*modified < older_than_seconds) RETURN_IF_ERROR(fs.Remove(dir).WithContext("removing an empty directory of kept facts"));
   }
   return removed;
 }

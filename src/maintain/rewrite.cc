@@ -88,7 +88,7 @@ Result<std::unordered_map<std::string, DataFileDeletes>> ReadDeletes(FileSystem&
   std::unordered_map<std::string, DataFileDeletes> deletes;
   for (size_t i = 0; i < live.deletes.size(); ++i) {
     const iceberg::DataFile& file = live.deletes[i].data_file;
-    if (file.content != iceberg::FileContent::kPositionDeletes || file.file_format != "parquet") {
+    if (file.content != iceberg::FileContent::kPositionDeletes || ToLowerAscii(file.file_format) != "parquet") {
       return Status::NotSupported(StrCat(name, ": ", file.file_path,
                                          " is not a Parquet position delete file; cqlite maintains only the tables "
                                          "it writes"));
@@ -191,6 +191,10 @@ Result<std::optional<PlannedVersion>> RewriteDataFiles(FileSystem& fs, const cat
   const iceberg::TableMetadata& metadata = table.metadata;
   const iceberg::Snapshot* current = metadata.CurrentSnapshot();
   if (current == nullptr) return std::optional<PlannedVersion>();
+  if (metadata.format_version >= 3) {
+    return Status::NotSupported(StrCat(name, ": a v3 table (deletion vectors); maintain rewrites v2 tables only "
+                                             "for now (--skip rewrite expires and removes orphans)"));
+  }
   auto progress = [&](const std::string& line) {
     if (options.progress) options.progress(line);
   };

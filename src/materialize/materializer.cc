@@ -172,6 +172,9 @@ Status RunOnce(const Run& run, TableReport* report) {
   row_options.mapping = run.options.mapping;
   row_options.compression = run.options.compression;
   row_options.compression_level = run.options.compression_level;
+  const int format_version =
+      std::max(run.options.format_version, base.table ? base.table->metadata.format_version : 2);
+  row_options.deletion_vectors = format_version >= 3;
   row_options.progress = run.options.progress;
   // Step 3: by the new generations alone when they decide their rows
   // (newer_facts.h), else by folding every kept generation.
@@ -203,7 +206,8 @@ Status RunOnce(const Run& run, TableReport* report) {
     report->bytes_written += f.file_size_in_bytes;
     (f.content == iceberg::FileContent::kData ? report->data_files : report->delete_files)++;
   }
-  if (base.table && fresh.empty() && added.empty()) {
+  report->delete_files += static_cast<int>(changes.deleted_positions.size());  // deletion vectors
+  if (base.table && fresh.empty() && added.empty() && changes.deleted_positions.empty()) {
     report->message = "nothing new: no generation to consume, and no row changed since the last snapshot";
     report->metadata_location = base.table->metadata_location;
     return Status::OK();
@@ -222,6 +226,8 @@ Status RunOnce(const Run& run, TableReport* report) {
   next.state.next_expiry = changes.next_expiry;
   next.state.folded_at = now;
   next.added = std::move(added);
+  next.format_version = format_version;
+  next.deleted_positions = std::move(changes.deleted_positions);
   next.generations = new_generations;
   next.now_seconds = now;
   const std::string& source_path = run.options.source_path.empty() ? run.table_dir : run.options.source_path;
@@ -285,6 +291,15 @@ Status RunOnce(const Run& run, TableReport* report) {
     report->snapshot_id = written.snapshot_id;
   }
   files.Keep();
+  // A generation this run kept and merged at once is named by no fold
+  // state: the merge holds its facts, and its kept SSTable goes now.
+  const std::vector<std::string> named = next.state.ReferencedFiles();
+  const std::set<std::string> referenced(named.begin(), named.end());
+  for (const FactsSet& set : new_facts) {
+    if (set.form != FactsForm::kSSTable || set.files.empty() || referenced.count(set.files.front())) continue;
+    for (const std::string& file : set.files) (void)run.fs.Remove(file);
+    if (run.fs.IsDirectory(DirName(set.files.front()))) (void)run.fs.Remove(DirName(set.files.front()));
+  }
   report->committed = true;
   report->metadata_location = metadata_location;
   report->generations_consumed = static_cast<int>(new_generations.size());

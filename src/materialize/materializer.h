@@ -59,6 +59,10 @@ struct MaterializeOptions {
   MappingOptions mapping;
   parquet::CompressionCodec compression = parquet::CompressionCodec::kZstd;
   int compression_level = 3;      // ZSTD only, 1 to 22
+  // The Iceberg format version of a new table: 2, or 3 (deletion vectors in
+  // Puffin files instead of position delete files, row lineage). A v2
+  // table is upgraded to v3 in place by a run with 3; a v3 table stays v3.
+  int format_version = 2;
   int max_attempts = 5;           // commits tried before giving up on conflicts
   // The most facts sets (fold_state.h) the fold reads at once; beyond it the
   // smallest are merged first. Bounds a run's memory whatever the number of

@@ -338,6 +338,7 @@ struct RangeChanges {
   std::string data_path;
   std::optional<iceberg::DataFile> data_file;
   std::vector<iceberg::DataFile> delete_files;
+  DeletedPositions deleted_positions;  // RowChangesOptions::deletion_vectors
   int64_t rows_appended = 0;
   int64_t rows_deleted = 0;
   int64_t next_expiry = INT64_MAX;
@@ -418,7 +419,10 @@ Result<RangeChanges> FoldTouchedRange(FileSystem& fs, const TableSSTables& table
   if (options.compression == parquet::CompressionCodec::kZstd) writer_options.compression_level = options.compression_level;
   writer_options.row_group_size = options.row_group_bytes;
   BatchedDataFile data(fs, files.DataFile(k), mapping.schema, writer_options);
-  PositionDeleteWriter deletes(fs, [&](int i) { return files.DeleteFile(k, i); }, options.compression);
+  PositionDeleteWriter deletes(fs, [&](int i) { return files.DeleteFile(k, i); }, options.compression,
+                               PositionDeleteWriter::kDefaultMaxBuffered,
+                               options.deletion_vectors ? PositionDeleteWriter::Output::kInMemory
+                                                        : PositionDeleteWriter::Output::kDeleteFiles);
 
   RangeChanges changes;
   FoldedPartition partition;
@@ -482,6 +486,7 @@ Result<RangeChanges> FoldTouchedRange(FileSystem& fs, const TableSSTables& table
   changes.data_path = data.path();
   ASSIGN_OR_RETURN(changes.data_file, data.Close());
   ASSIGN_OR_RETURN(changes.delete_files, deletes.Finish());
+  changes.deleted_positions = deletes.TakePositions();
   return changes;
 }
 
@@ -598,6 +603,7 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
     changes.rows_deleted += range.rows_deleted;
     if (range.data_file) changes.data_files.push_back(std::move(*range.data_file));
     for (iceberg::DataFile& file : range.delete_files) changes.delete_files.push_back(std::move(file));
+    MergeDeletedPositions(std::move(range.deleted_positions), &changes.deleted_positions);
   }
   // The update layer: each range's part, one after another, in fold order.
   for (RangeChanges& range : ranges) {

@@ -5,20 +5,32 @@
 namespace cqlite::materialize {
 
 PositionDeleteWriter::PositionDeleteWriter(FileSystem& fs, std::function<std::string(int)> file_path,
-                                           parquet::CompressionCodec compression, int64_t max_buffered)
+                                           parquet::CompressionCodec compression, int64_t max_buffered,
+                                           Output output)
     : fs_(fs),
       file_path_(std::move(file_path)),
       compression_(compression),
-      max_buffered_(std::max<int64_t>(1, max_buffered)) {}
+      max_buffered_(std::max<int64_t>(1, max_buffered)),
+      output_(output) {}
+
+void MergeDeletedPositions(DeletedPositions from, DeletedPositions* into) {
+  for (auto& [data_file, positions] : from) {
+    std::vector<int64_t>& merged = (*into)[data_file];
+    size_t middle = merged.size();
+    merged.insert(merged.end(), positions.begin(), positions.end());
+    std::inplace_merge(merged.begin(), merged.begin() + static_cast<std::ptrdiff_t>(middle), merged.end());
+  }
+}
 
 Status PositionDeleteWriter::Add(const std::string& data_file, int64_t position) {
   buffered_[data_file].push_back(position);
   ++positions_;
-  if (++buffered_count_ >= max_buffered_) return Flush();
+  if (++buffered_count_ >= max_buffered_ && output_ == Output::kDeleteFiles) return Flush();
   return Status::OK();
 }
 
 Status PositionDeleteWriter::Flush() {
+  if (output_ == Output::kInMemory) return Status::OK();
   for (auto& [data_file, positions] : buffered_) {
     // Rows come in fold order, which is each data file's row order, so the
     // positions are ascending already; sorting keeps that a local concern.
@@ -37,6 +49,14 @@ Status PositionDeleteWriter::Flush() {
 Result<std::vector<iceberg::DataFile>> PositionDeleteWriter::Finish() {
   RETURN_IF_ERROR(Flush());
   return written_;
+}
+
+DeletedPositions PositionDeleteWriter::TakePositions() {
+  for (auto& [data_file, positions] : buffered_) std::sort(positions.begin(), positions.end());
+  DeletedPositions taken = std::move(buffered_);
+  buffered_.clear();
+  buffered_count_ = 0;
+  return taken;
 }
 
 }  // namespace cqlite::materialize

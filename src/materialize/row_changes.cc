@@ -141,7 +141,10 @@ Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const T
   if (options.compression == parquet::CompressionCodec::kZstd) writer_options.compression_level = options.compression_level;
   writer_options.row_group_size = options.row_group_bytes;
   BatchedDataFile data(fs, files.DataFile(k), mapping.schema, writer_options);
-  PositionDeleteWriter deletes(fs, [&](int i) { return files.DeleteFile(k, i); }, options.compression);
+  PositionDeleteWriter deletes(fs, [&](int i) { return files.DeleteFile(k, i); }, options.compression,
+                               PositionDeleteWriter::kDefaultMaxBuffered,
+                               options.deletion_vectors ? PositionDeleteWriter::Output::kInMemory
+                                                        : PositionDeleteWriter::Output::kDeleteFiles);
 
   RowIndexEntry old;
   ASSIGN_OR_RETURN(bool has_old, old_index->Next(&old));
@@ -207,6 +210,7 @@ Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const T
   ASSIGN_OR_RETURN(std::optional<iceberg::DataFile> data_file, data.Close());
   if (data_file) changes.data_files.push_back(std::move(*data_file));
   ASSIGN_OR_RETURN(changes.delete_files, deletes.Finish());
+  changes.deleted_positions = deletes.TakePositions();
   return changes;
 }
 
@@ -242,6 +246,7 @@ Result<RowChanges> FoldRowChanges(FileSystem& fs, const TableSSTables& table, co
     for (std::string& file : part.row_index) all.row_index.push_back(std::move(file));
     for (iceberg::DataFile& file : part.data_files) all.data_files.push_back(std::move(file));
     for (iceberg::DataFile& file : part.delete_files) all.delete_files.push_back(std::move(file));
+    MergeDeletedPositions(std::move(part.deleted_positions), &all.deleted_positions);
     all.next_expiry = std::min(all.next_expiry, part.next_expiry);
     all.rows_appended += part.rows_appended;
     all.rows_deleted += part.rows_deleted;

@@ -34,6 +34,7 @@
 #include "io/file_system.h"
 #include "materialize/fold_state.h"
 #include "materialize/iceberg_rows.h"
+#include "materialize/position_deletes.h"
 #include "materialize/warehouse_files.h"
 #include "parquet/parquet_format.h"
 #include "util/status.h"
@@ -55,6 +56,9 @@ struct RowChangesOptions {
   MappingOptions mapping;
   parquet::CompressionCodec compression = parquet::CompressionCodec::kZstd;
   int compression_level = 3;  // ZSTD only
+  // Deleted positions kept in memory for deletion vectors (a v3 table)
+  // instead of written to position delete files.
+  bool deletion_vectors = false;
   std::function<void(const std::string&)> progress;  // may be empty
 };
 
@@ -64,6 +68,7 @@ struct RowChanges {
   int64_t row_index_update_count = 0;
   std::vector<iceberg::DataFile> data_files;    // the run's data file, if it wrote a row
   std::vector<iceberg::DataFile> delete_files;  // positions no longer current
+  DeletedPositions deleted_positions;           // the same, with RowChangesOptions::deletion_vectors
   int64_t next_expiry = INT64_MAX;              // when the next TTL runs out
   int64_t rows_appended = 0;
   int64_t rows_deleted = 0;

@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "iceberg/deletion_vector.h"
 #include "iceberg/manifest.h"
+#include "parquet/reader.h"
 #include "util/strings.h"
 #include "util/version.h"
 
@@ -82,6 +84,88 @@ bool OnlyRelaxesFields(const iceberg::Schema& current, const iceberg::Schema& ne
   }
   if (changed && next.identifier_field_ids.empty()) relaxed.identifier_field_ids.clear();
   return iceberg::SameStructure(relaxed, next);
+}
+
+
+// The delete entries of a v3 snapshot that deletes `deleted` positions on
+// top of `parent_deletes` (the parent's delete manifests): a deletion vector
+// per data file, holding its new positions and the ones it had (its vector,
+// position delete files), in one Puffin file; the entries they replace
+// DELETED, every other live one EXISTING.
+struct DeletionVectorPlan {
+  std::vector<iceberg::ManifestEntry> entries;
+  std::vector<iceberg::DataFile> added, removed;
+};
+
+Result<DeletionVectorPlan> PlanDeletionVectors(FileSystem& fs, const std::vector<iceberg::ManifestFile>& parent_deletes,
+                                               const DeletedPositions& deleted, int64_t snapshot_id,
+                                               RunFiles& files) {
+  DeletionVectorPlan plan;
+  std::map<std::string, iceberg::DeletionVector> vectors;
+  for (const auto& [data_file, positions] : deleted) {
+    iceberg::DeletionVector& vector = vectors[data_file];
+    for (int64_t position : positions) RETURN_IF_ERROR(vector.Delete(position).WithContext(data_file));
+  }
+  for (const iceberg::ManifestFile& manifest : parent_deletes) {
+    ASSIGN_OR_RETURN(std::vector<iceberg::ManifestEntry> entries, iceberg::ReadManifest(fs, manifest));
+    for (iceberg::ManifestEntry& entry : entries) {
+      if (entry.status == iceberg::ManifestEntryStatus::kDeleted) continue;
+      const iceberg::DataFile& file = entry.data_file;
+      if (!file.referenced_data_file) {
+        return Status::NotSupported(StrCat(file.file_path, ": a delete file that names no one data file; cqlite "
+                                                           "writes only into tables it created"));
+      }
+      auto touched = vectors.find(*file.referenced_data_file);
+      if (touched == vectors.end()) {
+        entry.status = iceberg::ManifestEntryStatus::kExisting;
+        plan.entries.push_back(std::move(entry));
+        continue;
+      }
+      // Its positions go into the data file's new vector.
+      if (iceberg::IsDeletionVector(file)) {
+        ASSIGN_OR_RETURN(iceberg::DeletionVector old,
+                         iceberg::ReadDeletionVector(fs, file.file_path, file.content_offset.value_or(0),
+                                                     file.content_size_in_bytes.value_or(0)));
+        for (int64_t position : old.Positions()) RETURN_IF_ERROR(touched->second.Delete(position));
+      } else {
+        ASSIGN_OR_RETURN(auto reader, parquet::ParquetReader::Open(fs, file.file_path));
+        ASSIGN_OR_RETURN(std::vector<parquet::Value> rows, reader->ReadAll());
+        for (const parquet::Value& row : rows) {
+          if (row.fields().size() != 2 || row.fields()[1].kind() != parquet::Value::Kind::kInt64) {
+            return Status::Corruption(StrCat(file.file_path, ": not a position delete file (file_path, pos)"));
+          }
+          if (row.fields()[0].bytes() == touched->first) {
+            RETURN_IF_ERROR(touched->second.Delete(row.fields()[1].int64_value()));
+          }
+        }
+      }
+      plan.removed.push_back(file);
+      entry.status = iceberg::ManifestEntryStatus::kDeleted;
+      entry.snapshot_id = snapshot_id;
+      plan.entries.push_back(std::move(entry));
+    }
+  }
+  std::vector<std::pair<std::string, iceberg::DeletionVector>> ordered(vectors.begin(), vectors.end());
+  const std::string path = files.DeletionVectors();
+  ASSIGN_OR_RETURN(std::vector<iceberg::DeletionVectorFile> written,
+                   iceberg::WriteDeletionVectorFile(fs, path, ordered));
+  for (const iceberg::DeletionVectorFile& dv : written) {
+    iceberg::DataFile file;
+    file.content = iceberg::FileContent::kPositionDeletes;
+    file.file_path = dv.file_path;
+    file.file_format = "puffin";
+    file.record_count = dv.record_count;
+    file.file_size_in_bytes = dv.file_size_in_bytes;
+    file.referenced_data_file = dv.referenced_data_file;
+    file.content_offset = dv.content_offset;
+    file.content_size_in_bytes = dv.content_size_in_bytes;
+    iceberg::ManifestEntry entry;
+    entry.status = iceberg::ManifestEntryStatus::kAdded;
+    entry.data_file = file;
+    plan.entries.push_back(std::move(entry));
+    plan.added.push_back(std::move(file));
+  }
+  return plan;
 }
 
 }  // namespace
@@ -246,6 +330,8 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
   iceberg::Schema manifest_schema = evolved ? *evolved : *next.schema;
   if (!evolved && base_metadata) manifest_schema.schema_id = base_metadata->current_schema_id;
   std::string schema_json = iceberg::SchemaToJson(manifest_schema).dump();
+  const bool v3 = next.format_version >= 3;
+  const int32_t manifest_format = v3 ? iceberg::kManifestFormatV3 : iceberg::kManifestFormatV2;
   for (iceberg::ManifestContent content : {iceberg::ManifestContent::kData, iceberg::ManifestContent::kDeletes}) {
     std::vector<iceberg::ManifestEntry> entries;
     for (const iceberg::DataFile& f : added) {
@@ -262,16 +348,49 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
     manifest_options.table_schema_json = schema_json;
     manifest_options.schema_id = manifest_schema.schema_id;
     manifest_options.content = content;
+    manifest_options.format_version = manifest_format;
     std::string path =
         content == iceberg::ManifestContent::kData ? files.DataManifest() : files.DeleteManifest();
     ASSIGN_OR_RETURN(iceberg::ManifestFile manifest,
                      iceberg::WriteManifest(fs, path, manifest_options, entries, snapshot_id, sequence_number));
     manifests.push_back(std::move(manifest));
   }
+  // v3: the run's deletes as deletion vectors, and every live delete entry
+  // listed anew in one manifest (the vectors replaced, DELETED).
+  std::vector<iceberg::DataFile> summary_added = added, summary_removed;
+  if (v3 && !next.deleted_positions.empty()) {
+    std::vector<iceberg::ManifestFile> parent_deletes;
+    std::erase_if(manifests, [&](const iceberg::ManifestFile& m) {
+      if (m.content != iceberg::ManifestContent::kDeletes) return false;
+      parent_deletes.push_back(m);
+      return true;
+    });
+    ASSIGN_OR_RETURN(DeletionVectorPlan plan,
+                     PlanDeletionVectors(fs, parent_deletes, next.deleted_positions, snapshot_id, files));
+    iceberg::ManifestWriteOptions manifest_options;
+    manifest_options.table_schema_json = schema_json;
+    manifest_options.schema_id = manifest_schema.schema_id;
+    manifest_options.content = iceberg::ManifestContent::kDeletes;
+    manifest_options.format_version = manifest_format;
+    ASSIGN_OR_RETURN(iceberg::ManifestFile manifest,
+                     iceberg::WriteManifest(fs, files.DeleteManifest(), manifest_options, plan.entries, snapshot_id,
+                                            sequence_number));
+    manifests.push_back(std::move(manifest));
+    summary_added.insert(summary_added.end(), plan.added.begin(), plan.added.end());
+    summary_removed = std::move(plan.removed);
+  }
+  // v3 row lineage: row ids for the rows of every data manifest without
+  // them (all of a table's manifests when it was v2 until now).
+  const int64_t first_row_id = base_metadata && base_metadata->format_version >= 3 ? base_metadata->next_row_id : 0;
+  int64_t added_rows = 0;
+  if (v3) {
+    ASSIGN_OR_RETURN(added_rows, iceberg::AssignFirstRowIds(&manifests, first_row_id));
+  }
   std::string list_path = files.ManifestList(snapshot_id);
   RETURN_IF_ERROR(iceberg::WriteManifestList(fs, list_path, snapshot_id,
                                              parent ? std::optional<int64_t>(parent->snapshot_id) : std::nullopt,
-                                             sequence_number, manifests));
+                                             sequence_number, manifests, manifest_format,
+                                             v3 ? std::optional<int64_t>(first_row_id) : std::nullopt));
   RETURN_IF_ERROR(fs.SyncFile(list_path));
 
   iceberg::Snapshot snapshot;
@@ -283,9 +402,10 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
     snapshot.timestamp_ms = base_metadata->last_updated_ms + 1;
   }
   snapshot.manifest_list = list_path;
-  snapshot.summary = iceberg::SummaryMetrics(added, parent ? parent->summary : std::map<std::string, std::string>());
+  snapshot.summary = iceberg::SummaryMetrics(
+      summary_added, parent ? parent->summary : std::map<std::string, std::string>(), summary_removed);
   bool adds_data = false, adds_deletes = false;
-  for (const iceberg::DataFile& f : added) {
+  for (const iceberg::DataFile& f : summary_added) {
     if (f.content == iceberg::FileContent::kData) {
       adds_data = true;
     } else {
@@ -324,13 +444,18 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
     next_metadata = *base_metadata;
   } else {
     next_metadata = iceberg::NewTableMetadata(base.location, *next.schema, next.new_table_properties,
-                                              WallClockMillis());
+                                              WallClockMillis(), v3 ? 3 : 2);
+  }
+  if (v3 && next_metadata.format_version < 3) {  // upgraded in place: no row has an id yet
+    next_metadata.format_version = 3;
+    next_metadata.next_row_id = 0;
   }
   if (evolved) {
     next_metadata.current_schema_id = evolved->schema_id;
     next_metadata.schemas.push_back(*evolved);
   }
   snapshot.schema_id = next_metadata.current_schema_id;
+  if (v3) iceberg::AssignSnapshotRowIds(next_metadata, added_rows, &snapshot);
   iceberg::AddSnapshot(&next_metadata, snapshot, base.table ? base.table->metadata_location : "");
   int version = 0;
   if (base.table) {

@@ -34,6 +34,7 @@
 #include "iceberg/table_metadata.h"
 #include "io/file_system.h"
 #include "materialize/fold_state.h"
+#include "materialize/position_deletes.h"
 #include "materialize/warehouse_files.h"
 #include "util/status.h"
 
@@ -75,6 +76,15 @@ struct NextSnapshot {
   const iceberg::Schema* schema = nullptr;
   FoldState state;                             // the fold state after the run
   std::vector<iceberg::DataFile> added;        // data and delete files
+  // The table's format version after this snapshot: 2, or 3 (a new v3
+  // table, a v3 one, or a v2 one upgraded). In v3 the run's deletes come as
+  // `deleted_positions` and become deletion vectors, one per data file,
+  // merged with the deletes the data file has (its vector, or position
+  // delete files of the table's v2 days, which the snapshot then removes);
+  // the snapshot assigns row ids (row lineage) to every data manifest
+  // without them.
+  int format_version = 2;
+  DeletedPositions deleted_positions;
   std::vector<ConsumedGeneration> generations;  // consumed by this run
   int64_t now_seconds = 0;                     // when TTLs were evaluated
   std::string lineage;                         // the table directory read

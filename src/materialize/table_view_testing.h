@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "catalog/sql_catalog.h"
+#include "iceberg/deletion_vector.h"
 #include "iceberg/manifest.h"
 #include "iceberg/table_metadata.h"
 #include "io/file_system.h"
@@ -54,7 +55,7 @@ inline Result<TableView> ReadTable(FileSystem& fs, catalog::SqlCatalog& catalog,
   if (!view.metadata_location) return view;
   const std::string& location = *view.metadata_location;
   ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(location));
-  ASSIGN_OR_RETURN(iceberg::TableMetadata metadata, iceberg::TableMetadataFromJson(text, location));
+  ASSIGN_OR_RETURN(iceberg::TableMetadata metadata, iceberg::TableMetadataFromJson(text, location, 3));
   const iceberg::Snapshot* snapshot = metadata.CurrentSnapshot();
   if (snapshot == nullptr) return Status::Corruption(StrCat(location, ": no current snapshot"));
   ASSIGN_OR_RETURN(auto manifests, iceberg::ReadManifestList(fs, snapshot->manifest_list));
@@ -66,6 +67,14 @@ inline Result<TableView> ReadTable(FileSystem& fs, catalog::SqlCatalog& catalog,
       if (entry.status == iceberg::ManifestEntryStatus::kDeleted) continue;
       if (entry.data_file.content == iceberg::FileContent::kData) {
         data_files.push_back(entry.data_file.file_path);
+        continue;
+      }
+      if (iceberg::IsDeletionVector(entry.data_file)) {  // a deletion vector (v3)
+        ASSIGN_OR_RETURN(iceberg::DeletionVector vector,
+                         iceberg::ReadDeletionVector(fs, entry.data_file.file_path,
+                                                     entry.data_file.content_offset.value_or(-1),
+                                                     entry.data_file.content_size_in_bytes.value_or(-1)));
+        for (int64_t position : vector.Positions()) deleted.emplace(*entry.data_file.referenced_data_file, position);
         continue;
       }
       ASSIGN_OR_RETURN(auto reader, parquet::ParquetReader::Open(fs, entry.data_file.file_path));

@@ -62,6 +62,10 @@ std::string RunFiles::DeleteFile(int range, int file) {
   return Remember(JoinPath(data_dir_, StrCat(run_id_, "-deletes-", range, "-", file, ".parquet")));
 }
 
+std::string RunFiles::DeletionVectors() {
+  return RememberForAttempt(JoinPath(data_dir_, StrCat(AttemptId(), "-dv.puffin")));
+}
+
 std::string RunFiles::DataManifest() { return RememberForAttempt(JoinPath(metadata_dir_, StrCat(AttemptId(), "-m0.avro"))); }
 
 std::string RunFiles::DeleteManifest() { return RememberForAttempt(JoinPath(metadata_dir_, StrCat(AttemptId(), "-m1.avro"))); }

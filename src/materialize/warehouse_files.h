@@ -4,6 +4,7 @@
 //
 //   data/<run>-<k>.parquet            data files, one per token range k (Iceberg)
 //   data/<run>-deletes-<k>-<i>.parquet  file-scoped position delete files (Iceberg)
+//   data/<run>-dv.puffin              a v3 table's deletion vectors (Iceberg)
 //   metadata/NNNNN-<uuid>.metadata.json, metadata/<run>-m0.avro (data
 //       manifest), <run>-m1.avro (delete manifest), snap-<id>-1-<run>.avro
 //       (manifest list)                                         (Iceberg)
@@ -66,6 +67,8 @@ class RunFiles {
 
   std::string DataFile(int range);
   std::string DeleteFile(int range, int file);
+  // A v3 table's deletion vectors of this attempt, one Puffin file.
+  std::string DeletionVectors();
   std::string DataManifest();
   std::string DeleteManifest();
   std::string ManifestList(int64_t snapshot_id);

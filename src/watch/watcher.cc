@@ -88,6 +88,9 @@ struct TableWatch {
   double last_run = 0;     // when the last run started
   double retry_at = 0;     // after a failure: not before
   int consecutive_failures = 0;
+  double maintain_at = 0;  // when the next maintenance is due (after a run that succeeds)
+  // The Iceberg table the runs commit to, once one has.
+  std::string namespace_name, table_name;
   // What the status file and /metrics show.
   int64_t commits = 0;
   int64_t failures = 0;
@@ -124,6 +127,7 @@ class Watcher {
   Status Discover(bool at_start);
   void Visit(TableWatch& t, const std::atomic<bool>& stop);
   Status Attempt(TableWatch& t, TableDirectoryScan scan);
+  void Maintain(TableWatch& t);
   Status StageSchema(const std::string& stage_root);
   void WriteStatus(const TableWatch& t);
   std::string Metrics();
@@ -198,6 +202,7 @@ Status Watcher::Discover(bool at_start) {
       continue;
     }
     t.lock = std::move(*taken);
+    t.maintain_at = WallClock() + options_.maintain_every_seconds;
     // The totals and the last commit a previous watcher of the table wrote.
     if (auto text = fs_.ReadFileToString(StatusPath(t)); text.ok()) {
       nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
@@ -287,6 +292,8 @@ Status Watcher::Attempt(TableWatch& t, TableDirectoryScan scan) {
     t.generations_pending = 0;
     t.last_message = report->message;
     t.last_error.clear();
+    t.namespace_name = report->namespace_name;
+    t.table_name = report->table_name;
     if (report->committed) {
       t.commits++;
       t.generations_consumed += report->generations_consumed;
@@ -351,6 +358,7 @@ void Watcher::Visit(TableWatch& t, const std::atomic<bool>& stop) {
   if (status.ok()) {
     t.consecutive_failures = 0;
     t.retry_at = 0;
+    if (options_.maintain_every_seconds > 0 && WallClock() >= t.maintain_at && !stop) Maintain(t);
   } else {
     std::lock_guard<std::mutex> lock(mu_);
     t.failures++;
@@ -364,6 +372,28 @@ void Watcher::Visit(TableWatch& t, const std::atomic<bool>& stop) {
                " in a row; retrying in ", Seconds(backoff), " s)"));
   }
   WriteStatus(t);
+}
+
+void Watcher::Maintain(TableWatch& t) {
+  t.maintain_at = WallClock() + options_.maintain_every_seconds;
+  if (t.table_name.empty()) return;  // no table yet
+  const double start = WallClock();
+  maintain::MaintainReport report;
+  Status status = maintain::MaintainTable(fs_, *catalog_, t.namespace_name, t.table_name, options_.maintain, &report);
+  if (status.ok()) {
+    status = maintain::RemoveTableOrphans(fs_, *catalog_, t.namespace_name, t.table_name,
+                                          WallClock() - options_.orphan_age_seconds, &report);
+  }
+  if (!status.ok()) {
+    Log(StrCat(t.key, ": maintenance failed (retried in ", Seconds(options_.maintain_every_seconds),
+               " s): ", status.ToString()));
+    return;
+  }
+  Log(StrCat(t.key, ": maintained: ", report.rewrite.data_files_rewritten, " data file(s) rewritten into ",
+             report.rewrite.data_files_written, ", ", report.rewrite.delete_files_written,
+             " delete file(s) merged; ", report.snapshots_expired, " snapshot(s) expired, ", report.files_removed,
+             " of their files and ", report.orphans_removed, " orphan(s) removed; ", Seconds(WallClock() - start),
+             " s"));
 }
 
 void Watcher::WriteStatus(const TableWatch& t) {

@@ -26,6 +26,13 @@
 // names, counted, and the table retried after a backoff that doubles from
 // `interval` up to 10 minutes; the other tables go on.
 //
+// Maintenance: every `maintain_every` (from the watcher's start, then from
+// the last maintenance), after a run of the table that succeeded, the
+// watcher maintains its Iceberg table (maintain/maintainer.h: rewrite,
+// expiry, orphans; it holds the table's lock, so no run of its own is
+// writing), logging what it did; a failure is logged and retried at the
+// next period.
+//
 // State: one log line per commit; after every run a status file per table
 // (`<warehouse>/.cqlite-watch/status/<keyspace>.<table>.json`, what
 // `cqlite watch --status` prints) and, when asked, Prometheus metrics on
@@ -38,6 +45,7 @@
 #include <vector>
 
 #include "io/file_system.h"
+#include "maintain/maintainer.h"
 #include "materialize/materializer.h"
 #include "util/status.h"
 
@@ -54,6 +62,10 @@ struct WatchOptions {
   int metrics_port = -1;            // < 0: no /metrics; 0: a free port
   // What each run is given (warehouse, schema file, mapping, threads ...).
   materialize::MaterializeOptions run;
+  // Seconds between two maintenances of a table; <= 0: none.
+  double maintain_every_seconds = 0;
+  maintain::MaintainOptions maintain;
+  double orphan_age_seconds = 3 * 86400;  // orphan files younger than this stay
   // The watcher's own directory (table locks, staged SSTables, status
   // files), on the data directory's machine; empty: WatchDirectory(warehouse)
   // (staging.h). An s3:// warehouse needs one.

@@ -162,6 +162,17 @@ def _materialize_workload(index, node, cqlite, m):
             m.problem(index, f"backup {step}/{len(generations)}: cqlite materialize failed: {proc.stderr.strip()}")
             return
     state = _fold_state(m.backup_warehouse / "catalog.db", namespace, table)
+    # Kept generations merged by the run that kept them are named by no fold state, and must be gone.
+    metadata = json.loads(pathlib.Path(iceberg_readers.metadata_location(
+        m.backup_warehouse / "catalog.db", CATALOG_NAME, namespace, table)).read_text())
+    named = set()
+    for snapshot in metadata["snapshots"]:
+        old_state = json.loads(pathlib.Path(snapshot["summary"]["cqlite.fold-state"]).read_text())
+        named.update(f for facts in old_state["facts"] for f in facts["files"])
+    kept = {str(p) for p in (m.backup_warehouse / namespace / table / "cqlite" / "facts").rglob("*") if p.is_file()}
+    if kept - named:
+        m.problem(index, f"from incremental backups: {len(kept - named)} kept facts files no fold state names, "
+                         f"e.g. {sorted(kept - named)[:2]}")
     held = sum(f["generations"] for f in state["facts"])
     if len(state["facts"]) > 2 or held != len(generations) or len(state["generations"]) != len(generations):
         m.problem(index, f"from incremental backups with --fold-fan-in 2: {len(state['facts'])} facts sets holding "
@@ -425,6 +436,104 @@ def test_the_tables_through_a_rest_catalog_in_an_s3_warehouse_match_cassandra(no
     assert s3.open_uploads() == []
     print(f"materialize: {len(tables)} tables through a REST catalog in an S3 warehouse read by three readers")
     assert not problems, "\n".join(problems)
+
+
+def materialize_v3_tables(m, cqlite, warehouse):
+    """Every workload's table of `m` as an Iceberg v3 table in `warehouse` (--format-version 3), one run per
+    generation, so that a data file's deletion vector is merged with the one it had run after run (and, in
+    every other workload, the table is made v2 and upgraded in place halfway). PyIceberg reads each, which
+    must equal the node's final answer. Returns (the tables made, the Puffin files written, the problems)."""
+    catalog = warehouse / "catalog.db"
+    problems = []
+    tables = []
+    vectors = 0
+    for index, (ns, table, expected, now, schema) in sorted(m.final.items()):
+        full = next((m.root / "source" / ns).glob(table + "-*"))
+        generations = _generations(full)
+        source = m.root / "v3-source" / ns / full.name
+        source.mkdir(parents=True)
+        shutil.copy(full.parent / "schema.cql", source.parent / "schema.cql")
+        failed = None
+        for step, prefix in enumerate(generations, 1):
+            for component in full.glob(prefix + "*"):
+                shutil.copy(component, source / component.name)
+            version = "2" if index % 2 and step <= len(generations) // 2 else "3"
+            proc, _report = _materialize(cqlite, source, warehouse, now, "--format-version", version,
+                                         "--threads", str(1 + step % 2))
+            if proc.returncode != 0:
+                failed = f"w{index}: generation {step} (--format-version {version}): {proc.stderr.strip()}"
+                break
+        if failed:
+            problems.append(failed)
+            continue
+        tables.append((ns, table))
+        metadata = json.loads(pathlib.Path(iceberg_readers.metadata_location(catalog, CATALOG_NAME, ns,
+                                                                             table)).read_text())
+        if metadata["format-version"] != 3:
+            problems.append(f"w{index}: format-version {metadata['format-version']}")
+        vectors += sum(1 for f in warehouse.glob(f"{ns}/{table}/data/*.puffin"))
+        actual = iceberg_readers.read_pyiceberg(catalog, warehouse, CATALOG_NAME, ns, table)
+        problem = table_compare.differs(table_compare.pyiceberg_view(expected, schema), actual, schema)
+        if problem:
+            problems.append(f"w{index}: PyIceberg (v3) vs the node's SELECT JSON at {now}: {problem}")
+    return tables, vectors, problems
+
+
+def test_v3_tables_with_deletion_vectors_match_cassandra(node, materialized, cqlite):
+    """The workloads' tables as v3 tables (materialize_v3_tables), read by Iceberg Java (its deletion vector
+    reader), PyIceberg and DuckDB equal to the node's final answer."""
+    warehouse = materialized.root / "warehouse-v3"
+    tables, vectors, problems = materialize_v3_tables(materialized, cqlite, warehouse)
+    assert tables, "no workload left a table"
+    problems += _read_back_by_duckdb_and_java(warehouse / "catalog.db", warehouse, tables, materialized.final,
+                                              " (v3)")
+    problems += _java_checks_v3_files(warehouse, tables[:JAVA_V3_TABLES])
+    print(f"materialize: {len(tables)} v3 tables ({vectors} Puffin files of deletion vectors) read by three readers")
+    assert vectors > 0, "no run wrote a deletion vector"
+    assert not problems, "\n".join(problems)
+
+
+# Tables whose metadata and Puffin files Iceberg Java parses file by file (a JVM each).
+JAVA_V3_TABLES = 6
+
+
+def _java_checks_v3_files(warehouse, tables):
+    """What Iceberg Java finds wrong parsing the current snapshots of `tables` (TableMetadataParser, its
+    manifest readers) and reading each live deletion vector with its Puffin reader: every data file has
+    row ids without overlap below next-row-id, at most one vector per data file, and each vector's blob
+    is where its manifest entry says, for the data file it names, with as many positions as it counts."""
+    problems = []
+    catalog = warehouse / "catalog.db"
+    puffin_reads = {}
+    for ns, table in tables:
+        location = iceberg_readers.metadata_location(catalog, CATALOG_NAME, ns, table)
+        parsed = iceberg_readers._java("v3-read", location)[0]
+        current = next(s for s in parsed["snapshots"] if s["snapshot_id"] == parsed["current_snapshot_id"])
+        ids, vectors = [], {}
+        for manifest in current["manifests"]:
+            for f in manifest["files"]:
+                if f["content"] == "DATA":
+                    ids.append((f["first_row_id"], f["first_row_id"] + f["record_count"]))
+                elif f["format"] == "PUFFIN":
+                    vectors.setdefault(f["referenced_data_file"], []).append(f)
+        ids.sort()
+        if any(b[0] < a[1] for a, b in zip(ids, ids[1:])) or (ids and ids[-1][1] > parsed["next_row_id"]):
+            problems.append(f"{ns}.{table}: row ids as Iceberg Java reads them overlap or pass next-row-id: {ids}")
+        for data_file, entries in vectors.items():
+            if len(entries) > 1:
+                problems.append(f"{ns}.{table}: {len(entries)} live deletion vectors for {data_file}")
+            for f in entries:
+                if f["path"] not in puffin_reads:
+                    puffin_reads[f["path"]] = iceberg_readers._java("dv-read", iceberg_readers._local_path(f["path"]))[0]
+                blob = next((b for b in puffin_reads[f["path"]]["blobs"] if b["offset"] == f["content_offset"]), None)
+                if blob is None or blob["length"] != f["content_size_in_bytes"] or \
+                        blob["properties"]["referenced-data-file"] != data_file or \
+                        blob["cardinality"] != f["record_count"]:
+                    problems.append(f"{ns}.{table}: Iceberg Java's Puffin reader finds no blob for {data_file} as "
+                                    f"the manifest names it ({f['path']} at {f['content_offset']}): {blob}")
+    if not puffin_reads:
+        problems.append(f"no live deletion vector in the first {len(tables)} v3 tables")
+    return problems
 
 
 def test_readers_list_the_tables_and_see_our_summaries(materialized):

@@ -22,6 +22,9 @@ write) and the watcher has run again, and then:
     checked);
   - no Parquet file in a table's data/ directory is unreferenced by the
     table's snapshots;
+  - the watcher maintained the tables (`--maintain-every`, with snapshots
+    expiring after 20 s): their rewrite snapshots are among those checked
+    above, and at least one maintenance rewrote data files;
   - the lag /metrics reported at each commit is at most the time since the
     flush before the newest generation was written, and its median is at most
     2 x --interval plus the run's own time (the bound is printed).
@@ -56,6 +59,7 @@ KILLS = int(os.environ.get("CQLITE_WATCH_KILLS", "3"))
 NODE_RESTART = os.environ.get("CQLITE_WATCH_NODE_RESTART", "0") == "1"
 WORKLOADS = [int(x) for x in os.environ.get("CQLITE_WATCH_WORKLOADS", "0,1,2,3,4,5,6,7").split(",")]
 INTERVAL = 2.0
+MAINTAIN_EVERY = 8  # seconds
 FLUSH_EVERY = 4.0
 CATALOG_NAME = "cqlite"
 MAPPING_FLAGS = ["--decimal-scale", "8", "--truncate-time"]
@@ -82,7 +86,8 @@ class WatchProcess:
         ready = threading.Event()
         self.proc = subprocess.Popen(
             [str(self.binary), "watch", str(self.data_dir), "--warehouse", str(self.warehouse), "--interval",
-             str(INTERVAL), "--rescan", "1", "--metrics-port", "0", "--threads", "1", *MAPPING_FLAGS],
+             str(INTERVAL), "--rescan", "1", "--metrics-port", "0", "--threads", "1", "--maintain-every",
+             f"{MAINTAIN_EVERY}s", "--expire-older-than", "20s", "--retain-last", "3", *MAPPING_FLAGS],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         proc = self.proc
 
@@ -380,6 +385,22 @@ def test_no_data_file_is_unreferenced(watched):
         if orphans:
             problems.append(f"{ks}.{t}: {len(orphans)} unreferenced, e.g. {orphans[:2]}")
     assert not problems, "\n".join(problems)
+
+
+def test_the_watcher_maintained_the_tables(watched):
+    lines = [ln for ln in watched["watcher"].lines if ": maintained: " in ln]
+    failed = [ln for ln in watched["watcher"].lines if "maintenance failed" in ln]
+    rewrote = [ln for ln in lines if not re.search(r": maintained: 0 data file\(s\) rewritten", ln)]
+    print(f"maintenances: {len(lines)}, {len(rewrote)} of them rewrote data files; failed: {len(failed)}")
+    assert not failed, "\n".join(failed[:5])
+    assert rewrote, lines[:5]
+    catalog = watched["warehouse"] / "catalog.db"
+    replaced = 0
+    for ks, t in watched["tables"]:
+        location = iceberg_readers.metadata_location(catalog, CATALOG_NAME, ks, t)
+        metadata = json.loads(pathlib.Path(location).read_text())
+        replaced += sum(s["summary"]["operation"] == "replace" for s in metadata["snapshots"])
+    print(f"rewrite snapshots still kept: {replaced}")
 
 
 def test_lag_follows_the_flushes(watched):

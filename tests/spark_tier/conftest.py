@@ -23,6 +23,9 @@ _spec.loader.exec_module(_integration)
 
 cqlite = _integration.cqlite
 oracle = _integration.oracle
+# What the integration tests' modules take from `conftest`, which here is this file.
+CACHE = _integration.CACHE
+cqlite_binary = _integration.cqlite_binary
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -11,6 +11,14 @@
     `SELECT JSON *` answer (NaN and infinities masked as test_materialize
     does), DuckDB's read and PyIceberg's read.
 
+  - the same tables as Iceberg v3 tables (deletion vectors, row lineage;
+    test_materialize.materialize_v3_tables): Spark's rows equal the node's;
+  - the tier's tables after `cqlite maintain` (data files rewritten, every
+    snapshot but the current one expired, orphans removed): Spark's rows
+    equal the node's, and equal what Spark read before;
+  - test_maintain's table of fifty runs, before and after its maintenance:
+    Spark's rows equal the node's both times.
+
 The Iceberg Spark runtime has no Spark type for Iceberg's `time` and refuses
 to load a table with a time column ("Spark does not support time fields").
 Such tables are not compared; a test checks that they are the only tables
@@ -32,6 +40,7 @@ import iceberg_readers
 import node_runs
 import table_compare
 import test_materialize as tm
+from test_maintain import KEYSPACE as CHURN_KEYSPACE, churned, maintained  # noqa: F401 (fixtures)
 from spark_reader import SPARK_TIME_ERROR, build_spark, read_spark_many, schema_has_time
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -176,6 +185,72 @@ def test_spark_reads_the_node_answer(index, node, tier):
     stats["rows"] += len(spark)
     if problems:
         pytest.fail(f"{where}:\n" + "\n".join(problems), pytrace=False)
+
+
+def _spark_problems(reads, final, how):
+    """The tables of `final` whose Spark rows differ from the node's answer (time tables left out)."""
+    problems, compared = [], 0
+    for index, (ns, table, expected, now, schema) in sorted(final.items()):
+        if schema_has_time(schema):
+            continue
+        rows = reads.get((ns, table))
+        if rows is None:
+            continue
+        compared += 1
+        problem = (f"Spark failed: {rows['error']}" if isinstance(rows, dict)
+                   else table_compare.differs(expected, rows, schema))
+        if problem:
+            problems.append(f"w{index}{how}: Spark vs the node's SELECT JSON at {now}: {problem}")
+    return problems, compared
+
+
+def test_spark_reads_v3_tables_with_deletion_vectors(tier, cqlite):
+    m = tier.m
+    warehouse = m.root / "warehouse-v3"
+    tables, vectors, problems = tm.materialize_v3_tables(m, cqlite, warehouse)
+    reads = read_spark_many(warehouse / "catalog.db", warehouse, CATALOG_NAME, tables)
+    spark_problems, compared = _spark_problems(reads, m.final, " (v3)")
+    SUMMARY["v3"] = {"tables": len(tables), "puffin_files": vectors, "spark_compared": compared}
+    assert vectors > 0 and compared > 0
+    assert not problems + spark_problems, "\n".join(problems + spark_problems)
+
+
+def test_spark_reads_the_tables_after_maintain(tier, cqlite):
+    m = tier.m
+    proc = cqlite("maintain", "--warehouse", m.warehouse, "--expire-older-than", "0s", "--retain-last", "1",
+                  "--orphan-age", "0s", "--json")
+    report = json.loads(proc.stdout)["tables"]
+    tables = [(ns, table) for ns, table, _rows, _now, _schema in m.final.values()]
+    reads = read_spark_many(m.catalog, m.warehouse, CATALOG_NAME, tables)
+    problems, compared = _spark_problems(reads, m.final, " (maintained)")
+    for key, rows in tier.reads["Spark"].items():
+        if not isinstance(rows, dict) and reads[key] != rows:
+            problems.append(f"{key}: Spark reads other rows after maintain than before")
+    SUMMARY["maintained"] = {"tables": len(report), "rewritten": sum(r["data_files_rewritten"] for r in report),
+                             "expired": sum(r["snapshots_expired"] for r in report), "spark_compared": compared}
+    assert compared > 0 and sum(r["data_files_rewritten"] for r in report) > 0, report
+    assert not problems, "\n".join(problems)
+
+
+def _spark_reads_churned(m):
+    key = (CHURN_KEYSPACE, m.table)
+    rows = read_spark_many(m.catalog, m.warehouse, CATALOG_NAME, [key])[key]
+    assert not isinstance(rows, dict), rows
+    schema = _schema(m.catalog, *key)
+    problem = table_compare.differs(table_compare.expected_rows(m.selects[0][1], schema), rows, schema)
+    assert not problem, f"Spark vs the node's SELECT JSON: {problem}"
+    return rows
+
+
+def test_spark_reads_the_fifty_run_table_before_maintain(churned):
+    churned.spark_before = _spark_reads_churned(churned)
+
+
+def test_spark_reads_the_fifty_run_table_after_maintain(maintained):
+    after = _spark_reads_churned(maintained)
+    assert after == maintained.spark_before
+    SUMMARY["fifty_runs"] = {"rows": len(after), "report": {k: maintained.report[k] for k in (
+        "data_files_rewritten", "delete_files_removed", "snapshots_expired", "orphans_removed")}}
 
 
 def test_spark_refuses_only_tables_with_time_columns(tier):
