@@ -6,13 +6,20 @@
 # generations 1001 and 1002, and prints the directory holding them on stdout.
 #
 #   tools/bench/gen_update.sh [--partitions N] [--seed S] [--format nb|oa] [--every EVERY]
-#                             [--timestamps after-dataset|after-row]
+#                             [--timestamps after-dataset|after-row] [--rounds R]
 #
 # --timestamps: the changes are written a minute after the dataset's newest
 # reading (after-dataset, the default: an application changing rows after the
 # dataset was written), or one second after the row each replaces (after-row:
 # older than the sensor's later readings, as a re-import of old data with its
 # original clock would be).
+# --rounds R: R successive changes of that size instead of one (at most
+# EVERY), written in one pass: round k (1-based) changes rows no other round
+# touches, its writes are newer than round k-1's, and its updates and deletes
+# are generations 1001 + 2(k-1) and 1002 + 2(k-1) (round 1 is the single
+# change). generation.txt then has one more line per round (round=k
+# updated=.. deleted=.. update_generation=.. delete_generation=..). For
+# bench/run_maintain_bench.sh's table materialized in 50 runs.
 # --partitions, --seed and --format must be the ones the dataset was written
 # with (the defaults are gen_dataset.sh's). The files are cached in
 # ${CQLITE_CACHE:-$HOME/.cache/cqlite}/bench/update-<key>/:
@@ -39,6 +46,7 @@ FORMAT=oa
 EVERY=100
 FIRST_GENERATION=1001
 TIMESTAMPS=after-dataset
+ROUNDS=1
 
 die() { echo "gen_update.sh: $*" >&2; exit 2; }
 
@@ -49,14 +57,18 @@ while [[ $# -gt 0 ]]; do
         --format) FORMAT="$2"; shift 2 ;;
         --every) EVERY="$2"; shift 2 ;;
         --timestamps) TIMESTAMPS="$2"; shift 2 ;;
+        --rounds) ROUNDS="$2"; shift 2 ;;
         *) die "unknown argument: $1" ;;
     esac
 done
 
 SOURCES_KEY="$(maven_tool_sources_key "$UPDATE_DIR")"
 case "$TIMESTAMPS" in after-dataset|after-row) ;; *) die "--timestamps must be after-dataset or after-row" ;; esac
-DATA_KEY="$(printf '%s|%s|%s|%s|%s|%s|%s' "$SOURCES_KEY" "$PARTITIONS" "$SEED" "$FORMAT" "$EVERY" "$FIRST_GENERATION" \
-            "$TIMESTAMPS" |
+[[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 1 && $ROUNDS -le $EVERY ]] || die "--rounds must be between 1 and --every ($EVERY)"
+ROUNDS_KEY=""
+[[ $ROUNDS == 1 ]] || ROUNDS_KEY="|rounds=$ROUNDS"
+DATA_KEY="$(printf '%s|%s|%s|%s|%s|%s|%s%s' "$SOURCES_KEY" "$PARTITIONS" "$SEED" "$FORMAT" "$EVERY" "$FIRST_GENERATION" \
+            "$TIMESTAMPS" "$ROUNDS_KEY" |
             sha256sum | cut -c1-16)"
 OUT="$CACHE_ROOT/update-$DATA_KEY"
 
@@ -95,13 +107,13 @@ done
 rm -rf "$OUT.tmp"
 TABLE_DIR="$OUT.tmp/data/bench/sensor_readings-00000000000000000000000000000b01"
 mkdir -p "$TABLE_DIR"
-echo "gen_update.sh: writing the changes of $PARTITIONS partitions into $OUT" >&2
+echo "gen_update.sh: writing the changes of $PARTITIONS partitions ($ROUNDS round(s)) into $OUT" >&2
 start=$(date +%s.%N)
 "$JAVA" -Xms1g -Xmx2g ${BENCH_JAVA_OPTS:-} "${JVM_OPENS[@]}" \
     -Djava.security.manager=allow \
     -Dlogback.configurationFile="$LOGBACK" \
     -cp "$MAVEN_TOOL_CLASSPATH" cqlite.bench.UpdateDataset \
-    "$TABLE_DIR" "$PARTITIONS" "$SEED" "$FORMAT" "$EVERY" "$FIRST_GENERATION" "$TIMESTAMPS" \
+    "$TABLE_DIR" "$PARTITIONS" "$SEED" "$FORMAT" "$EVERY" "$FIRST_GENERATION" "$TIMESTAMPS" "$ROUNDS" \
     >"$OUT.tmp/generation.txt"
 end=$(date +%s.%N)
 printf 'wall_seconds=%.1f\n' "$(echo "$end - $start" | bc)" >>"$OUT.tmp/generation.txt"

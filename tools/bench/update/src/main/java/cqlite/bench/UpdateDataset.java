@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Date;
 import java.util.LinkedHashMap;
@@ -39,7 +40,20 @@ import org.apache.cassandra.utils.StorageCompatibilityMode;
  * writes), or {@code after-row}, one second after the row each replaces (older
  * than the newer readings of the same sensor).
  *
- *   UpdateDataset <table-dir> <partitions> <seed> <nb|oa> <every> <first-generation> [after-dataset|after-row]
+ * With {@code rounds} R above 1 it writes R such changes, as R successive
+ * batches of an application's writes would leave them: round k (0-based)
+ * picks the rows at offset (per-sensor offset + k) mod {@code every}, so the
+ * rounds change disjoint rows (R must not exceed {@code every}), its writes
+ * are stamped k minutes after round 0's (after-dataset) or k microseconds
+ * after them (after-row), and its updates and deletes are generations
+ * {@code first-generation + 2k} and {@code first-generation + 2k + 1}. Round
+ * 0 is exactly the single change of R = 1. All rounds are written in one pass
+ * over the replayed dataset.
+ *
+ *   UpdateDataset <table-dir> <partitions> <seed> <nb|oa> <every> <first-generation> [after-dataset|after-row [rounds]]
+ *
+ * Prints one line of totals; with R above 1, then one line per round
+ * ({@code round=k+1 updated=.. deleted=.. update_generation=.. delete_generation=..}).
  *
  * It must stay in step with GenerateDataset's loop (same draws, same order).
  */
@@ -103,9 +117,9 @@ public final class UpdateDataset {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 6 && args.length != 7) {
+        if (args.length < 6 || args.length > 8) {
             System.err.println("usage: UpdateDataset <table-dir> <partitions> <seed> <nb|oa> <every> <first-generation> "
-                               + "[after-dataset|after-row]");
+                               + "[after-dataset|after-row [rounds]]");
             System.exit(2);
         }
         Path dir = Paths.get(args[0]);
@@ -120,6 +134,11 @@ public final class UpdateDataset {
             System.exit(2);
         }
         boolean afterDataset = timestamps.equals("after-dataset");
+        int rounds = args.length > 7 ? Integer.parseInt(args[7]) : 1;
+        if (rounds < 1 || rounds > every) {
+            System.err.println("UpdateDataset: rounds must be between 1 and every (" + every + "), not " + rounds);
+            System.exit(2);
+        }
         StorageCompatibilityMode mode;
         if (format.equals("nb")) mode = StorageCompatibilityMode.CASSANDRA_4;
         else if (format.equals("oa")) mode = StorageCompatibilityMode.NONE;
@@ -141,11 +160,20 @@ public final class UpdateDataset {
         Collections.sort(keys);
 
         long start = System.nanoTime();
-        long rows = 0, updated = 0, deleted = 0;
-        Path updateDir = dir.resolve("pass-update"), deleteDir = dir.resolve("pass-delete");
-        Files.createDirectories(updateDir);
-        Files.createDirectories(deleteDir);
-        try (CQLSSTableWriter updates = open(updateDir, INSERT); CQLSSTableWriter deletes = open(deleteDir, DELETE)) {
+        long rows = 0;
+        long[] updated = new long[rounds], deleted = new long[rounds];
+        Path[] updateDirs = new Path[rounds], deleteDirs = new Path[rounds];
+        CQLSSTableWriter[] updates = new CQLSSTableWriter[rounds], deletes = new CQLSSTableWriter[rounds];
+        for (int k = 0; k < rounds; k++) {
+            String suffix = rounds == 1 ? "" : "-" + k;
+            updateDirs[k] = dir.resolve("pass-update" + suffix);
+            deleteDirs[k] = dir.resolve("pass-delete" + suffix);
+            Files.createDirectories(updateDirs[k]);
+            Files.createDirectories(deleteDirs[k]);
+            updates[k] = open(updateDirs[k], INSERT);
+            deletes[k] = open(deleteDirs[k], DELETE);
+        }
+        try {
             for (DecoratedKey key : keys) {
                 String id = StandardCharsets.UTF_8.decode(key.getKey().duplicate()).toString();
                 // GenerateDataset's per-partition stream, replayed draw for draw.
@@ -162,7 +190,7 @@ public final class UpdateDataset {
                 int battery = 3000 + r.nextInt(600);
                 long rx = r.nextInt(1000), tx = r.nextInt(1000), err = 0;
                 long ts = END_MILLIS - r.nextInt(intervalMs);
-                int picked = 0;
+                int[] picked = new int[rounds];
                 for (int i = 0; i < count; i++) {
                     double temperature = Math.round((baseTemp + 4 * Math.sin(ts / 3.6e6) + r.nextGaussian() * 0.3) * 100) / 100.0;
                     double humidity = Math.round((baseHumidity + r.nextGaussian() * 2) * 10) / 10.0;
@@ -182,31 +210,48 @@ public final class UpdateDataset {
                     long writeTimestampMicros = ts * 1000 + r.nextInt(1000);
                     int ttl = ttlSensor ? TTL_SECONDS : 0;
                     rows++;
-                    if (i % every == offset) {
-                        long later = afterDataset ? AFTER_DATASET_MICROS + i : writeTimestampMicros + LATER_MICROS;
-                        if (picked++ % 10 == 9) {
-                            deletes.addRow(later, id, new Date(ts));
-                            deleted++;
+                    // Round k picks the rows at offset + k: i % every == offset for round 0.
+                    int k = Math.floorMod(i - offset, every);
+                    if (k < rounds) {
+                        long later = afterDataset ? AFTER_DATASET_MICROS + k * 60_000_000L + i
+                                                  : writeTimestampMicros + LATER_MICROS + k;
+                        if (picked[k]++ % 10 == 9) {
+                            deletes[k].addRow(later, id, new Date(ts));
+                            deleted[k]++;
                         } else {
                             Map<String, Integer> counters = new LinkedHashMap<>();
                             counters.put("rx", (int) rx);
                             counters.put("tx", (int) tx);
                             counters.put("err", (int) err + 1);
-                            updates.addRow(id, new Date(ts), temperature + 0.5, humidity, pressure, battery, rssi,
-                                           status.equals("OK") ? "WARN" : "OK", firmware, "corrected by re-import",
-                                           tags, counters, later, ttl);
-                            updated++;
+                            updates[k].addRow(id, new Date(ts), temperature + 0.5, humidity, pressure, battery, rssi,
+                                              status.equals("OK") ? "WARN" : "OK", firmware, "corrected by re-import",
+                                              tags, counters, later, ttl);
+                            updated[k]++;
                         }
                     }
                     ts -= intervalMs - 500 + r.nextInt(1000);
                 }
             }
+        } finally {
+            for (int k = 0; k < rounds; k++) {
+                updates[k].close();
+                deletes[k].close();
+            }
         }
-        moveGeneration(updateDir, dir, firstGeneration);
-        moveGeneration(deleteDir, dir, firstGeneration + 1);
+        for (int k = 0; k < rounds; k++) {
+            moveGeneration(updateDirs[k], dir, firstGeneration + 2 * k);
+            moveGeneration(deleteDirs[k], dir, firstGeneration + 2 * k + 1);
+        }
         double seconds = (System.nanoTime() - start) / 1e9;
+        long updatedTotal = Arrays.stream(updated).sum(), deletedTotal = Arrays.stream(deleted).sum();
         System.out.printf("partitions=%d rows=%d updated=%d deleted=%d every=%d seed=%d format=%s seconds=%.1f%n",
-                          partitions, rows, updated, deleted, every, seed, format, seconds);
+                          partitions, rows, updatedTotal, deletedTotal, every, seed, format, seconds);
+        if (rounds > 1) {
+            for (int k = 0; k < rounds; k++) {
+                System.out.printf("round=%d updated=%d deleted=%d update_generation=%d delete_generation=%d%n",
+                                  k + 1, updated[k], deleted[k], firstGeneration + 2 * k, firstGeneration + 2 * k + 1);
+            }
+        }
         System.exit(0);
     }
 }
