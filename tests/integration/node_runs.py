@@ -4,10 +4,13 @@ workload's flushed table directory and its recorded `SELECT JSON *` answers
 (each with the node's query time). Used by the select parity and the
 materialize tests.
 """
+import hashlib
 import json
 import os
 import pathlib
+import shutil
 import subprocess
+import tempfile
 import time
 
 import workloads
@@ -101,3 +104,37 @@ def read_select(path):
     return header["now_in_seconds"], lines[1:]
 
 
+def generated(oracle, text, name, what, ready):
+    """The node's output for the scenario `text` (tools/oracle generate, format oa), cached under
+    <cache>/oracle/generated/<name>-oa-<key of the text and the oracle's version>; `ready(out)` says
+    whether a cached copy is complete. A node that fails is a test failure naming `what` it wrote."""
+    import conftest
+    import pytest
+
+    version = subprocess.run(["bash", str(oracle), "version"], check=True, capture_output=True,
+                             text=True).stdout.strip()
+    key = hashlib.sha256((text + "\0" + version).encode()).hexdigest()[:16]
+    out = conftest.CACHE / "oracle" / "generated" / f"{name}-oa-{key}"
+    if ready(out):
+        return out
+    subprocess.run(["bash", str(oracle), "build"], check=True, timeout=3600)
+    work = pathlib.Path(tempfile.mkdtemp(prefix=f"cqlite-{name}-node-", dir=work_base()))
+    try:
+        scenario = work / "scenario.cql"
+        scenario.write_text(text)
+        env = dict(os.environ, TMPDIR=str(work))
+        proc = subprocess.run(["bash", str(oracle), "generate", str(scenario), str(work / "out"), "--format", "oa"],
+                              capture_output=True, text=True, env=env, timeout=900)
+        if proc.returncode != 0:
+            tail = [ln for ln in (proc.stdout + proc.stderr).splitlines()
+                    if ln.strip() and not ln.startswith(("WARNING:", "\tat "))][-15:]
+            pytest.fail(f"the Cassandra node could not write {what}:\n" + "\n".join(tail))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = out.with_name(out.name + f".tmp{os.getpid()}")
+        shutil.rmtree(staging, ignore_errors=True)
+        shutil.copytree(work / "out", staging)
+        shutil.rmtree(out, ignore_errors=True)
+        staging.rename(out)
+        return out
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

@@ -71,7 +71,6 @@ alone, and -q prints nothing when all went well.
 
 Environment: CQLITE_MAINTAIN_SEED (default 5).
 """
-import hashlib
 import io
 import json
 import os
@@ -155,31 +154,8 @@ def _scenario():
 def _node_output(oracle):
     """The node's output for _scenario(): (<dir>/churn/<table>-<id>/ with schema.cql beside it, table name)."""
     text, table = _scenario()
-    version = subprocess.run(["bash", str(oracle), "version"], check=True, capture_output=True,
-                             text=True).stdout.strip()
-    key = hashlib.sha256((text + "\0" + version).encode()).hexdigest()[:16]
-    out = conftest.CACHE / "oracle" / "generated" / f"maintain-churn-oa-{key}"
-    if not (out / KEYSPACE / f"{table}.select2.jsonl").exists():
-        subprocess.run(["bash", str(oracle), "build"], check=True, timeout=3600)
-        work = pathlib.Path(tempfile.mkdtemp(prefix="cqlite-maintain-node-", dir=node_runs.work_base()))
-        try:
-            scenario = work / "scenario.cql"
-            scenario.write_text(text)
-            env = dict(os.environ, TMPDIR=str(work))
-            proc = subprocess.run(["bash", str(oracle), "generate", str(scenario), str(work / "out"), "--format", "oa"],
-                                  capture_output=True, text=True, env=env, timeout=900)
-            if proc.returncode != 0:
-                tail = [ln for ln in (proc.stdout + proc.stderr).splitlines()
-                        if ln.strip() and not ln.startswith(("WARNING:", "\tat "))][-15:]
-                pytest.fail("the Cassandra node could not write the churning table:\n" + "\n".join(tail))
-            out.parent.mkdir(parents=True, exist_ok=True)
-            staging = out.with_name(out.name + f".tmp{os.getpid()}")
-            shutil.rmtree(staging, ignore_errors=True)
-            shutil.copytree(work / "out", staging)
-            shutil.rmtree(out, ignore_errors=True)
-            staging.rename(out)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+    out = node_runs.generated(oracle, text, "maintain-churn", "the churning table",
+                              lambda out: (out / KEYSPACE / f"{table}.select2.jsonl").exists())
     return out, table
 
 

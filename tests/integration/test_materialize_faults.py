@@ -36,7 +36,6 @@ keyed by the scenario text and the oracle version. The scenario also holds the
 keyspaces `odd` and `oddempty` used by
 test_materialize_bad_input.py.
 """
-import hashlib
 import json
 import os
 import pathlib
@@ -53,6 +52,7 @@ import pytest
 import conftest
 import cql_json
 import iceberg_readers
+import node_runs
 
 CATALOG_NAME = "cqlite"
 NOW = 1_900_000_000  # TTLs are evaluated at a fixed time: every run sees the same rows
@@ -136,33 +136,8 @@ def scenario_text():
 
 def generate_node_tables(oracle):
     """The node's output for scenario_text(): <dir>/<keyspace>/<table>-<id>/ and schema.cql; cached."""
-    text = scenario_text()
-    version = subprocess.run(["bash", str(oracle), "version"], check=True, capture_output=True,
-                             text=True).stdout.strip()
-    key = hashlib.sha256((text + "\0" + version).encode()).hexdigest()[:16]
-    out = conftest.CACHE / "oracle" / "generated" / f"materialize-faults-oa-{key}"
-    if all((out / ks).is_dir() for ks in ("faults", "odd", "oddempty")):
-        return out
-    work = pathlib.Path(tempfile.mkdtemp(prefix="cqlite-faults-node-"))
-    try:
-        scenario = work / "scenario.cql"
-        scenario.write_text(text)
-        env = dict(os.environ, TMPDIR=str(work))
-        proc = subprocess.run(["bash", str(oracle), "generate", str(scenario), str(work / "out"), "--format", "oa"],
-                              capture_output=True, text=True, env=env, timeout=900)
-        if proc.returncode != 0:
-            tail = [ln for ln in (proc.stdout + proc.stderr).splitlines()
-                    if ln.strip() and not ln.startswith(("WARNING:", "\tat "))][-15:]
-            pytest.fail("the Cassandra node could not write the fault tests' tables:\n" + "\n".join(tail))
-        out.parent.mkdir(parents=True, exist_ok=True)
-        staging = out.with_name(out.name + f".tmp{os.getpid()}")
-        shutil.rmtree(staging, ignore_errors=True)
-        shutil.copytree(work / "out", staging)
-        shutil.rmtree(out, ignore_errors=True)
-        staging.rename(out)
-        return out
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    return node_runs.generated(oracle, scenario_text(), "materialize-faults", "the fault tests' tables",
+                               lambda out: all((out / ks).is_dir() for ks in ("faults", "odd", "oddempty")))
 
 
 def generations(table_dir):
