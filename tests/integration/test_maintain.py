@@ -276,14 +276,20 @@ class Table:
         return SnapshotFiles(snapshot or self.current)
 
     def references(self):
-        """(the files the metadata and its snapshots' fold states name, those of them that must exist)."""
+        """(the files the metadata and its snapshots' fold states (or parts files and their parts' fold states)
+        name, those of them that must exist)."""
         named = {self.location} | {m["metadata-file"] for m in self.metadata.get("metadata-log", [])}
         needed = {self.location}
         for s in self.snapshots.values():
             files = SnapshotFiles(s)
             needed |= {files.manifest_list, *files.manifests, *files.data, *files.deletes}
-            state = s.get("summary", {}).get("cqlite.fold-state")
-            if state:
+            summary = s.get("summary", {})
+            states = [summary["cqlite.fold-state"]] if "cqlite.fold-state" in summary else []
+            parts = summary.get("cqlite.fold-state-parts")
+            if parts:  # a table published by token ranges: a fold state per part
+                needed.add(parts)
+                states += [p["fold-state"] for p in json.loads(_read_bytes(parts))["parts"]]
+            for state in states:
                 needed.add(state)
                 j = json.loads(_read_bytes(state))
                 for facts in j.get("facts", []):
