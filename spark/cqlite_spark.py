@@ -12,13 +12,14 @@ endpoint come from the AWS_* variables (spark.executorEnv.* for executors).
 
 The job, one at a time per table (docs/spark.md):
 
- 1. The driver runs `cqlite plan`: the tables and, for each, token ranges of
-    about --range-bytes of SSTables each, or the parts of a table already
-    published by parts (a later job must split the ring the same way).
- 2. It discards the job directories under --stage-root that drivers killed
-    before their commit left (`cqlite commit --staged OLD --discard`: their
-    files go, unless that job did commit), then makes its own,
-    <stage-root>/job-<uuid>, and fixes `now` once for every task and retry.
+ 1. The driver discards the job directories under --stage-root that drivers
+    killed before their commit left (`cqlite commit --staged OLD --discard`:
+    their files go, unless that job did commit).
+ 2. It runs `cqlite plan`: the tables and, for each, token ranges of about
+    --range-bytes of SSTables each, or the parts of a table already published
+    by parts (a later job must split the ring the same way). It makes its job
+    directory, <stage-root>/job-<uuid>, and fixes `now` once for every task
+    and retry.
  3. One Spark task per (table, range) runs `cqlite materialize --token-range
     RANGE --stage JOBDIR`: it folds that range, writes its data and delete
     files into the warehouse and a staged result under JOBDIR, and commits
@@ -31,10 +32,14 @@ The job, one at a time per table (docs/spark.md):
     commit --staged JOBDIR`: every staged range of a table in one snapshot,
     one attempt per range kept and the files of the others removed. Then it
     removes JOBDIR and prints a summary (with --json, as JSON on one line of
-    stdout: spark-submit mixes the driver's stderr into its stdout).
-    The Python driver dies with the spark-submit JVM that started it, and the
-    cqlite it runs with it: a driver killed before its commit leaves a job
-    directory for the next driver to discard, never a commit still to come.
+    stdout: spark-submit mixes the driver's stderr into its stdout). A job
+    whose task failed every attempt, or whose commit failed (another job
+    committed one of its parts meanwhile), is discarded and exits non-zero:
+    run it again.
+
+The Python driver dies with the spark-submit JVM that started it, and the
+cqlite it runs with it: a driver killed before its commit leaves a job
+directory for the next driver to discard, never a commit still to come.
 """
 import argparse
 import ctypes
@@ -216,14 +221,19 @@ def plan(args):
     return json.loads(run_or_raise(cmd, "cqlite plan").stdout)["tables"]
 
 
+def discard(args, stage, job):
+    """Removes the files of a job that will not be committed (unless it was, after all), then its directory."""
+    run_or_raise([args.cqlite, "commit", "--staged", job, *catalog_args(args), "--discard"],
+                 f"cqlite commit --discard of {job}")
+    stage.remove(job)
+
+
 def discard_stale_jobs(args, stage):
     """Job directories a driver left when it died before its commit (or before removing the directory
     after it): their files are removed, unless that job did commit."""
     for old in stage.jobs():
         log(f"discarding the job a driver left: {old}")
-        run_or_raise([args.cqlite, "commit", "--staged", old, *catalog_args(args), "--discard"],
-                     f"cqlite commit --discard of {old}")
-        stage.remove(old)
+        discard(args, stage, old)
 
 
 def task_function(args, job, now, shipped):
@@ -306,14 +316,14 @@ def main(argv):
     args.cqlite = os.path.abspath(args.cqlite)
     args.sources = [absolute(s) for s in args.sources]
     args.warehouse, args.catalog = absolute(args.warehouse), absolute_catalog(args.catalog)
+    stage = StageRoot(absolute(args.stage_root))
+    discard_stale_jobs(args, stage)
     tables = plan(args)
     tasks = [(f"{t['keyspace']}.{t['table']}", r) for t in tables for r in t["ranges"]]
     log(f"{len(tables)} table(s), {len(tasks)} range(s)")
     if not tasks:
         return
 
-    stage = StageRoot(absolute(args.stage_root))
-    discard_stale_jobs(args, stage)
     job = join(stage.root, f"{JOB_PREFIX}{uuid.uuid4()}")
     stage.make(job)
     now = args.now or str(int(time.time()))
@@ -329,20 +339,19 @@ def main(argv):
         sc.setJobGroup(group, f"cqlite materialize: {len(tasks)} ranges")
         try:
             results = sc.parallelize(tasks, len(tasks)).map(task_function(args, job, now, shipped)).collect()
+            wait_for_attempts(sc, group)
+            log(f"{len(results)} range(s) staged; committing")
+            done = run_or_raise([args.cqlite, "commit", "--staged", job, *catalog_args(args), "--json"],
+                                "cqlite commit")
         except Exception:
-            # A task failed every attempt: the job is abandoned, its files removed.
+            # A task failed every attempt, or the commit failed (another job committed a part this one
+            # staged over since: run the job again). Nothing of this job is kept.
             wait_for_attempts(sc, group)
             log(f"the job failed; discarding {job}")
-            run_or_raise([args.cqlite, "commit", "--staged", job, *catalog_args(args), "--discard"],
-                         f"cqlite commit --discard of {job}")
-            stage.remove(job)
+            discard(args, stage, job)
             raise
-        wait_for_attempts(sc, group)
-        log(f"{len(results)} range(s) staged; committing")
-        done = run_or_raise([args.cqlite, "commit", "--staged", job, *catalog_args(args), "--json"], "cqlite commit")
-        commit = json.loads(done.stdout)
         stage.remove(job)
-        print_summary(summarize(tables, results, commit, job, now), args.json)
+        print_summary(summarize(tables, results, json.loads(done.stdout), job, now), args.json)
     finally:
         sc.stop()
 
