@@ -113,6 +113,7 @@ void PrintJson(const std::vector<materialize::TableReport>& reports, const std::
     w.Key("table"); w.String(r.table_name);
     w.Key("source"); w.String(r.source);
     w.Key("committed"); w.Bool(r.committed);
+    w.Key("staged"); w.Bool(r.staged);
     w.Key("snapshot_id"); if (r.committed) w.Int(r.snapshot_id); else w.Null();
     w.Key("metadata_location"); w.String(r.metadata_location);
     w.Key("generations_found"); w.Int(r.generations_found);
