@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "io/file_system.h"
 #include "util/status.h"
@@ -24,6 +25,8 @@ CommandRunner AddMaterializeCommand(CLI::App& app);
 CommandRunner AddWatchCommand(CLI::App& app);
 CommandRunner AddRingCommand(CLI::App& app);
 CommandRunner AddMaintainCommand(CLI::App& app);
+CommandRunner AddCommitCommand(CLI::App& app);
+CommandRunner AddPlanCommand(CLI::App& app);
 
 // The transform of every --now option: a time as seconds since the Unix
 // epoch or in ISO-8601 (ParseInstantSeconds), handed on as seconds.
@@ -48,7 +51,9 @@ std::string WarehousePath(const std::string& option);
 // S3 (configured from the environment, net/s3_file_system.h) for s3://
 // paths and the machine's for the rest (the SSTables, a SQLite catalog).
 // InvalidArgument when S3 has no credentials or a bad setting.
-Result<std::shared_ptr<FileSystem>> WarehouseFileSystem(const std::string& warehouse);
+// `other_paths` (sources, a stage directory) may be s3:// too.
+Result<std::shared_ptr<FileSystem>> WarehouseFileSystem(const std::string& warehouse,
+                                                        const std::vector<std::string>& other_paths = {});
 inline constexpr const char* kWarehouseHelp =
     "Where table files go: <warehouse>/<namespace>/<table>; a local directory, or s3://bucket/prefix on S3 or an "
     "S3-compatible store (endpoint from CQLITE_S3_ENDPOINT or AWS_ENDPOINT_URL, addressed path-style; region from "

@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
   auto watch = cqlite::AddWatchCommand(app);
   auto ring = cqlite::AddRingCommand(app);
   auto maintain = cqlite::AddMaintainCommand(app);
+  auto plan = cqlite::AddPlanCommand(app);
+  auto commit = cqlite::AddCommitCommand(app);
   // An unknown command is an error, --help or not (CLI11 would print the
   // main help for `cqlite nosuch --help` and exit 0).
   if (argc > 1 && argv[1][0] != '-') {
@@ -30,7 +32,7 @@ int main(int argc, char** argv) {
     for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) known |= sub->get_name() == argv[1];
     if (!known) {
       std::cerr << "cqlite: unknown command '" << argv[1]
-                << "'; the commands are ls, dump, select, delta-export, materialize, maintain, watch and ring (cqlite --help)\n";
+                << "'; the commands are ls, dump, select, delta-export, materialize, plan, commit, maintain, watch and ring (cqlite --help)\n";
       return 2;
     }
   }
@@ -48,6 +50,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("watch")) return watch();
     if (app.got_subcommand("ring")) return ring();
     if (app.got_subcommand("maintain")) return maintain();
+    if (app.got_subcommand("plan")) return plan();
+    if (app.got_subcommand("commit")) return commit();
   } catch (const std::exception& e) {
     std::cerr << "cqlite: internal error: " << e.what() << "\n";
     return 70;

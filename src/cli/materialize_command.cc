@@ -16,6 +16,7 @@
 #include "cassandra/sstable.h"
 #include "catalog/catalog.h"
 #include "cli/commands.h"
+#include "cli/source_tables.h"
 #include "cluster/coverage.h"
 #include "cluster/node_metadata.h"
 #include "materialize/materializer.h"
@@ -35,6 +36,9 @@ int DefaultThreads() { return static_cast<int>(std::max(1u, std::thread::hardwar
 struct MaterializeCommandOptions {
   std::string path;
   std::vector<std::string> cluster;  // data directories of a cluster's nodes
+  std::string tables;                // --tables ks.t,...
+  std::string token_range;           // --token-range first:last,...
+  std::string stage_dir;             // --stage
   bool allow_missing_replicas = false;
   bool repaired_only = false;
   bool primary_range_only = false;
@@ -109,6 +113,7 @@ void PrintJson(const std::vector<materialize::TableReport>& reports, const std::
     w.Key("table"); w.String(r.table_name);
     w.Key("source"); w.String(r.source);
     w.Key("committed"); w.Bool(r.committed);
+    w.Key("staged"); w.Bool(r.staged);
     w.Key("snapshot_id"); if (r.committed) w.Int(r.snapshot_id); else w.Null();
     w.Key("metadata_location"); w.String(r.metadata_location);
     w.Key("generations_found"); w.Int(r.generations_found);
@@ -140,80 +145,6 @@ void PrintJson(const std::vector<materialize::TableReport>& reports, const std::
   w.EndArray();
   w.EndObject();
   std::cout << "\n";
-}
-
-// A table to publish: a table directory and, from --cluster, the same
-// table's directories on the other nodes.
-struct ReplicatedTable {
-  std::string dir;
-  std::vector<std::string> replica_dirs;
-};
-
-// The tables of a cluster's nodes (--cluster), each with its directory on
-// every node that has it, after checking that the directories are of one
-// cluster and hold every replica of every token range of each table's
-// keyspace (cluster/coverage.h).
-Result<std::vector<ReplicatedTable>> ClusterTables(FileSystem& fs, const std::vector<std::string>& data_dirs,
-                                                   int64_t now, bool allow_missing_replicas) {
-  std::vector<NodeMetadata> nodes;
-  for (const std::string& dir : data_dirs) {
-    ASSIGN_OR_RETURN(NodeMetadata node, ReadNodeMetadata(fs, AbsolutePath(dir), now));
-    nodes.push_back(std::move(node));
-  }
-  ASSIGN_OR_RETURN(TokenRing ring, RingFromNodes(nodes));
-  // By "<keyspace>/<table>-<id>": a table's id is the same on every node.
-  std::map<std::string, std::vector<size_t>> nodes_of_table;
-  std::map<std::string, std::vector<std::string>> dirs_of_table;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    ASSIGN_OR_RETURN(auto dirs, materialize::FindTableDirectories(fs, nodes[i].data_dir));
-    for (const std::string& dir : dirs) {
-      // The table directory itself, or a snapshot or backup inside it.
-      std::optional<SSTableLocation> location = TableDirectoryLocation(OwningTableDirectory(dir));
-      if (!location || location->keyspace.empty()) {
-        return Status::InvalidArgument(StrCat(dir, ": cannot tell its keyspace and table from the path"));
-      }
-      std::string key = StrCat(location->keyspace, "/", location->table, "-", location->table_id);
-      nodes_of_table[key].push_back(i);
-      dirs_of_table[key].push_back(dir);
-    }
-  }
-  std::vector<ReplicatedTable> tables;
-  for (auto& [key, dirs] : dirs_of_table) {
-    std::string keyspace = key.substr(0, key.find('/'));
-    std::set<std::string> hosts;
-    const std::vector<size_t>& holders = nodes_of_table[key];
-    ASSIGN_OR_RETURN(Replication replication, nodes[holders[0]].KeyspaceReplication(keyspace));
-    // Node i holds a replica of the table; its replication must agree.
-    auto add_holder = [&](size_t i) -> Status {
-      ASSIGN_OR_RETURN(Replication other, nodes[i].KeyspaceReplication(keyspace));
-      if (other.ToString() != replication.ToString()) {
-        return Status::InvalidArgument(StrCat(nodes[i].data_dir, ": keyspace ", keyspace, " has replication ",
-                                              other.ToString(), " but ", nodes[holders[0]].data_dir, " says ",
-                                              replication.ToString()));
-      }
-      hosts.insert(nodes[i].self.host_id);
-      return Status::OK();
-    };
-    for (size_t i : holders) RETURN_IF_ERROR(add_holder(i));
-    std::string table = key.substr(key.find('/') + 1);
-    table = StrCat(keyspace, ".", table.substr(0, table.rfind('-')));
-    if (dirs.size() != std::set<size_t>(holders.begin(), holders.end()).size()) {
-      return Status::InvalidArgument(StrCat(nodes[holders[0]].data_dir, ": table ", table,
-                                            " is found in more than one place on one node (", Join(dirs, ", "),
-                                            "); give each node's data directory, or one snapshot of it"));
-    }
-    // A node that has the table's directory holds its replica, even with no
-    // SSTable in it (nothing written there yet, or a snapshot of an empty
-    // table: its schema.cql and manifest only).
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      if (!hosts.count(nodes[i].self.host_id) && fs.IsDirectory(JoinPath(nodes[i].data_dir, key))) {
-        RETURN_IF_ERROR(add_holder(i));
-      }
-    }
-    RETURN_IF_ERROR(CheckReplicaCoverage(ring, replication, hosts, table, allow_missing_replicas));
-    tables.push_back({dirs[0], std::vector<std::string>(dirs.begin() + 1, dirs.end())});
-  }
-  return tables;
 }
 
 // The data directory of the node whose directory (or keyspace or table
@@ -272,7 +203,10 @@ int Materialize(const MaterializeCommandOptions& options) {
   }
   const Result<std::string> catalog_name = CatalogName(options.catalog_name, catalog_address);
   if (!catalog_name.ok()) return fail(catalog_name.status());
-  auto warehouse_fs = WarehouseFileSystem(warehouse);
+  std::vector<std::string> other_paths = options.cluster;
+  other_paths.push_back(options.path);
+  other_paths.push_back(options.stage_dir);
+  auto warehouse_fs = WarehouseFileSystem(warehouse, other_paths);
   if (!warehouse_fs.ok()) return fail(warehouse_fs.status().WithContext(StrCat("--warehouse ", warehouse)));
   FileSystem& fs = **warehouse_fs;
 
@@ -287,18 +221,30 @@ int Materialize(const MaterializeCommandOptions& options) {
   if (options.path.empty() == options.cluster.empty()) {
     return fail(Status::InvalidArgument("give a path, or --cluster and the data directories of a cluster's nodes"));
   }
-  // Each table to publish, and its other replicas' table directories.
-  std::vector<ReplicatedTable> tables;
-  if (options.cluster.empty()) {
-    auto dirs = materialize::FindTableDirectories(fs, options.path);
-    if (!dirs.ok()) return fail(dirs.status());
-    for (std::string& dir : *dirs) tables.push_back({std::move(dir), {}});
-  } else {
-    int64_t now = NowOrWallClock(options.now_seconds);
-    auto found = ClusterTables(fs, options.cluster, now, options.allow_missing_replicas);
-    if (!found.ok()) return fail(found.status());
-    tables = std::move(*found);
+  const Result<std::set<std::string>> only = ParseTableList(options.tables);
+  if (!only.ok()) return fail(only.status());
+  std::optional<Murmur3RangeSet> token_range;
+  if (!options.token_range.empty()) {
+    auto parsed = Murmur3RangeSet::Parse(options.token_range);
+    if (!parsed.ok()) return fail(parsed.status().WithContext("--token-range"));
+    if (options.primary_range_only) {
+      return fail(Status::InvalidArgument("give --token-range or --primary-range-only, not both"));
+    }
+    token_range = std::move(*parsed);
   }
+  if (!options.stage_dir.empty() && (!token_range || token_range->whole_ring())) {
+    return fail(Status::InvalidArgument(
+        "--stage needs --token-range with a part of the ring (every token Murmur3 gives is in "
+        "-9223372036854775807:9223372036854775807; cqlite plan splits the ring for a job)"));
+  }
+  if (!options.stage_dir.empty() && options.format_version >= 3) {
+    return fail(Status::NotSupported("--stage writes v2 position delete files; --format-version 3 cannot be staged yet"));
+  }
+  // Each table to publish, and its other replicas' table directories.
+  auto found = FindSourceTables(fs, options.path, options.cluster, NowOrWallClock(options.now_seconds),
+                                options.allow_missing_replicas, *only);
+  if (!found.ok()) return fail(found.status());
+  std::vector<ReplicatedTable> tables = std::move(*found);
   const std::string& source = options.cluster.empty() ? options.path : options.cluster[0];
   if (tables.size() > 1 && !options.table_name.empty()) {
     return fail(Status::InvalidArgument(StrCat(source, " holds ", tables.size(),
@@ -326,6 +272,8 @@ int Materialize(const MaterializeCommandOptions& options) {
   run.fold_fan_in = options.fold_fan_in;
   run.repaired_only = options.repaired_only;
   run.threads = options.threads;
+  if (token_range) run.token_ranges = *token_range;
+  run.stage_dir = options.stage_dir.empty() ? "" : WarehousePath(options.stage_dir);
   std::optional<PrimaryRangesOfNode> primary_ranges;
   if (options.primary_range_only) {
     if (!options.cluster.empty()) {
@@ -471,6 +419,17 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
                 "node, each with --repaired-only, publishes disjoint rows into one table; such a table keeps a fold "
                 "state per node's ranges, and concurrent jobs' commits go one on top of the other. A node of a data "
                 "centre that holds none of a keyspace publishes nothing of it");
+  cmd->add_option("--tables", options->tables,
+                  "Only these tables of the path or cluster: keyspace.table names, comma-separated");
+  cmd->add_option("--token-range", options->token_range,
+                  "Publish only the partitions whose Murmur3 token is in these ranges: first:last (inclusive "
+                  "bounds), several comma-separated. The table keeps a fold state per part (as with "
+                  "--primary-range-only); a later run of the same ranges replaces that part only");
+  cmd->add_option("--stage", options->stage_dir,
+                  "With --token-range: fold and write the ranges' files into the warehouse, commit nothing, and "
+                  "leave a staged result under this directory (local or s3://) for `cqlite commit --staged`, "
+                  "which commits every staged part of a table in one snapshot (a task of a Spark job: "
+                  "docs/spark.md)");
   cmd->add_flag("--allow-missing-replicas", options->allow_missing_replicas,
                 "With --cluster: fold the replicas there are when a token range lacks some (a node left out), as "
                 "long as every range has one");

@@ -23,9 +23,17 @@ std::string WarehousePath(const std::string& option) {
   return uri;
 }
 
-Result<std::shared_ptr<FileSystem>> WarehouseFileSystem(const std::string& warehouse) {
-  if (!net::IsS3Uri(warehouse)) return std::shared_ptr<FileSystem>(&LocalFileSystem(), [](FileSystem*) {});
-  RETURN_IF_ERROR(net::ParseS3Uri(warehouse).status());
+Result<std::shared_ptr<FileSystem>> WarehouseFileSystem(const std::string& warehouse,
+                                                        const std::vector<std::string>& other_paths) {
+  std::vector<std::string> paths = other_paths;
+  paths.push_back(warehouse);
+  bool s3 = false;
+  for (const std::string& path : paths) {
+    if (!net::IsS3Uri(path)) continue;
+    RETURN_IF_ERROR(net::ParseS3Uri(path).status().WithContext(path));
+    s3 = true;
+  }
+  if (!s3) return std::shared_ptr<FileSystem>(&LocalFileSystem(), [](FileSystem*) {});
   ASSIGN_OR_RETURN(net::S3Options options, net::S3OptionsFromEnvironment());
   return std::shared_ptr<FileSystem>(
       std::make_shared<net::LocalAndS3FileSystem>(std::make_unique<net::S3FileSystem>(std::move(options))));

@@ -14,6 +14,7 @@
 
 #include "catalog/catalog.h"
 #include "cli/commands.h"
+#include "cli/source_tables.h"
 #include "util/strings.h"
 #include "watch/staging.h"
 #include "watch/watcher.h"
@@ -90,14 +91,9 @@ int Watch(const WatchCommandOptions& options) {
   auto catalog_name = CatalogName(options.catalog_name, watch.catalog_path);
   if (!catalog_name.ok()) return fail(catalog_name.status());
   watch.catalog_name = *catalog_name;
-  for (const std::string& t : Split(options.tables, ',')) {
-    std::string name(Trim(t));
-    if (name.empty()) continue;
-    if (name.find('.') == std::string::npos) {
-      return fail(Status::InvalidArgument(StrCat("--tables: ", name, " is not keyspace.table")));
-    }
-    watch.tables.push_back(name);
-  }
+  auto only = ParseTableList(options.tables);
+  if (!only.ok()) return fail(only.status());
+  watch.tables.assign(only->begin(), only->end());
   watch.interval_seconds = options.interval;
   watch.rescan_seconds = std::min(options.rescan, std::max(options.interval, 0.5));
   watch.use_inotify = !options.no_inotify;

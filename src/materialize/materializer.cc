@@ -18,6 +18,7 @@
 #include "materialize/newer_facts.h"
 #include "materialize/row_changes.h"
 #include "materialize/snapshot.h"
+#include "materialize/staged.h"
 #include "materialize/warehouse_files.h"
 #include "util/strings.h"
 #include "util/time_format.h"
@@ -101,7 +102,21 @@ Result<std::vector<FactsSet>> KeepNewGenerations(const Run& run, const std::vect
   return sets;
 }
 
-// One attempt: the steps of materializer.h, then the catalog's commit.
+// A generation a run kept and merged at once is named by no fold state:
+// the merge holds its facts, and its kept SSTable goes once the state is
+// the table's (or staged).
+void RemoveUnnamedKeptGenerations(FileSystem& fs, const std::vector<FactsSet>& new_facts, const FoldState& state) {
+  const std::vector<std::string> named = state.ReferencedFiles();
+  const std::set<std::string> referenced(named.begin(), named.end());
+  for (const FactsSet& set : new_facts) {
+    if (set.form != FactsForm::kSSTable || set.files.empty() || referenced.count(set.files.front())) continue;
+    for (const std::string& file : set.files) (void)fs.Remove(file);
+    if (fs.IsDirectory(DirName(set.files.front()))) (void)fs.Remove(DirName(set.files.front()));
+  }
+}
+
+// One attempt: the steps of materializer.h, then the catalog's commit (or,
+// with a stage directory, the staged result: staged.h).
 Status RunOnce(const Run& run, TableReport* report) {
   const TableSchema& source = run.table.schema.table;
   ASSIGN_OR_RETURN(Baseline base, LoadBaseline(run.fs, run.catalog, run.options.warehouse, run.namespace_name,
@@ -137,13 +152,45 @@ Status RunOnce(const Run& run, TableReport* report) {
   report->now_seconds = now;
   report->part_of_ring = !run.options.token_ranges.whole_ring();
   report->rows_total = base.state.row_count;
+  const std::string& stage_dir = run.options.stage_dir;
+  const int format_version =
+      std::max(run.options.format_version, base.table ? base.table->metadata.format_version : 2);
+  if (!stage_dir.empty() && format_version >= 3) {
+    return Status::NotSupported(StrCat(run.namespace_name, ".", run.table_name, ": a staged run writes v2 position "
+                                       "delete files; an Iceberg v3 table cannot be staged yet"));
+  }
+  const std::string& source_path = run.options.source_path.empty() ? run.table_dir : run.options.source_path;
+  // What a staged run leaves (staged.h), but its files and counts.
+  StagedResult staged;
+  staged.namespace_name = run.namespace_name;
+  staged.table_name = run.table_name;
+  staged.source_table = StrCat(source.keyspace, ".", source.table);
+  staged.location = base.location;
+  staged.ranges = run.options.token_ranges;
+  staged.base_fold_state = base.fold_state_path;
+  staged.lineage = source_path;
+  staged.now_seconds = now;
+  staged.schema = run.mapping.schema;
+  staged.format_version = format_version;
+  // A staged run that changes nothing says so, for the commit to keep the part as it is.
+  auto stage_unchanged = [&](const std::string& run_id) -> Status {
+    staged.run_id = run_id;
+    report->staged = true;
+    report->message = "staged: nothing new in its token ranges";
+    return WriteStagedResult(run.fs, stage_dir, staged);
+  };
   if (base.has_fold_state && fresh.empty() && !refold && now < base.state.next_expiry) {
+    if (!stage_dir.empty()) return stage_unchanged(iceberg::RandomUuid());
     report->message = "nothing new: every generation was consumed before and no row has expired since";
     report->metadata_location = base.table->metadata_location;
     return Status::OK();
   }
 
   RunFiles files(run.fs, base.location);
+  if (!stage_dir.empty()) {
+    staged.run_id = files.run_id();
+    RETURN_IF_ERROR(MarkStagedRunStarted(run.fs, stage_dir, staged));
+  }
   for (const std::string& dir : files.Directories()) {
     RETURN_IF_ERROR(run.fs.CreateDirectories(dir));
   }
@@ -172,8 +219,6 @@ Status RunOnce(const Run& run, TableReport* report) {
   row_options.mapping = run.options.mapping;
   row_options.compression = run.options.compression;
   row_options.compression_level = run.options.compression_level;
-  const int format_version =
-      std::max(run.options.format_version, base.table ? base.table->metadata.format_version : 2);
   row_options.deletion_vectors = format_version >= 3;
   row_options.progress = run.options.progress;
   // Step 3: by the new generations alone when they decide their rows
@@ -208,6 +253,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   }
   report->delete_files += static_cast<int>(changes.deleted_positions.size());  // deletion vectors
   if (base.table && fresh.empty() && added.empty() && changes.deleted_positions.empty()) {
+    if (!stage_dir.empty()) return stage_unchanged(files.run_id());
     report->message = "nothing new: no generation to consume, and no row changed since the last snapshot";
     report->metadata_location = base.table->metadata_location;
     return Status::OK();
@@ -230,7 +276,6 @@ Status RunOnce(const Run& run, TableReport* report) {
   next.deleted_positions = std::move(changes.deleted_positions);
   next.generations = new_generations;
   next.now_seconds = now;
-  const std::string& source_path = run.options.source_path.empty() ? run.table_dir : run.options.source_path;
   next.lineage = source_path;
   next.ranges = run.options.token_ranges;
   next.new_table_properties = {
@@ -243,6 +288,22 @@ Status RunOnce(const Run& run, TableReport* report) {
   };
   if (run.options.compression == parquet::CompressionCodec::kZstd) {
     next.new_table_properties["write.parquet.compression-level"] = std::to_string(run.options.compression_level);
+  }
+  if (!stage_dir.empty()) {
+    staged.generations = new_generations;
+    staged.new_table_properties = next.new_table_properties;
+    staged.rows_appended = report->rows_appended;
+    staged.rows_deleted = report->rows_deleted;
+    staged.data_files = report->data_files;
+    staged.delete_files = report->delete_files;
+    staged.bytes_written = report->bytes_written;
+    RETURN_IF_ERROR(StageRun(run.fs, stage_dir, staged, next.state, next.added, files));
+    files.Keep();
+    RemoveUnnamedKeptGenerations(run.fs, new_facts, next.state);
+    report->staged = true;
+    report->generations_consumed = static_cast<int>(new_generations.size());
+    report->message = StrCat("staged run ", files.run_id(), " for cqlite commit --staged ", stage_dir);
+    return Status::OK();
   }
   ASSIGN_OR_RETURN(WrittenSnapshot written, WriteSnapshot(run.fs, base, next, files));
   report->snapshot_id = written.snapshot_id;
@@ -291,15 +352,7 @@ Status RunOnce(const Run& run, TableReport* report) {
     report->snapshot_id = written.snapshot_id;
   }
   files.Keep();
-  // A generation this run kept and merged at once is named by no fold
-  // state: the merge holds its facts, and its kept SSTable goes now.
-  const std::vector<std::string> named = next.state.ReferencedFiles();
-  const std::set<std::string> referenced(named.begin(), named.end());
-  for (const FactsSet& set : new_facts) {
-    if (set.form != FactsForm::kSSTable || set.files.empty() || referenced.count(set.files.front())) continue;
-    for (const std::string& file : set.files) (void)run.fs.Remove(file);
-    if (run.fs.IsDirectory(DirName(set.files.front()))) (void)run.fs.Remove(DirName(set.files.front()));
-  }
+  RemoveUnnamedKeptGenerations(run.fs, new_facts, next.state);
   report->committed = true;
   report->metadata_location = metadata_location;
   report->generations_consumed = static_cast<int>(new_generations.size());

@@ -102,6 +102,11 @@ struct MaterializeOptions {
   // table keeps a fold state per part (snapshot.h); a run of one part
   // replaces only its rows. The whole ring: the table as one.
   Murmur3RangeSet token_ranges = Murmur3RangeSet::WholeRing();
+  // Stage the run instead of committing it (materialize --stage; staged.h):
+  // the stage directory its staged result goes to, for `cqlite commit
+  // --staged` to commit with the other parts' runs. Needs token_ranges
+  // other than the whole ring, and a v2 table.
+  std::string stage_dir;
   // What the snapshot's cqlite.lineage and a new table's cqlite.source.path
   // name; empty: the table directory read (the watcher reads links of the
   // live directory it names here).
@@ -129,6 +134,7 @@ struct TableReport {
   int delete_files = 0;
   int64_t bytes_written = 0;
   bool committed = false;
+  bool staged = false;            // MaterializeOptions::stage_dir: staged, for a commit to come
   // The new generations were folded alone (MaterializeOptions::fold_newer_facts_alone).
   bool folded_new_facts_only = false;
   // Why a run with new generations folded every kept one instead, if it did.

@@ -23,6 +23,7 @@ constexpr char kLineageKey[] = "cqlite.lineage";
 constexpr char kNowKey[] = "cqlite.ttl-evaluated-at";
 constexpr char kFoldStatePartsKey[] = "cqlite.fold-state-parts";
 constexpr char kPartsCountKey[] = "cqlite.fold-state-part-count";
+constexpr char kStagedRunsKey[] = "cqlite.staged-runs";
 constexpr int kPartsFormat = 1;
 
 std::string PartsToJson(const std::vector<FoldStatePart>& parts) {
@@ -168,12 +169,11 @@ Result<DeletionVectorPlan> PlanDeletionVectors(FileSystem& fs, const std::vector
   return plan;
 }
 
-}  // namespace
-
-Result<Baseline> LoadBaseline(FileSystem& fs, catalog::Catalog& catalog, const std::string& warehouse,
-                              const std::string& namespace_name, const std::string& table_name,
-                              const iceberg::Schema& schema, const std::string& source_name,
-                              const Murmur3RangeSet& ranges) {
+// The table (none yet: where it will be), after checking that `schema`
+// is its schema or relaxes it, and its current snapshot.
+Result<Baseline> LoadTableAndParent(FileSystem& fs, catalog::Catalog& catalog, const std::string& warehouse,
+                                    const std::string& namespace_name, const std::string& table_name,
+                                    const iceberg::Schema& schema, const std::string& source_name) {
   Baseline base;
   ASSIGN_OR_RETURN(base.table, catalog.LoadTableMetadata(fs, {namespace_name}, table_name));
   if (!base.table) {
@@ -191,6 +191,37 @@ Result<Baseline> LoadBaseline(FileSystem& fs, catalog::Catalog& catalog, const s
   const iceberg::Snapshot* parent = metadata.CurrentSnapshot();
   if (parent == nullptr) return base;
   base.parent = *parent;
+  return base;
+}
+
+}  // namespace
+
+Result<Baseline> LoadPartsBaseline(FileSystem& fs, catalog::Catalog& catalog, const std::string& warehouse,
+                                   const std::string& namespace_name, const std::string& table_name,
+                                   const iceberg::Schema& schema, const std::string& source_name) {
+  ASSIGN_OR_RETURN(Baseline base, LoadTableAndParent(fs, catalog, warehouse, namespace_name, table_name, schema, source_name));
+  if (!base.parent) return base;
+  const std::string& current = base.table->metadata_location;
+  const iceberg::Snapshot* parent = &*base.parent;
+  auto parts = parent->summary.find(kFoldStatePartsKey);
+  if (parts == parent->summary.end()) {
+    return Status::InvalidArgument(StrCat(current, ": snapshot ", parent->snapshot_id, " is not of a table published "
+                                          "by token range (no ", kFoldStatePartsKey, "); staged token ranges cannot "
+                                          "go into it"));
+  }
+  ASSIGN_OR_RETURN(std::string parts_text, fs.ReadFileToString(parts->second));
+  ASSIGN_OR_RETURN(base.parts, PartsFromJson(parts_text, parts->second));
+  return base;
+}
+
+Result<Baseline> LoadBaseline(FileSystem& fs, catalog::Catalog& catalog, const std::string& warehouse,
+                              const std::string& namespace_name, const std::string& table_name,
+                              const iceberg::Schema& schema, const std::string& source_name,
+                              const Murmur3RangeSet& ranges) {
+  ASSIGN_OR_RETURN(Baseline base, LoadTableAndParent(fs, catalog, warehouse, namespace_name, table_name, schema, source_name));
+  if (!base.parent) return base;
+  const std::string& current = base.table->metadata_location;
+  const iceberg::Snapshot* parent = &*base.parent;
   auto whole = parent->summary.find(kFoldStateKey);
   auto parts = parent->summary.find(kFoldStatePartsKey);
   if (whole == parent->summary.end() && parts == parent->summary.end()) {
@@ -284,6 +315,12 @@ Result<std::map<std::string, std::string>> WriteUnchangedRowsFoldStates(FileSyst
   return summary;
 }
 
+std::vector<std::string> StagedRunsOf(const iceberg::Snapshot& snapshot) {
+  auto it = snapshot.summary.find(kStagedRunsKey);
+  if (it == snapshot.summary.end() || it->second.empty()) return {};
+  return Split(it->second, ',');
+}
+
 Result<std::vector<std::string>> FoldStateFilesOf(FileSystem& fs, const iceberg::Snapshot& snapshot) {
   std::vector<std::string> files;
   auto whole = snapshot.summary.find(kFoldStateKey);
@@ -306,8 +343,12 @@ Result<std::vector<std::string>> FoldStateFilesOf(FileSystem& fs, const iceberg:
 Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, const NextSnapshot& next,
                                       RunFiles& files) {
   const std::vector<iceberg::DataFile>& added = next.added;
-  std::string state_path = files.FoldState();
-  RETURN_IF_ERROR(fs.WriteStringToFile(state_path, FoldStateToJson(next.state)));
+  const bool staged = !next.staged_parts.empty();
+  std::string state_path;
+  if (!staged) {
+    state_path = files.FoldState();
+    RETURN_IF_ERROR(fs.WriteStringToFile(state_path, FoldStateToJson(next.state)));
+  }
 
   const iceberg::Snapshot* parent = base.parent ? &*base.parent : nullptr;
   int64_t snapshot_id = iceberg::RandomSnapshotId();
@@ -418,17 +459,23 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
   std::vector<std::string> consumed_now;
   for (const ConsumedGeneration& g : next.generations) consumed_now.push_back(g.identity);
   snapshot.summary[kGenerationsKey] = Join(consumed_now, ",");
-  snapshot.summary[kDeltaHorizonKey] = std::to_string(next.state.DeltaHorizonMicros());
+  snapshot.summary[kDeltaHorizonKey] =
+      std::to_string(staged ? next.staged_delta_horizon_micros : next.state.DeltaHorizonMicros());
   snapshot.summary[kLineageKey] = next.lineage;
   snapshot.summary[kNowKey] = std::to_string(next.now_seconds);
-  if (next.ranges.whole_ring()) {
+  if (staged) snapshot.summary[kStagedRunsKey] = Join(next.staged_runs, ",");
+  if (next.ranges.whole_ring() && !staged) {
     snapshot.summary[kFoldStateKey] = state_path;
   } else {
+    const std::vector<FoldStatePart> replacing =
+        staged ? next.staged_parts : std::vector<FoldStatePart>{{next.ranges, state_path, next.lineage}};
     std::vector<FoldStatePart> parts;
     for (const FoldStatePart& part : base.parts) {
-      if (!(part.ranges == next.ranges)) parts.push_back(part);
+      bool replaced = std::any_of(replacing.begin(), replacing.end(),
+                                  [&](const FoldStatePart& r) { return r.ranges == part.ranges; });
+      if (!replaced) parts.push_back(part);
     }
-    parts.push_back({next.ranges, state_path, next.lineage});
+    parts.insert(parts.end(), replacing.begin(), replacing.end());
     std::sort(parts.begin(), parts.end(), [](const FoldStatePart& a, const FoldStatePart& b) {
       return a.ranges.ranges().front().first < b.ranges.ranges().front().first;
     });

@@ -71,6 +71,13 @@ Result<Baseline> LoadBaseline(FileSystem& fs, catalog::Catalog& catalog, const s
                               const iceberg::Schema& schema, const std::string& source_name,
                               const Murmur3RangeSet& ranges = Murmur3RangeSet::WholeRing());
 
+// The table as a commit of staged parts (staged.h) finds it: as LoadBaseline,
+// with the parent's parts and no fold state. InvalidArgument when its
+// current snapshot is not of a table published by token range.
+Result<Baseline> LoadPartsBaseline(FileSystem& fs, catalog::Catalog& catalog, const std::string& warehouse,
+                                   const std::string& namespace_name, const std::string& table_name,
+                                   const iceberg::Schema& schema, const std::string& source_name);
+
 // What the next snapshot holds.
 struct NextSnapshot {
   const iceberg::Schema* schema = nullptr;
@@ -91,6 +98,13 @@ struct NextSnapshot {
   Murmur3RangeSet ranges = Murmur3RangeSet::WholeRing();  // the part of the ring the run folded
   // Properties of a table made by this snapshot (ignored for an existing one).
   std::map<std::string, std::string> new_table_properties;
+  // A commit of staged runs (staged.h): their parts' next fold states,
+  // written by the runs, replace those parts' entries; `state` and `ranges`
+  // are not used, the summary's delta horizon is `staged_delta_horizon_micros`
+  // and its cqlite.staged-runs names `staged_runs`.
+  std::vector<FoldStatePart> staged_parts;
+  std::vector<std::string> staged_runs;
+  int64_t staged_delta_horizon_micros = 0;
 };
 
 struct WrittenSnapshot {
@@ -121,6 +135,9 @@ Result<std::map<std::string, std::string>> WriteUnchangedRowsFoldStates(FileSyst
                                                                        const iceberg::Snapshot& parent,
                                                                        const SnapshotFoldStates& states,
                                                                        RunFiles& files);
+
+// The staged runs (staged.h) whose parts `snapshot` committed.
+std::vector<std::string> StagedRunsOf(const iceberg::Snapshot& snapshot);
 
 // Every file of cqlite's own that `snapshot` references: its fold state or
 // parts file, and the files the states name (fold_state.h). Empty for a

@@ -12,6 +12,29 @@ std::string TableLocation(const std::string& warehouse, const std::string& names
   return JoinPath(JoinPath(warehouse, namespace_name), table_name);
 }
 
+Result<int64_t> RemoveFilesOfRun(FileSystem& fs, const std::string& location, const std::string& run_id) {
+  if (run_id.empty()) return Status::InvalidArgument("RemoveFilesOfRun: no run id");
+  int64_t removed = 0;
+  const std::string state_dir = JoinPath(location, "cqlite");
+  for (const std::string& dir : {JoinPath(location, "data"), JoinPath(location, "metadata"), state_dir,
+                                 JoinPath(state_dir, "facts")}) {
+    if (!fs.IsDirectory(dir)) continue;
+    ASSIGN_OR_RETURN(std::vector<DirectoryEntry> entries, fs.ListDirectory(dir));
+    for (const DirectoryEntry& entry : entries) {
+      if (entry.name.find(run_id) == std::string::npos) continue;
+      const std::string path = JoinPath(dir, entry.name);
+      if (entry.is_directory) {  // a kept generation: its component files, then itself
+        ASSIGN_OR_RETURN(std::vector<DirectoryEntry> components, fs.ListDirectory(path));
+        for (const DirectoryEntry& component : components) {
+          if (fs.Remove(JoinPath(path, component.name)).ok()) ++removed;
+        }
+      }
+      if (fs.Remove(path).ok()) ++removed;
+    }
+  }
+  return removed;
+}
+
 RunFiles::RunFiles(FileSystem& fs, std::string location)
     : fs_(fs),
       location_(std::move(location)),

@@ -41,6 +41,14 @@ namespace cqlite::materialize {
 std::string TableLocation(const std::string& warehouse, const std::string& namespace_name,
                           const std::string& table_name);
 
+// Removes every file of the table at `location` whose name carries the id
+// of run `run_id` (and the directories its kept generations are in): what
+// a run that will never commit left behind (a staged run that lost to
+// another attempt of its part, or one killed midway: staged.h). Returns how
+// many files and directories went; a name listed but already gone counts
+// for nothing.
+Result<int64_t> RemoveFilesOfRun(FileSystem& fs, const std::string& location, const std::string& run_id);
+
 // The files one run (one attempt at a commit) writes for a table. Every
 // name it gives is remembered, and removed when the RunFiles is destroyed,
 // unless Keep() was called (once the commit made the files part of the table).
