@@ -80,6 +80,13 @@ def _die_with_parent(parent_pid):
     return preexec
 
 
+def make_executable(path):
+    """Files shipped by Spark or YARN (addFile, --files) may arrive without their execute bits."""
+    mode = os.stat(path).st_mode
+    if not mode & stat.S_IXUSR:
+        os.chmod(path, mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
 class Finished:
     """How a run of the binary ended: exit code, stdout, stderr, wall seconds and peak RSS (KiB)."""
 
@@ -245,9 +252,7 @@ def task_function(args, job, now, shipped):
         binary = args.executor_cqlite
         if shipped:
             binary = SparkFiles.get(shipped)
-            mode = os.stat(binary).st_mode
-            if not mode & stat.S_IXUSR:
-                os.chmod(binary, mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+            make_executable(binary)
         cmd = [binary, "materialize", *base, "--tables", table, "--token-range", token_range]
         context = TaskContext.get()
         done = run_binary(cmd)
@@ -314,6 +319,7 @@ def main(argv):
         # driver killed at any moment commits nothing later, behind the back of the next job.
         _die_with_parent(os.getppid())()
     args.cqlite = os.path.abspath(args.cqlite)
+    make_executable(args.cqlite)
     args.sources = [absolute(s) for s in args.sources]
     args.warehouse, args.catalog = absolute(args.warehouse), absolute_catalog(args.catalog)
     stage = StageRoot(absolute(args.stage_root))
