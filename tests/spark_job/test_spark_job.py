@@ -31,10 +31,13 @@ metadata and fold state do not name, and every file they name exists
     discards the job directory it left (removing its files, or only the directory
     when it had committed), and publishes the node's answer.
 
-Spark's speculation cannot be exercised on a local-cluster master: every executor
-is on one host, and Spark never runs a speculative copy of a task on a host where
-an attempt of it runs (docs/spark.md). The attempts that staged and failed make the
-same duplicates.
+  - test_a_speculative_copy_wins: speculation on, on a standalone cluster whose two
+    executors are on 127.0.0.2 and 127.0.0.3 (on a local-cluster master every executor
+    is on one host, and Spark never runs a speculative copy of a task on a host where
+    an attempt of it runs): one range's first attempt stages and hangs, a copy wins,
+    the driver commits once the killed attempt has ended.
+  - test_a_failed_job_leaves_nothing: a table's tasks fail every attempt: the job
+    exits non-zero, commits nothing and leaves no file; the next job succeeds.
 
 Environment: CQLITE_BIN (the binary), CQLITE_SPARK_JOB_KEEP=1 keeps each test's
 directory (its job logs).
@@ -64,6 +67,7 @@ DRIVER = conftest.REPO / "spark" / "cqlite_spark.py"
 BUCKET = "lake"
 CATALOG_NAME = "cqlite"
 MASTER = "local-cluster[2,1,1024]"
+SPARK_BIN = pathlib.Path(sys.executable).parent  # spark-submit and spark-class, installed with pyspark
 JOB_TIMEOUT = 900
 
 
@@ -137,26 +141,27 @@ class Setup:
         for t, component in self.node.components(first, last):
             self.lake.upload(component, f"{self.prefix}/node1/{ks}/{self.node.table_dirs[t].name}/{component.name}")
 
-    def job_command(self, now, *extra, binary=None):
-        return [str(pathlib.Path(sys.executable).parent / "spark-submit"), "--master", MASTER,
+    def job_command(self, now, *extra, binary=None, master=MASTER, conf=()):
+        return [str(SPARK_BIN / "spark-submit"), "--master", master,
                 "--conf", "spark.ui.enabled=false", "--conf", "spark.task.maxFailures=4",
-                "--conf", "spark.executor.memory=512m", str(DRIVER),
+                "--conf", "spark.executor.memory=512m", *(a for c in conf for a in ("--conf", c)), str(DRIVER),
                 "--cqlite", str(binary or conftest.cqlite_binary()), "--warehouse", self.warehouse,
                 "--catalog", self.catalog, "--stage-root", self.stage_root, "--now", str(now), "--json",
                 *map(str, extra), self.source]
 
-    def start_job(self, now, *extra, binary=None):
+    def start_job(self, now, *extra, **options):
         """spark-submit of the job, started; its stderr goes to job-<n>.log in the test's directory."""
         self.jobs += 1
         self.log = self.root / f"job-{self.jobs}.log"
-        return subprocess.Popen(self.job_command(now, *extra, binary=binary), stdout=subprocess.PIPE,
+        return subprocess.Popen(self.job_command(now, *extra, **options), stdout=subprocess.PIPE,
                                 stderr=open(self.log, "w"), text=True, env=spark_environment(),
                                 start_new_session=True)
 
-    def run_job(self, now, *extra, binary=None):
+    def run_job(self, now, *extra, **options):
         """Runs a job to its end; asserts it succeeded and returns its summary."""
-        proc = self.start_job(now, *extra, binary=binary)
+        proc = self.start_job(now, *extra, **options)
         out, _ = proc.communicate(timeout=JOB_TIMEOUT)
+        self.output = out  # the driver's own log lines and its summary
         assert proc.returncode == 0, (f"the job failed ({proc.returncode}); {self.log}:\n{log_tail(self.log)}\n"
                                       f"the driver:\n{out[-4000:]}")
         return summary_of(out)
@@ -296,6 +301,42 @@ def _zombie(pid):
     except OSError:
         return True
     return stat[stat.rindex(")") + 2] == "Z"
+
+
+class TwoHostCluster:
+    """A standalone Spark cluster: a master on 127.0.0.1 and a worker of one core on each of 127.0.0.2
+    and 127.0.0.3, so that its two executors are on different hosts (Spark runs a speculative copy of a
+    task only on a host where no attempt of it runs). Stopped by stop()."""
+
+    def __init__(self, root):
+        root.mkdir(parents=True)
+        self.procs, self.logs = [], []
+        port = s3proxy_server._free_port()
+        self.master = f"spark://127.0.0.1:{port}"
+        self._start(root / "master.log", "127.0.0.1", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+                    "--port", str(port), "--webui-port", str(s3proxy_server._free_port()))
+        for host in ("127.0.0.2", "127.0.0.3"):
+            self._start(root / f"worker-{host}.log", host, "org.apache.spark.deploy.worker.Worker", "--host", host,
+                        "--webui-port", str(s3proxy_server._free_port()), "--cores", "1", "--memory", "1g",
+                        "--work-dir", str(root / f"work-{host}"), self.master)
+        deadline = time.monotonic() + 120
+        while (root / "master.log").read_text().count("Registering worker") < 2:
+            if time.monotonic() > deadline or any(p.poll() is not None for p in self.procs):
+                self.stop()
+                raise AssertionError("the standalone cluster did not start: " + (root / "master.log").read_text()[-3000:])
+            time.sleep(0.5)
+
+    def _start(self, log, host, main, *args):
+        env = dict(spark_environment(), SPARK_LOCAL_IP=host)
+        self.logs.append(open(log, "w"))
+        self.procs.append(subprocess.Popen([str(SPARK_BIN / "spark-class"), main, *args], stdout=self.logs[-1],
+                                           stderr=subprocess.STDOUT, env=env))
+
+    def stop(self):
+        from s3_server import stop_server
+
+        for proc, log in reversed(list(zip(self.procs, self.logs))):
+            stop_server(proc, log)
 
 
 def wrapper(setup_, name, body):
@@ -445,6 +486,45 @@ fi""")
         s.check_files(name, "after every range was staged twice")
         assert len(s.table(name).snapshots) == 1
     assert s.stage_keys() == []
+
+
+def test_a_speculative_copy_wins(setup):
+    """Speculation on, on a cluster whose executors are on two hosts: the first attempt of one range
+    stages its result and then hangs, a speculative copy of it on the other executor stages again and
+    succeeds, Spark kills the first; the commit keeps one result of the range and removes the other's
+    files."""
+    s, node = setup, setup.node
+    s.upload(1, fleet.GENERATIONS)
+    binary, marks = wrapper(s, "cqlite-slow-once", """
+if [ "$1" = materialize ] && mkdir "$MARKS/slow" 2>/dev/null; then
+    printf %s "$RANGE" >"$MARKS/slow/range"
+    "$REAL" "$@" || exit $?
+    exec sleep 600
+fi""")
+    cluster = TwoHostCluster(s.root / "cluster")
+    try:
+        t0 = time.monotonic()
+        summary = s.run_job(node.now[1], "--ranges", 3, binary=binary, master=cluster.master, conf=(
+            "spark.speculation=true", "spark.speculation.interval=200ms", "spark.speculation.quantile=0.5",
+            "spark.speculation.multiplier=1.5", "spark.speculation.minTaskRuntime=2s"))
+        seconds = time.monotonic() - t0
+    finally:
+        cluster.stop()
+    slow = (marks / "slow" / "range").read_text()
+    won = [(t, r) for t in summary["tables"] for r in t["ranges"] if r["range"] == slow and r["attempt"] >= 1]
+    assert len(won) == 1, f"no speculative copy of range {slow} won: {summary['tables']}"
+    table, _ = won[0]
+    assert seconds < 300, f"the job took {seconds:.0f} s: it waited for the hanging attempt"
+    assert table["commit"]["committed"] and table["commit"]["runs_discarded"] == 1, table["commit"]
+    # The commit waited for the killed attempt to end.
+    assert "task attempt(s) still running" in s.output, s.output[-3000:]
+    hanging = [p for p, (_ppid, argv) in processes().items() if argv == ["sleep", "600"]]
+    assert not hanging, f"the killed attempt's process still runs: {hanging}"
+    for name in fleet.TABLES:
+        s.check_node(name, 1, "after a speculative copy won")
+        s.check_files(name, "after a speculative copy won")
+    assert s.stage_keys() == []
+    print(f"spark job: a speculative copy of {table['table']} range {slow} won; job {seconds:.1f} s")
 
 
 def test_a_failed_job_leaves_nothing(setup):
