@@ -38,6 +38,7 @@ def classpath():
 class S3ProxyServer:
     def __init__(self, root, bucket):
         import boto3
+        import botocore.config
 
         self.root = pathlib.Path(root)
         self.storage = self.root / "storage"
@@ -55,9 +56,10 @@ class S3ProxyServer:
         self.proc = subprocess.Popen(["java", "-Xmx512m", "-cp", classpath(), "org.gaul.s3proxy.Main",
                                       "--properties", str(properties)], stdout=self.log, stderr=subprocess.STDOUT)
         # S3Proxy refuses the checksum headers boto3 sends by default ("not implemented").
-        os.environ.update(CHECKSUMS_WHEN_REQUIRED)
         self.client = boto3.client("s3", endpoint_url=self.endpoint, region_name=REGION,
-                                   aws_access_key_id=self.key_id, aws_secret_access_key=self.secret)
+                                   aws_access_key_id=self.key_id, aws_secret_access_key=self.secret,
+                                   config=botocore.config.Config(request_checksum_calculation="when_required",
+                                                                 response_checksum_validation="when_required"))
         deadline = time.monotonic() + 120
         while True:
             try:

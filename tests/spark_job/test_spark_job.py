@@ -84,7 +84,7 @@ class Node:
         self.generations = {t: fleet.generations(d) for t, d in self.table_dirs.items()}
         self.selects = {t: [node_runs.read_select(self.keyspace_dir / f"{t}.select{n}.jsonl") for n in (1, 2)]
                         for t in fleet.TABLES}
-        # Both selects of a flush share the node's clock closely enough: the first table's time is the job's.
+        # The time of fleet.events' SELECTs is the jobs' --now (fleet.devices has no TTL).
         self.now = [self.selects[fleet.TABLES[0]][n][0] for n in (0, 1)]
 
     def components(self, first, last):
