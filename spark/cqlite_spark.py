@@ -163,7 +163,7 @@ class StageRoot:
             self.prefix = prefix + "/" if prefix else ""
 
     def jobs(self):
-        """The job directories under the root, oldest name first."""
+        """The job directories under the root, in name order."""
         if self.s3 is None:
             if not os.path.isdir(self.root):
                 return []

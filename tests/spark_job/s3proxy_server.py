@@ -18,7 +18,7 @@ CHECKSUMS_WHEN_REQUIRED = {"AWS_REQUEST_CHECKSUM_CALCULATION": "when_required",
                            "AWS_RESPONSE_CHECKSUM_VALIDATION": "when_required"}
 
 
-def _free_port():
+def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -44,7 +44,7 @@ class S3ProxyServer:
         self.storage = self.root / "storage"
         (self.storage / bucket).mkdir(parents=True, exist_ok=True)
         self.bucket = bucket
-        self.endpoint = f"http://127.0.0.1:{_free_port()}"
+        self.endpoint = f"http://127.0.0.1:{free_port()}"
         self.key_id, self.secret = "cqlite-spark-job", secrets.token_hex(16)
         properties = self.root / "s3proxy.properties"
         properties.write_text(f"s3proxy.endpoint={self.endpoint}\ns3proxy.authorization=aws-v2-or-v4\n"

@@ -26,18 +26,18 @@ metadata and fold state do not name, and every file they name exists
   - test_attempts_that_staged_and_failed: every range's first attempt stages its
     result and then fails (a wrapper of the binary), so each range is staged twice;
     the commit keeps one of each and removes the other's files.
-  - test_a_driver_killed_before_its_commit / ..._after_its_commit: spark-submit gets
-    SIGKILL while `cqlite commit` is about to run (or has just run), the next job
-    discards the job directory it left (removing its files, or only the directory
-    when it had committed), and publishes the node's answer.
-
+  - test_a_driver_killed_around_its_commit[before|after]: spark-submit gets SIGKILL
+    while `cqlite commit` is about to run (or has just run): every process of the job
+    goes; the next job discards the job directory it left (removing its files, or only
+    cleaning up when it had committed), and publishes the node's answer.
   - test_a_speculative_copy_wins: speculation on, on a standalone cluster whose two
     executors are on 127.0.0.2 and 127.0.0.3 (on a local-cluster master every executor
     is on one host, and Spark never runs a speculative copy of a task on a host where
     an attempt of it runs): one range's first attempt stages and hangs, a copy wins,
     the driver commits once the killed attempt has ended.
   - test_a_failed_job_leaves_nothing: a table's tasks fail every attempt: the job
-    exits non-zero, commits nothing and leaves no file; the next job succeeds.
+    exits non-zero, commits nothing and leaves no file; the next job (the binary
+    given as installed on the executors, --executor-cqlite) succeeds.
 
 Environment: CQLITE_BIN (the binary), CQLITE_SPARK_JOB_KEEP=1 keeps each test's
 directory (its job logs).
@@ -311,13 +311,13 @@ class TwoHostCluster:
     def __init__(self, root):
         root.mkdir(parents=True)
         self.procs, self.logs = [], []
-        port = s3proxy_server._free_port()
+        port = s3proxy_server.free_port()
         self.master = f"spark://127.0.0.1:{port}"
         self._start(root / "master.log", "127.0.0.1", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-                    "--port", str(port), "--webui-port", str(s3proxy_server._free_port()))
+                    "--port", str(port), "--webui-port", str(s3proxy_server.free_port()))
         for host in ("127.0.0.2", "127.0.0.3"):
             self._start(root / f"worker-{host}.log", host, "org.apache.spark.deploy.worker.Worker", "--host", host,
-                        "--webui-port", str(s3proxy_server._free_port()), "--cores", "1", "--memory", "1g",
+                        "--webui-port", str(s3proxy_server.free_port()), "--cores", "1", "--memory", "1g",
                         "--work-dir", str(root / f"work-{host}"), self.master)
         deadline = time.monotonic() + 120
         while (root / "master.log").read_text().count("Registering worker") < 2:
@@ -547,7 +547,8 @@ fi""")
         assert s.table(name).location == before[name], f"{name}: the failed job committed"
         s.check_node(name, 0, "after a failed job")
         s.check_files(name, "after a failed job")
-    s.run_job(node.now[1])
+    # This time with the binary as installed on every executor: none is shipped.
+    s.run_job(node.now[1], "--executor-cqlite", conftest.cqlite_binary())
     for name in fleet.TABLES:
         s.check_node(name, 1, "after the job that followed a failed one")
         s.check_files(name, "after the job that followed a failed one")
