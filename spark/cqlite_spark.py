@@ -2,7 +2,9 @@
 
     spark-submit [spark options] spark/cqlite_spark.py --cqlite BINARY --warehouse W --catalog C
         --stage-root DIR [--executor-cqlite PATH] [--cluster] [--tables ks.t,...]
-        [--range-bytes B] [--ranges N] [--now T] [--json] SOURCE...
+        [--range-bytes B] [--ranges N] [--now T] [--json] [--catalog-name N]
+        [--allow-missing-replicas] [--repaired-only] [--decimal-scale S] [--truncate-time]
+        SOURCE...
 
 SOURCE is what `cqlite materialize` takes: a data directory, snapshot or backup
 folder, local or s3://bucket/prefix; with --cluster, one data directory per
@@ -208,6 +210,11 @@ def parse_args(argv):
     p.add_argument("--range-bytes", help="SSTable bytes per range of a table not yet published by parts")
     p.add_argument("--ranges", type=int, help="ranges per table not yet published by parts")
     p.add_argument("--now", help="TTLs are evaluated at this time (seconds or ISO-8601; default: the job's start)")
+    p.add_argument("--catalog-name", help="as for cqlite materialize")
+    p.add_argument("--allow-missing-replicas", action="store_true", help="as for cqlite materialize --cluster")
+    p.add_argument("--repaired-only", action="store_true", help="as for cqlite materialize")
+    p.add_argument("--decimal-scale", help="as for cqlite materialize")
+    p.add_argument("--truncate-time", action="store_true", help="as for cqlite materialize")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     return p.parse_args(argv)
 
@@ -225,11 +232,21 @@ def absolute_catalog(catalog):
 
 
 def source_args(args):
-    return (["--cluster"] if args.cluster else []) + list(args.sources)
+    """The sources, as plan and materialize take them."""
+    out = (["--cluster"] if args.cluster else []) + list(args.sources)
+    return out + (["--allow-missing-replicas"] if args.allow_missing_replicas else [])
 
 
 def catalog_args(args):
-    return ["--warehouse", args.warehouse, "--catalog", args.catalog]
+    out = ["--warehouse", args.warehouse, "--catalog", args.catalog]
+    return out + (["--catalog-name", args.catalog_name] if args.catalog_name else [])
+
+
+def fold_args(args):
+    """The options of materialize alone."""
+    out = ["--repaired-only"] if args.repaired_only else []
+    out += ["--decimal-scale", args.decimal_scale] if args.decimal_scale else []
+    return out + (["--truncate-time"] if args.truncate_time else [])
 
 
 def plan(args):
@@ -260,7 +277,8 @@ def discard_stale_jobs(args, stage):
 
 def task_function(args, job, now, shipped):
     """What each Spark task runs: one (table, range) of the job, staged under `job`."""
-    base = [*source_args(args), "--stage", job, "--now", now, *catalog_args(args), "--threads", "1", "--json", "-q"]
+    base = [*source_args(args), *fold_args(args), "--stage", job, "--now", now, *catalog_args(args), "--threads", "1",
+            "--json", "-q"]
 
     def materialize(task):
         table, token_range = task
