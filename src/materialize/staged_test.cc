@@ -13,18 +13,17 @@
 #include "catalog/sql_catalog.h"
 #include "cassandra/token.h"
 #include "iceberg/table_metadata.h"
+#include "materialize/example_orders_testing.h"
 #include "materialize/materializer.h"
 #include "materialize/staged.h"
 #include "materialize/table_view_testing.h"
 #include "util/strings.h"
-#include "test_paths.h"
 
 namespace cqlite::materialize {
 namespace {
 
 namespace stdfs = std::filesystem;
 
-constexpr char kExampleKeyspace[] = CQLITE_SOURCE_DIR "/examples/data/shop";
 constexpr int64_t kNow = 1'800'000'000;
 
 // Three parts covering every Murmur3 token.
@@ -38,32 +37,18 @@ std::vector<Murmur3RangeSet> ThreeParts() {
 
 class StagedTest : public ::testing::Test {
  protected:
+  static void SetUpTestSuite() { ExampleOrders::Load(); }
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = stdfs::temp_directory_path() / StrCat("cqlite_staged_", getpid(), "_", info->name());
     stdfs::remove_all(dir_);
-    stdfs::create_directories(dir_ / "shop");
-    stdfs::copy_file(stdfs::path(kExampleKeyspace) / "schema.cql", dir_ / "shop" / "schema.cql");
-    for (const auto& entry : stdfs::directory_iterator(kExampleKeyspace)) {
-      if (entry.is_directory() && StartsWith(entry.path().filename().string(), "orders-")) {
-        example_table_ = entry.path();
-        table_dir_ = (dir_ / "shop" / entry.path().filename()).string();
-      }
-    }
-    ASSERT_FALSE(table_dir_.empty());
-    stdfs::create_directories(table_dir_);
-    AddGeneration(1);
+    stdfs::create_directories(dir_);
+    ExampleOrders::AddSource(fs_, 1);
     catalog_ = Catalog("parts");
   }
   void TearDown() override { stdfs::remove_all(dir_); }
 
-  void AddGeneration(int n) {
-    for (const auto& entry : stdfs::directory_iterator(example_table_)) {
-      if (StartsWith(entry.path().filename().string(), StrCat("oa-", n, "-"))) {
-        stdfs::copy_file(entry.path(), stdfs::path(table_dir_) / entry.path().filename());
-      }
-    }
-  }
+  void AddGeneration2() { ExampleOrders::AddSource(fs_, 2); }
 
   std::unique_ptr<catalog::SqlCatalog> Catalog(const std::string& name) {
     auto catalog = catalog::SqlCatalog::Open((dir_ / StrCat(name, ".db")).string());
@@ -71,8 +56,15 @@ class StagedTest : public ::testing::Test {
     return catalog.ok() ? std::move(catalog).value() : nullptr;
   }
 
-  std::string Warehouse(const std::string& name) const { return (dir_ / name).string(); }
-  std::string StageDir(const std::string& job) const { return (dir_ / "stage" / job).string(); }
+  static std::string Warehouse(const std::string& name) { return JoinPath("/warehouse", name); }
+  static std::string StageDir(const std::string& job) { return JoinPath("/stage", job); }
+
+  // The stage directory of `from` as it is now, again as `to`.
+  void CopyStageDir(const std::string& from, const std::string& to) {
+    for (const auto& [path, contents] : AllFiles(fs_, StageDir(from))) {
+      fs_.AddFile(StageDir(to) + path.substr(StageDir(from).size()), contents);
+    }
+  }
 
   // A task of a job: one part staged; returns its report.
   TableReport Stage(const std::string& job, const Murmur3RangeSet& ranges) {
@@ -81,7 +73,7 @@ class StagedTest : public ::testing::Test {
     options.now_seconds = kNow;
     options.token_ranges = ranges;
     options.stage_dir = StageDir(job);
-    auto report = MaterializeTable(LocalFileSystem(), *catalog_, table_dir_, options);
+    auto report = MaterializeTable(fs_, *catalog_, ExampleOrders::table_dir(), options);
     EXPECT_TRUE(report.ok()) << report.status().ToString();
     EXPECT_TRUE(report.ok() && report->staged && !report->committed);
     return report.ok() ? *report : TableReport();
@@ -91,7 +83,7 @@ class StagedTest : public ::testing::Test {
     CommitStagedOptions options;
     options.warehouse = Warehouse("parts");
     options.discard = discard;
-    return CommitStaged(LocalFileSystem(), *catalog_, {StageDir(job)}, options);
+    return CommitStaged(fs_, *catalog_, {StageDir(job)}, options);
   }
 
   std::vector<std::string> WholeRows() {
@@ -99,21 +91,21 @@ class StagedTest : public ::testing::Test {
     MaterializeOptions options;
     options.warehouse = Warehouse("whole");
     options.now_seconds = kNow;
-    auto report = MaterializeTable(LocalFileSystem(), *whole, table_dir_, options);
+    auto report = MaterializeTable(fs_, *whole, ExampleOrders::table_dir(), options);
     EXPECT_TRUE(report.ok()) << report.status().ToString();
-    auto view = ReadTable(LocalFileSystem(), *whole);
+    auto view = ReadTable(fs_, *whole);
     EXPECT_TRUE(view.ok()) << view.status().ToString();
     return view.ok() ? view->rows : std::vector<std::string>();
   }
 
   std::vector<std::string> Rows() {
-    auto view = ReadTable(LocalFileSystem(), *catalog_);
+    auto view = ReadTable(fs_, *catalog_);
     EXPECT_TRUE(view.ok()) << view.status().ToString();
     return view.ok() ? view->rows : std::vector<std::string>();
   }
 
   int Snapshots() {
-    auto loaded = catalog_->LoadTableMetadata(LocalFileSystem(), {"shop"}, "orders");
+    auto loaded = catalog_->LoadTableMetadata(fs_, {"shop"}, "orders");
     EXPECT_TRUE(loaded.ok());
     return loaded.ok() && *loaded ? static_cast<int>((*loaded)->metadata.snapshots.size()) : 0;
   }
@@ -121,7 +113,7 @@ class StagedTest : public ::testing::Test {
   // The run ids of the staged results and marks under a job's directory.
   std::set<std::string> RunsStaged(const std::string& job) {
     std::set<std::string> runs;
-    for (const auto& [path, contents] : AllFiles(LocalFileSystem(), StageDir(job))) {
+    for (const auto& [path, contents] : AllFiles(fs_, StageDir(job))) {
       std::string name = BaseName(path);
       runs.insert(name.substr(0, name.find('.')));
     }
@@ -131,15 +123,14 @@ class StagedTest : public ::testing::Test {
   // Files of the table whose names carry `run`.
   int FilesOfRun(const std::string& run) {
     int found = 0;
-    for (const auto& [path, contents] : AllFiles(LocalFileSystem(), Warehouse("parts"))) {
+    for (const auto& [path, contents] : AllFiles(fs_, Warehouse("parts"))) {
       found += path.find(run) != std::string::npos;
     }
     return found;
   }
 
-  stdfs::path dir_;
-  stdfs::path example_table_;
-  std::string table_dir_;
+  stdfs::path dir_;  // the catalogs' SQLite files
+  MemoryFileSystem fs_;  // the source, warehouses and stage directories
   std::unique_ptr<catalog::SqlCatalog> catalog_;
 };
 
@@ -155,11 +146,11 @@ TEST_F(StagedTest, StagedPartsCommitAsOneSnapshotEqualToTheWholeRing) {
   ASSERT_EQ(runs.size(), 5u);
   for (const std::string& run : runs) {
     if (killed.message.find(run) != std::string::npos) {
-      killed_result = (stdfs::path(StageDir("job1")) / "shop.orders" / StrCat(run, ".staged.json")).string();
+      killed_result = JoinPath(JoinPath(StageDir("job1"), "shop.orders"), StrCat(run, ".staged.json"));
     }
   }
   ASSERT_FALSE(killed_result.empty()) << killed.message;
-  ASSERT_TRUE(stdfs::remove(killed_result));
+  ASSERT_TRUE(fs_.Remove(killed_result).ok());
 
   auto committed = Commit("job1");
   ASSERT_TRUE(committed.ok()) << committed.status().ToString();
@@ -177,7 +168,7 @@ TEST_F(StagedTest, StagedPartsCommitAsOneSnapshotEqualToTheWholeRing) {
   int runs_with_files = 0;
   for (const std::string& run : runs) runs_with_files += FilesOfRun(run) > 0;
   EXPECT_EQ(runs_with_files, 3);
-  EXPECT_TRUE(AllFiles(LocalFileSystem(), StageDir("job1")).empty());
+  EXPECT_TRUE(AllFiles(fs_, StageDir("job1")).empty());
   (void)duplicate;
 }
 
@@ -185,7 +176,7 @@ TEST_F(StagedTest, ALaterJobCommitsOnlyTheChangeAndNothingWhenNothingIsNew) {
   const std::vector<Murmur3RangeSet> parts = ThreeParts();
   for (const Murmur3RangeSet& part : parts) Stage("job1", part);
   ASSERT_TRUE(Commit("job1").ok());
-  AddGeneration(2);
+  AddGeneration2();
   for (const Murmur3RangeSet& part : parts) Stage("job2", part);
   auto second = Commit("job2");
   ASSERT_TRUE(second.ok()) << second.status().ToString();
@@ -210,7 +201,8 @@ TEST_F(StagedTest, ACommitRunAgainIsRecognisedAndOnlyCleansUp) {
   Stage("job1", parts[0]);  // a duplicate, whose files the second commit must remove
   // The driver commits, and dies before the stage files are gone: the same
   // files are there for the job run again.
-  stdfs::copy(StageDir("job1"), StageDir("copy"), stdfs::copy_options::recursive);
+  CopyStageDir("job1", "copy");
+  CopyStageDir("job1", "copy2");
   ASSERT_TRUE(Commit("job1").ok());
   const std::vector<std::string> rows = Rows();
   auto again = Commit("copy");
@@ -220,7 +212,6 @@ TEST_F(StagedTest, ACommitRunAgainIsRecognisedAndOnlyCleansUp) {
   EXPECT_EQ(Snapshots(), 1);
   EXPECT_EQ(Rows(), rows);
   // Discarding it removes nothing the table has either.
-  stdfs::copy(StageDir("copy"), StageDir("copy2"), stdfs::copy_options::recursive);
   ASSERT_TRUE(Commit("copy2", /*discard=*/true).ok());
   EXPECT_EQ(Rows(), rows);
 }
@@ -230,7 +221,7 @@ TEST_F(StagedTest, AnAbandonedJobIsDiscardedAndAStaleOneRefused) {
   for (const Murmur3RangeSet& part : parts) Stage("job1", part);
   ASSERT_TRUE(Commit("job1").ok());
   const std::vector<std::string> rows = Rows();
-  AddGeneration(2);
+  AddGeneration2();
   // Two jobs stage part 0 against the same state; the first to commit wins.
   Stage("jobA", parts[0]);
   Stage("jobB", parts[0]);
@@ -246,7 +237,7 @@ TEST_F(StagedTest, AnAbandonedJobIsDiscardedAndAStaleOneRefused) {
   ASSERT_TRUE(discarded.ok()) << discarded.status().ToString();
   EXPECT_EQ(discarded->front().runs_discarded, 1);
   for (const std::string& run : stale) EXPECT_EQ(FilesOfRun(run), 0) << run;
-  EXPECT_TRUE(AllFiles(LocalFileSystem(), StageDir("jobB")).empty());
+  EXPECT_TRUE(AllFiles(fs_, StageDir("jobB")).empty());
   EXPECT_NE(Rows(), rows);
 }
 
