@@ -37,24 +37,15 @@ while [[ $# -gt 0 ]]; do
 done
 [[ -x /usr/bin/time ]] || die "/usr/bin/time is missing (Debian package 'time')"
 
-PY="$ROOT/.venv/bin/python"
-if ! [[ -x $PY ]]; then
-    log "setting up $ROOT/.venv"
-    python3 -m venv "$ROOT/.venv"
-    "$PY" -m pip install --quiet --disable-pip-version-check -r "$ROOT/tests/integration/requirements.txt"
-fi
+# shellcheck source=bench_setup.sh
+source "$ROOT/bench/bench_setup.sh"
+bench_python tests/integration/requirements.txt duckdb pyarrow pyiceberg
 
 OUT="$BUILD/cluster_bench_out"
 mkdir -p "$BUILD"
 rm -rf "$OUT"
 mkdir -p "$OUT"
-log "building cqlite (Release) in $BUILD"
-nice cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$OUT/cmake.log" 2>&1 ||
-    { cat "$OUT/cmake.log" >&2; die "cmake failed"; }
-nice cmake --build "$BUILD" --target cqlite -j2 >"$OUT/build.log" 2>&1 ||
-    { tail -50 "$OUT/build.log" >&2; die "build failed"; }
-CQLITE="$BUILD/src/cli/cqlite"
-[[ -x $CQLITE ]] || die "no cqlite binary in $BUILD"
+bench_build_cqlite "$OUT"
 "$ROOT/tools/oracle/oracle.sh" build || die "could not build the Cassandra oracle"
 
 size_args=()

@@ -61,25 +61,16 @@ done
 [[ -x /usr/bin/time ]] || die "/usr/bin/time is missing (Debian package 'time')"
 JAVA="${JAVA:-java}"
 
-PY="$ROOT/.venv/bin/python"
-if ! [[ -x $PY ]] || ! "$PY" -c 'import duckdb, pyarrow, pyiceberg' 2>/dev/null; then
-    log "setting up $ROOT/.venv"
-    [[ -x $PY ]] || python3 -m venv "$ROOT/.venv"
-    "$PY" -m pip install --quiet --disable-pip-version-check -r "$ROOT/tests/integration/requirements.txt"
-fi
+# shellcheck source=bench_setup.sh
+source "$ROOT/bench/bench_setup.sh"
+bench_python tests/integration/requirements.txt duckdb pyarrow pyiceberg
 
 OUT="$BUILD/spark_bench_out"
 mkdir -p "$BUILD"
 rm -rf "$OUT"
 mkdir -p "$OUT"
 if [[ $DO_CQLITE == 1 ]]; then
-    log "building cqlite (Release) in $BUILD"
-    nice cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$OUT/cmake.log" 2>&1 ||
-        { cat "$OUT/cmake.log" >&2; die "cmake failed"; }
-    nice cmake --build "$BUILD" --target cqlite -j2 >"$OUT/build.log" 2>&1 ||
-        { tail -50 "$OUT/build.log" >&2; die "build failed"; }
-    CQLITE="$(find "$BUILD" -name cqlite -type f -perm -u+x | head -1)"
-    [[ -x $CQLITE ]] || die "no cqlite binary in $BUILD"
+    bench_build_cqlite "$OUT"
 fi
 if [[ $DO_SPARK == 1 ]]; then
     # shellcheck source=../tools/maven_tool.sh

@@ -64,12 +64,9 @@ done
 for n in $EXECUTORS; do [[ $n =~ ^[1-9][0-9]*$ ]] || die "--executors takes numbers, not $n"; done
 [[ -x /usr/bin/time ]] || die "/usr/bin/time is missing (Debian package 'time')"
 
-PY="$ROOT/.venv/bin/python"
-if ! [[ -x $PY ]] || ! "$PY" -c 'import duckdb, pyarrow, pyiceberg, pyspark' 2>/dev/null; then
-    log "setting up $ROOT/.venv"
-    [[ -x $PY ]] || python3 -m venv "$ROOT/.venv"
-    "$PY" -m pip install --quiet --disable-pip-version-check -r "$ROOT/tests/spark_job/requirements.txt"
-fi
+# shellcheck source=bench_setup.sh
+source "$ROOT/bench/bench_setup.sh"
+bench_python tests/spark_job/requirements.txt duckdb pyarrow pyiceberg pyspark
 SPARK_SUBMIT="$ROOT/.venv/bin/spark-submit"
 [[ -x $SPARK_SUBMIT ]] || die "no spark-submit in $ROOT/.venv (pyspark did not install)"
 SPARK_HOME="$("$PY" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
@@ -79,12 +76,7 @@ OUT="$BUILD/spark_job_bench_out"
 mkdir -p "$BUILD"
 rm -rf "$OUT"
 mkdir -p "$OUT"
-log "building cqlite (Release) in $BUILD"
-nice cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$OUT/cmake.log" 2>&1 ||
-    { cat "$OUT/cmake.log" >&2; die "cmake failed"; }
-nice cmake --build "$BUILD" --target cqlite -j2 >"$OUT/build.log" 2>&1 ||
-    { tail -50 "$OUT/build.log" >&2; die "build failed"; }
-CQLITE="$BUILD/src/cli/cqlite"
+bench_build_cqlite "$OUT"
 "$CQLITE" commit --help >/dev/null 2>&1 || die "this cqlite has no 'commit' command"
 
 size_args=()
