@@ -257,6 +257,8 @@ def plan(args):
         cmd += ["--range-bytes", args.range_bytes]
     if args.ranges:
         cmd += ["--ranges", str(args.ranges)]
+    if args.repaired_only:
+        cmd += ["--repaired-only"]  # the ranges are sized by what the tasks read
     return json.loads(run_or_raise(cmd, "cqlite plan").stdout)["tables"]
 
 

@@ -78,8 +78,7 @@ bool GenerationLess(const std::string& a, const std::string& b) {
 }
 
 std::optional<SSTableLocation> TableDirectoryLocation(const std::string& directory) {
-  std::string trimmed = directory;
-  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  const std::string trimmed = WithoutTrailingSlash(directory);
   std::string table, id;
   if (!ParseTableDirectory(BaseName(trimmed), &table, &id)) return std::nullopt;
   SSTableLocation location;
@@ -108,7 +107,9 @@ bool HoldsOwnSSTables(FileSystem& fs, const std::string& directory) {
          });
 }
 
-Result<std::vector<SSTableLocation>> FindSSTables(FileSystem& fs, const std::string& path) {
+Result<std::vector<SSTableLocation>> FindSSTables(FileSystem& fs, const std::string& given) {
+  // "dir/" is "dir": the locations' directories must equal the table directory's.
+  const std::string path = WithoutTrailingSlash(given);
   std::vector<SSTableLocation> found;
   if (!fs.Exists(path)) return Status::NotFound(StrCat(path, ": no such file or directory"));
   if (fs.IsDirectory(path)) {

@@ -140,6 +140,12 @@ struct Statistics {
   std::optional<SerializationHeader> header;
 };
 
+// Whether incremental repair has marked the SSTable repaired: repairedAt
+// set and no repair pending (its data agrees on every replica).
+inline bool MarkedRepaired(const Statistics& statistics) {
+  return statistics.stats && statistics.stats->repaired_at != 0 && !statistics.stats->pending_repair;
+}
+
 // Reads and parses `path` (a Statistics.db written by `version`). Errors name
 // the file, the section and the byte offset.
 Result<Statistics> ReadStatistics(FileSystem& fs, const std::string& path, const SSTableVersion& version);

@@ -4,7 +4,8 @@
 
 namespace cqlite {
 
-Result<TableSSTables> OpenTableSSTables(FileSystem& fs, const std::string& path, const std::string& schema_file) {
+Result<TableSSTables> OpenTableSSTables(FileSystem& fs, const std::string& given, const std::string& schema_file) {
+  const std::string path = WithoutTrailingSlash(given);
   auto found = FindSSTables(fs, path);
   // A table directory's own SSTables are the table; its snapshots/<tag>/ and
   // backups/ hold copies of earlier states, not more generations.

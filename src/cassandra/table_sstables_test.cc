@@ -74,6 +74,12 @@ TEST(TableSSTablesTest, ATableDirectoryIsItsOwnSSTablesNotItsSnapshots) {
   auto snapshot = OpenTableSSTables(fs, table_dir + "/snapshots/before", "");
   ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
   EXPECT_EQ(snapshot->sstables.size(), 1u);
+  // A path ending in '/' (as a shell completes it) is the same table, not
+  // a table directory without SSTables of its own.
+  auto slashed = OpenTableSSTables(fs, table_dir + "/", "");
+  ASSERT_TRUE(slashed.ok()) << slashed.status().ToString();
+  ASSERT_EQ(slashed->sstables.size(), 2u);
+  for (const auto& sstable : slashed->sstables) EXPECT_EQ(sstable->location().directory, table_dir);
 }
 
 }  // namespace

@@ -54,6 +54,9 @@ std::string WarehousePath(const std::string& option);
 // `other_paths` (sources, a stage directory) may be s3:// too.
 Result<std::shared_ptr<FileSystem>> WarehouseFileSystem(const std::string& warehouse,
                                                         const std::vector<std::string>& other_paths = {});
+// The file system that reads `paths` (SSTables, their directories): the
+// machine's, with S3 configured from the environment for s3:// ones.
+Result<std::shared_ptr<FileSystem>> SourceFileSystem(const std::vector<std::string>& paths);
 inline constexpr const char* kWarehouseHelp =
     "Where table files go: <warehouse>/<namespace>/<table>; a local directory, or s3://bucket/prefix on S3 or an "
     "S3-compatible store (endpoint from CQLITE_S3_ENDPOINT or AWS_ENDPOINT_URL, addressed path-style; region from "

@@ -18,17 +18,23 @@ struct DumpOptions {
 };
 
 int RunDump(const DumpOptions& options) {
-  auto locations = FindSSTables(LocalFileSystem(), options.path);
+  auto source_fs = SourceFileSystem({options.path});
+  if (!source_fs.ok()) {
+    std::cerr << "cqlite dump: " << source_fs.status().ToString() << "\n";
+    return 1;
+  }
+  FileSystem& fs = **source_fs;
+  auto locations = FindSSTables(fs, options.path);
   if (!locations.ok()) {
     std::cerr << "cqlite dump: " << locations.status().ToString() << "\n";
     return 1;
   }
   int64_t now_seconds = WallClockSeconds();
   for (const SSTableLocation& location : *locations) {
-    auto sstable = SSTable::Open(LocalFileSystem(), location);
+    auto sstable = SSTable::Open(fs, location);
     Status status = sstable.status();
     if (status.ok()) {
-      auto schema = ResolveSchema(LocalFileSystem(), location, (*sstable)->header(), options.schema_file);
+      auto schema = ResolveSchema(fs, location, (*sstable)->header(), options.schema_file);
       status = schema.status();
       if (status.ok()) (*sstable)->UseSchema(schema->table);
     }

@@ -31,7 +31,13 @@ std::string HumanBytes(uint64_t bytes) {
 }
 
 int RunLs(const LsOptions& options) {
-  auto locations = FindSSTables(LocalFileSystem(), options.path);
+  auto source_fs = SourceFileSystem({options.path});
+  if (!source_fs.ok()) {
+    std::cerr << "cqlite ls: " << source_fs.status().ToString() << "\n";
+    return 1;
+  }
+  FileSystem& fs = **source_fs;
+  auto locations = FindSSTables(fs, options.path);
   if (!locations.ok()) {
     std::cerr << "cqlite ls: " << locations.status().ToString() << "\n";
     return 1;
@@ -41,7 +47,7 @@ int RunLs(const LsOptions& options) {
   std::string current_table;
   int failures = 0;
   for (const SSTableLocation& location : *locations) {
-    auto sstable = SSTable::Open(LocalFileSystem(), location);
+    auto sstable = SSTable::Open(fs, location);
     if (!sstable.ok()) {
       std::cerr << "cqlite ls: " << sstable.status().ToString() << "\n";
       ++failures;

@@ -27,6 +27,10 @@ Result<std::shared_ptr<FileSystem>> WarehouseFileSystem(const std::string& wareh
                                                         const std::vector<std::string>& other_paths) {
   std::vector<std::string> paths = other_paths;
   paths.push_back(warehouse);
+  return SourceFileSystem(paths);
+}
+
+Result<std::shared_ptr<FileSystem>> SourceFileSystem(const std::vector<std::string>& paths) {
   bool s3 = false;
   for (const std::string& path : paths) {
     if (!net::IsS3Uri(path)) continue;

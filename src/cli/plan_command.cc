@@ -27,6 +27,7 @@ struct PlanCommandOptions {
   std::string path;
   std::vector<std::string> cluster;
   bool allow_missing_replicas = false;
+  bool repaired_only = false;
   std::string tables;
   std::string warehouse = "warehouse";
   std::string catalog;
@@ -45,8 +46,10 @@ struct TablePlan {
   std::string ranges_from;          // "table parts" or "bytes"
 };
 
-// The SSTables' token spans and Data.db bytes, of every replica.
-Result<std::vector<TokenSpan>> SpansOf(FileSystem& fs, const ReplicatedTable& table, const std::string& schema_file) {
+// The SSTables' token spans and Data.db bytes, of every replica (with
+// `repaired_only`, of the repaired SSTables, which are all a run reads).
+Result<std::vector<TokenSpan>> SpansOf(FileSystem& fs, const ReplicatedTable& table, const std::string& schema_file,
+                                       bool repaired_only) {
   std::vector<TokenSpan> spans;
   std::vector<std::string> dirs = table.replica_dirs;
   dirs.insert(dirs.begin(), table.dir);
@@ -57,6 +60,7 @@ Result<std::vector<TokenSpan>> SpansOf(FileSystem& fs, const ReplicatedTable& ta
                                               "token range"));
     }
     for (const auto& sstable : sstables.sstables) {
+      if (repaired_only && !MarkedRepaired(sstable->statistics())) continue;
       TokenSpan span;
       ASSIGN_OR_RETURN(auto data, fs.OpenForRead(sstable->location().DataPath()));
       span.bytes = static_cast<int64_t>(data->Size());
@@ -156,7 +160,7 @@ int Plan(const PlanCommandOptions& options) {
     if (name.empty()) return fail(Status::InvalidArgument(StrCat(table.dir, ": cannot tell its keyspace and table")));
     plan.keyspace = name.substr(0, name.find('.'));
     plan.table = name.substr(name.find('.') + 1);
-    auto spans = SpansOf(fs, table, options.schema_file);
+    auto spans = SpansOf(fs, table, options.schema_file, options.repaired_only);
     if (!spans.ok()) return fail(spans.status());
     plan.sstables = static_cast<int>(spans->size());
     for (const TokenSpan& span : *spans) plan.data_bytes += span.bytes;
@@ -203,6 +207,9 @@ CommandRunner AddPlanCommand(CLI::App& app) {
       ->expected(1, -1);
   cmd->add_flag("--allow-missing-replicas", options->allow_missing_replicas,
                 "With --cluster: accept token ranges that lack some replicas, as long as each has one");
+  cmd->add_flag("--repaired-only", options->repaired_only,
+                "Size the ranges by the SSTables incremental repair marked repaired, the ones a job with "
+                "--repaired-only reads");
   cmd->add_option("--tables", options->tables, "Only these tables: keyspace.table names, comma-separated");
   cmd->add_option("--warehouse", options->warehouse, kWarehouseHelp)->capture_default_str();
   cmd->add_option("--catalog", options->catalog, kCatalogHelp);

@@ -37,7 +37,10 @@ Status FoldAndPrint(const SelectOptions& options, const TableSchema& table, std:
                     std::vector<std::unique_ptr<FoldSource>> sources);
 
 Status Select(const SelectOptions& options) {
-  FileSystem& fs = LocalFileSystem();
+  std::vector<std::string> paths = options.from_envelopes;
+  paths.push_back(options.path);
+  ASSIGN_OR_RETURN(std::shared_ptr<FileSystem> source_fs, SourceFileSystem(paths));
+  FileSystem& fs = *source_fs;
   if (!options.from_envelopes.empty()) {
     if (!options.path.empty()) {
       return Status::InvalidArgument(StrCat(options.path, ": give either a table directory or --from-envelopes"));

@@ -367,16 +367,20 @@ std::string JoinPath(const std::string& dir, const std::string& name) {
   return dir + "/" + name;
 }
 
-std::string BaseName(const std::string& path) {
+std::string WithoutTrailingSlash(const std::string& path) {
   std::string trimmed = path;
   while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  return trimmed;
+}
+
+std::string BaseName(const std::string& path) {
+  const std::string trimmed = WithoutTrailingSlash(path);
   size_t slash = trimmed.rfind('/');
   return slash == std::string::npos ? trimmed : trimmed.substr(slash + 1);
 }
 
 std::string DirName(const std::string& path) {
-  std::string trimmed = path;
-  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  const std::string trimmed = WithoutTrailingSlash(path);
   size_t slash = trimmed.rfind('/');
   if (slash == std::string::npos) return ".";
   if (slash == 0) return "/";

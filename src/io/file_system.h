@@ -114,6 +114,8 @@ class MemoryFileSystem : public FileSystem {
 
 // "dir/name" with exactly one separator between them.
 std::string JoinPath(const std::string& dir, const std::string& name);
+// The path without the '/' it may end with ("a/b/" -> "a/b"; "/" stays).
+std::string WithoutTrailingSlash(const std::string& path);
 // The last component of a path ("a/b/c.db" -> "c.db").
 std::string BaseName(const std::string& path);
 // All but the last component ("a/b/c.db" -> "a/b"; "c.db" -> ".").

@@ -415,11 +415,6 @@ std::string SchemaDifference(const TableSchema& a, const TableSchema& b) {
   return "";
 }
 
-bool Repaired(const SSTable& sstable) {
-  const auto& stats = sstable.statistics().stats;
-  return stats && stats->repaired_at != 0 && !stats->pending_repair;
-}
-
 // The SSTables of `table_dir` and of the table's other replicas
 // (MaterializeOptions::replica_dirs), with one schema they all agree on.
 Result<TableSSTables> OpenReplicasWithUnrepaired(FileSystem& fs, const std::string& table_dir,
@@ -451,7 +446,7 @@ Result<TableSSTables> OpenReplicas(FileSystem& fs, const std::string& table_dir,
   if (!options.repaired_only) return table;
   std::vector<std::unique_ptr<SSTable>> repaired;
   for (auto& sstable : table.sstables) {
-    if (Repaired(*sstable)) {
+    if (MarkedRepaired(sstable->statistics())) {
       repaired.push_back(std::move(sstable));
       continue;
     }
