@@ -9,6 +9,7 @@
 
 #include "catalog/catalog.h"
 #include "cli/commands.h"
+#include "cli/report_json.h"
 #include "materialize/staged.h"
 #include "net/s3_file_system.h"
 #include "util/json_writer.h"
@@ -48,14 +49,8 @@ void PrintText(const std::vector<materialize::StagedTableReport>& reports, doubl
 
 void PrintJson(const std::vector<materialize::StagedTableReport>& reports, const std::string& catalog,
                double seconds) {
-  JsonWriter w(std::cout, 2);
-  w.BeginObject();
-  w.Key("catalog"); w.String(catalog);
-  w.Key("seconds"); w.Raw(StrCat(seconds));
-  w.Key("tables");
-  w.BeginArray();
-  for (const auto& r : reports) {
-    w.BeginObject();
+  PrintTablesJson<materialize::StagedTableReport>(reports, catalog, seconds,
+                  [](JsonWriter& w, const materialize::StagedTableReport& r) {
     w.Key("namespace"); w.String(r.namespace_name);
     w.Key("table"); w.String(r.table_name);
     w.Key("committed"); w.Bool(r.committed);
@@ -74,11 +69,7 @@ void PrintJson(const std::vector<materialize::StagedTableReport>& reports, const
     w.Key("files_removed"); w.Int(r.files_removed);
     w.Key("attempts"); w.Int(r.attempts);
     w.Key("message"); w.String(r.message);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  std::cout << "\n";
+  });
 }
 
 int Commit(const CommitCommandOptions& options) {

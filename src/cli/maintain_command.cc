@@ -12,6 +12,7 @@
 
 #include "catalog/catalog.h"
 #include "cli/commands.h"
+#include "cli/report_json.h"
 #include "maintain/maintainer.h"
 #include "net/s3_file_system.h"
 #include "util/json_writer.h"
@@ -102,14 +103,8 @@ void PrintText(const std::vector<maintain::MaintainReport>& reports, double seco
 }
 
 void PrintJson(const std::vector<maintain::MaintainReport>& reports, const std::string& catalog, double seconds) {
-  JsonWriter w(std::cout, 2);
-  w.BeginObject();
-  w.Key("catalog"); w.String(catalog);
-  w.Key("seconds"); w.Raw(StrCat(seconds));
-  w.Key("tables");
-  w.BeginArray();
-  for (const maintain::MaintainReport& r : reports) {
-    w.BeginObject();
+  PrintTablesJson<maintain::MaintainReport>(reports, catalog, seconds,
+                  [](JsonWriter& w, const maintain::MaintainReport& r) {
     w.Key("namespace"); w.String(r.namespace_name);
     w.Key("table"); w.String(r.table_name);
     w.Key("rewrite_snapshot_id"); if (r.rewrite_snapshot_id) w.Int(r.rewrite_snapshot_id); else w.Null();
@@ -124,11 +119,7 @@ void PrintJson(const std::vector<maintain::MaintainReport>& reports, const std::
     w.Key("orphans_removed"); w.Int(r.orphans_removed);
     w.Key("orphans_skipped"); w.Bool(r.orphans_skipped);
     w.Key("metadata_location"); w.String(r.metadata_location);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  std::cout << "\n";
+  });
 }
 
 int Maintain(const MaintainCommandOptions& options) {

@@ -16,6 +16,7 @@
 #include "cassandra/sstable.h"
 #include "catalog/catalog.h"
 #include "cli/commands.h"
+#include "cli/report_json.h"
 #include "cli/source_tables.h"
 #include "cluster/coverage.h"
 #include "cluster/node_metadata.h"
@@ -99,16 +100,8 @@ void PrintText(const std::vector<materialize::TableReport>& reports, double seco
 
 void PrintJson(const std::vector<materialize::TableReport>& reports, const std::string& catalog,
                double seconds) {
-  JsonWriter w(std::cout, 2);
-  w.BeginObject();
-  w.Key("catalog");
-  w.String(catalog);
-  w.Key("seconds");
-  w.Raw(StrCat(seconds));
-  w.Key("tables");
-  w.BeginArray();
-  for (const auto& r : reports) {
-    w.BeginObject();
+  PrintTablesJson<materialize::TableReport>(reports, catalog, seconds,
+                  [](JsonWriter& w, const materialize::TableReport& r) {
     w.Key("namespace"); w.String(r.namespace_name);
     w.Key("table"); w.String(r.table_name);
     w.Key("source"); w.String(r.source);
@@ -140,11 +133,7 @@ void PrintJson(const std::vector<materialize::TableReport>& reports, const std::
       w.Key("warning");
       w.String(r.warning);
     }
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  std::cout << "\n";
+  });
 }
 
 // The data directory of the node whose directory (or keyspace or table

@@ -293,10 +293,11 @@ Status PickWinners(FileSystem& fs, const Baseline& base, const std::string& tabl
       }
     }
     if (part.winner == nullptr) {
-      return Status::CommitConflict(StrCat(
-          table, ": no run of token ranges ", part.ranges.ToString(), " was staged against the part's state the table has now (",
-          current.empty() ? "none" : current, "); another job committed it since, or its files are gone: discard this "
-          "stage directory (cqlite commit --discard) and run the job again"));
+      return Status::CommitConflict(StrCat(table, ": no run of token ranges ", part.ranges.ToString(),
+                                           " was staged against the part's state the table has now (",
+                                           current.empty() ? "none" : current,
+                                           "); another job committed it since, or its files are gone: discard this "
+                                           "stage directory (cqlite commit --discard) and run the job again"));
     }
   }
   return Status::OK();
@@ -539,8 +540,8 @@ Status StageRun(FileSystem& fs, const std::string& stage_dir, StagedResult resul
     manifest_options.content = content;
     const std::string path = content == iceberg::ManifestContent::kData ? files.DataManifest() : files.DeleteManifest();
     // Never part of a snapshot: the commit lists the files in manifests of its own.
-    ASSIGN_OR_RETURN(iceberg::ManifestFile manifest,
-                     iceberg::WriteManifest(fs, path, manifest_options, entries, /*snapshot_id=*/0, /*sequence_number=*/0));
+    ASSIGN_OR_RETURN(iceberg::ManifestFile manifest, iceberg::WriteManifest(fs, path, manifest_options, entries,
+                                                                          /*snapshot_id=*/0, /*sequence_number=*/0));
     RETURN_IF_ERROR(fs.SyncFile(path));
     result.manifests.push_back(std::move(manifest));
   }
