@@ -17,6 +17,14 @@ bench_python() {
     fi
 }
 
+# bench_out_dir NAME: OUT, BUILD/NAME, made anew for this run's raw outputs.
+bench_out_dir() {
+    OUT="$BUILD/$1"
+    mkdir -p "$BUILD"
+    rm -rf "$OUT"
+    mkdir -p "$OUT"
+}
+
 # bench_build_cqlite OUT: cqlite built (Release) in BUILD, the build's logs
 # in OUT; sets CQLITE.
 bench_build_cqlite() {

@@ -41,10 +41,7 @@ done
 source "$ROOT/bench/bench_setup.sh"
 bench_python tests/integration/requirements.txt duckdb pyarrow pyiceberg
 
-OUT="$BUILD/cluster_bench_out"
-mkdir -p "$BUILD"
-rm -rf "$OUT"
-mkdir -p "$OUT"
+bench_out_dir cluster_bench_out
 bench_build_cqlite "$OUT"
 "$ROOT/tools/oracle/oracle.sh" build || die "could not build the Cassandra oracle"
 

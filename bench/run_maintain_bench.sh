@@ -104,9 +104,7 @@ JAVA="${JAVA:-java}"
 source "$ROOT/bench/bench_setup.sh"
 bench_python tests/integration/requirements.txt duckdb pyarrow pyiceberg
 
-OUT="$BUILD/maintain_bench_out"
-mkdir -p "$BUILD"
-rm -rf "$OUT"
+bench_out_dir maintain_bench_out
 mkdir -p "$OUT/materialize"
 bench_build_cqlite "$OUT"
 if [[ $DO_CQLITE == 1 ]] && ! "$CQLITE" maintain --help >/dev/null 2>&1; then

@@ -69,10 +69,7 @@ JAVA="${JAVA:-java}"
 source "$ROOT/bench/bench_setup.sh"
 bench_python tests/integration/requirements.txt duckdb pyarrow pyiceberg
 
-OUT="$BUILD/s3_bench_out"
-mkdir -p "$BUILD"
-rm -rf "$OUT"
-mkdir -p "$OUT"
+bench_out_dir s3_bench_out
 bench_build_cqlite "$OUT"
 # shellcheck source=../tools/maven_tool.sh
 source "$ROOT/tools/maven_tool.sh"

@@ -65,10 +65,7 @@ JAVA="${JAVA:-java}"
 source "$ROOT/bench/bench_setup.sh"
 bench_python tests/integration/requirements.txt duckdb pyarrow pyiceberg
 
-OUT="$BUILD/spark_bench_out"
-mkdir -p "$BUILD"
-rm -rf "$OUT"
-mkdir -p "$OUT"
+bench_out_dir spark_bench_out
 if [[ $DO_CQLITE == 1 ]]; then
     bench_build_cqlite "$OUT"
 fi

@@ -72,10 +72,7 @@ SPARK_SUBMIT="$ROOT/.venv/bin/spark-submit"
 SPARK_HOME="$("$PY" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
 export SPARK_HOME PYSPARK_PYTHON="$PY" SPARK_LOCAL_IP=127.0.0.1
 
-OUT="$BUILD/spark_job_bench_out"
-mkdir -p "$BUILD"
-rm -rf "$OUT"
-mkdir -p "$OUT"
+bench_out_dir spark_job_bench_out
 bench_build_cqlite "$OUT"
 "$CQLITE" commit --help >/dev/null 2>&1 || die "this cqlite has no 'commit' command"
 

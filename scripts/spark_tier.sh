@@ -16,14 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # CQLITE_BIN: a cqlite binary already built; otherwise setup.sh builds ./build.
-if [ -z "${CQLITE_BIN:-}" ]; then
-    scripts/setup.sh
-    CQLITE_BIN="$PWD/build/src/cli/cqlite"
-fi
-export CQLITE_BIN
-
-[ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/integration/requirements.txt
+# shellcheck source=tier_setup.sh
+source scripts/tier_setup.sh
+tier_setup tests/integration/requirements.txt
 
 echo "== building the Spark reader (cached after the first run)"
 bash tools/iceberg_readers/spark/spark_reader.sh build
