@@ -75,6 +75,7 @@ class StreamReader {
   uint64_t ReadUnsignedVInt() { return in_.ReadUnsignedVInt(); }
   uint32_t ReadUnsignedVInt32() { return in_.ReadUnsignedVInt32(); }
   std::string_view ReadValue(uint64_t n) { return values_.Read(in_, n); }
+  void Skip(uint64_t n) { in_.Skip(n); }
   void Fail(const std::string& what) { in_.Fail(what); }
 
  private:
@@ -125,6 +126,14 @@ class InPlaceReader {
     std::string_view value(reinterpret_cast<const char*>(p_), n);
     p_ += n;
     return value;
+  }
+  // Past the chunk's end: stops, for the StreamReader to skip across it.
+  void Skip(uint64_t n) {
+    if (n > static_cast<uint64_t>(end_ - p_)) {
+      Stop();
+      return;
+    }
+    p_ += n;
   }
   void Fail(const std::string& /*what: the StreamReader will say*/) { Stop(); }
 
@@ -207,13 +216,17 @@ class PartitionDecoder {
 
   // At most `max_items` rows and markers of the partition StartPartition
   // began: true when its end was read (and OnPartitionEnd called).
+  // Rows the consumer does not want (WantsRow) are passed over and not counted.
   Result<bool> ReadItems(size_t max_items) {
-    for (size_t items = 0; items < max_items; ++items) {
+    for (size_t items = 0; items < max_items;) {
       // Most rows lie within one chunk: decoded in place, without copying values.
       if (ReadRowInPlace()) {
+        if (row_passed_over_) continue;
         RETURN_IF_ERROR(consumer_.OnRow(row_));
+        ++items;
         continue;
       }
+      ++items;
       uint64_t position = in_.position();
       uint8_t flags = in_.ReadU8();
       if (!in_.ok()) return in_.status();
@@ -436,6 +449,7 @@ class PartitionDecoder {
     StreamReader in(in_, values_);
     DecodeRow(in, position, flags, extended, is_static);
     if (!in_.ok()) return in_.status();
+    if (row_passed_over_) return Status::OK();
     return consumer_.OnRow(row_);
   }
 
@@ -469,6 +483,11 @@ class PartitionDecoder {
     }
     uint64_t row_size = in.ReadUnsignedVInt();
     uint64_t body_start = in.position();
+    row_passed_over_ = !is_static && in.ok() && !consumer_.WantsRow(row.clustering);
+    if (row_passed_over_) {
+      in.Skip(row_size);
+      return;
+    }
     in.ReadUnsignedVInt();  // previous unfiltered size
 
     row.liveness = LivenessInfo{};
@@ -650,6 +669,7 @@ class PartitionDecoder {
   EnvelopeConsumer& consumer_;
   PartitionHeader partition_;
   Row row_;
+  bool row_passed_over_ = false;  // the last row decoded was not wanted (WantsRow)
   RangeTombstoneMarker marker_;
   // Values of the record being read through DataInput.
   ValueBuffer values_;
@@ -735,6 +755,7 @@ class PartitionReader::Forwarder : public EnvelopeConsumer {
     return target->OnRangeTombstoneMarker(marker);
   }
   Status OnPartitionEnd() override { return target->OnPartitionEnd(); }
+  bool WantsRow(const Clustering& clustering) override { return target->WantsRow(clustering); }
 };
 
 PartitionReader::PartitionReader(DataInput& in, const DataLayout& layout)

@@ -548,6 +548,79 @@ TEST(DataReaderTest, SkippedPartitionsEndWhereTheirRowsDo) {
   }
 }
 
+// A Recorder that turns down the regular rows whose clustering it was told
+// to, and counts the times it was asked.
+class TurningDown : public Recorder {
+ public:
+  explicit TurningDown(std::vector<std::string> unwanted) : unwanted_(std::move(unwanted)) {}
+  bool WantsRow(const Clustering& clustering) override {
+    ++asked;
+    std::string key;
+    for (std::string_view v : clustering.values) key += StrCat(v.size(), ":", v, ";");
+    return std::find(unwanted_.begin(), unwanted_.end(), key) == unwanted_.end();
+  }
+  static std::string KeyOf(const Row& row) {
+    std::string key;
+    for (std::string_view v : row.clustering.values) key += StrCat(v.size(), ":", v, ";");
+    return key;
+  }
+  int asked = 0;
+
+ private:
+  std::vector<std::string> unwanted_;
+};
+
+TEST(DataReaderTest, RowsTurnedDownArePassedOverWithoutTheirCells) {
+  DataLayout layout = MixedLayout();
+  std::string data = MixedData();
+  Recorder whole;
+  ASSERT_TRUE(Decode(data, layout, &whole).ok());
+  std::vector<const Row*> regular;
+  for (const Row& row : whole.rows) {
+    if (!row.is_static) regular.push_back(&row);
+  }
+  ASSERT_GE(regular.size(), 3u);
+  // Every subset of the regular rows turned down, in chunks of every size:
+  // the rest, the static rows, the markers and the partitions are as a
+  // whole decode gives them.
+  for (size_t mask = 0; mask < (size_t{1} << regular.size()); ++mask) {
+    std::vector<std::string> unwanted;
+    Recorder want;
+    want.partitions = whole.partitions;
+    want.markers = whole.markers;
+    want.ends = whole.ends;
+    for (size_t i = 0; i < regular.size(); ++i) {
+      if (mask & (size_t{1} << i)) unwanted.push_back(TurningDown::KeyOf(*regular[i]));
+    }
+    for (const Row& row : whole.rows) {
+      if (row.is_static || std::find(unwanted.begin(), unwanted.end(), TurningDown::KeyOf(row)) == unwanted.end()) {
+        want.rows.push_back(row);
+      }
+    }
+    const std::string expected = Describe(want, Status::OK());
+    for (size_t chunk : {size_t{1}, size_t{3}, size_t{16}, data.size()}) {
+      TurningDown out(unwanted);
+      DataInput in(std::make_unique<FixedChunkSource>(data, chunk), "t-Data.db");
+      PartitionReader reader(in, layout);
+      Status status;
+      while (true) {
+        Result<bool> started = reader.StartNext(out);
+        if (!started.ok() || !*started) {
+          status = started.status();
+          break;
+        }
+        Result<bool> ended = reader.ReadItems(out, std::numeric_limits<size_t>::max());
+        if (!ended.ok()) {
+          status = ended.status();
+          break;
+        }
+      }
+      ASSERT_EQ(Describe(out, status), expected) << "rows turned down: mask " << mask << ", chunks of " << chunk;
+      EXPECT_GE(out.asked, static_cast<int>(regular.size()));
+    }
+  }
+}
+
 TEST(DataReaderTest, SkippingATruncatedPartitionIsACleanError) {
   DataLayout layout = MixedLayout();
   std::string data = MixedData();

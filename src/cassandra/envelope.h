@@ -165,6 +165,12 @@ class EnvelopeConsumer {
   virtual Status OnRow(const Row& row) = 0;
   virtual Status OnRangeTombstoneMarker(const RangeTombstoneMarker& marker) = 0;
   virtual Status OnPartitionEnd() = 0;
+  // Whether the regular row at `clustering` (of the partition OnPartitionStart
+  // began) is wanted. A reader that can pass a row over by the size it
+  // declares asks once its clustering is read, and a row turned down never
+  // reaches OnRow, none of its cells decoded. May be asked more than once
+  // for one row.
+  virtual bool WantsRow(const Clustering& /*clustering*/) { return true; }
 };
 
 }  // namespace cqlite

@@ -79,6 +79,9 @@ void PrintText(const std::vector<materialize::TableReport>& reports, double seco
       if (!r.folded_everything_because.empty()) {
         std::cout << "  folded every kept generation: " << r.folded_everything_because << "\n";
       }
+      if (!r.read_kept_facts_because.empty()) {
+        std::cout << "  folded the touched rows from every kept generation: " << r.read_kept_facts_because << "\n";
+      }
       if (r.unrepaired_left_out) {
         std::cout << "  left out (--repaired-only): " << r.unrepaired_left_out << " unrepaired generation(s), "
                   << r.unrepaired_bytes_left_out << " bytes of Data.db\n";
@@ -123,7 +126,14 @@ void PrintJson(const std::vector<materialize::TableReport>& reports, const std::
     w.Key("bytes_written"); w.Int(r.bytes_written);
     w.Key("ttl_evaluated_at"); w.Int(r.now_seconds);
     w.Key("attempts"); w.Int(r.attempts);
-    w.Key("folded"); w.String(r.folded_new_facts_only ? "new generations" : "every generation");
+    w.Key("folded");
+    w.String(!r.folded_touched_rows                ? "every generation"
+             : r.read_kept_facts_because.empty() ? "new generations"
+                                                  : "touched rows");
+    if (!r.read_kept_facts_because.empty()) {
+      w.Key("read_kept_facts_because");
+      w.String(r.read_kept_facts_because);
+    }
     if (!r.folded_everything_because.empty()) {
       w.Key("folded_everything_because");
       w.String(r.folded_everything_because);
@@ -338,7 +348,7 @@ int Materialize(const MaterializeCommandOptions& options) {
     for (const std::string& replica_dir : table.replica_dirs) {
       run.complete_source = run.complete_source && materialize::InLiveDataDirectory(fs, replica_dir);
     }
-    run.fold_newer_facts_alone = !options.fold_everything;
+    run.fold_touched_rows = !options.fold_everything;
     // Not while a watcher keeps the table: its start removes the data files
     // no snapshot references, this run's among them (watch/table_lock.h).
     // An s3:// warehouse holds no lock files: a watcher of one keeps its locks
@@ -469,9 +479,9 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
                 "folded anew from the path's generations. Implied for table directories of a live data directory "
                 "(one with a system keyspace); never give it for incremental backups");
   cmd->add_flag("--fold-everything", options->fold_everything,
-                "Fold every kept generation with the new ones, even when the new ones decide each row they hold "
-                "alone (all their facts newer than the kept ones, every row written whole or deleted) and a run "
-                "would otherwise fold them alone and look their rows up in the row index");
+                "Fold every kept generation with the new ones, even when a run would otherwise fold only the rows "
+                "the new ones touch (the rows they write or delete, and those in partitions and ranges they "
+                "delete) and look them up in the row index");
   cmd->add_flag("--json", options->json, "Print the final report as JSON");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress and no report: only errors, on stderr");
   return [options] { return Materialize(*options); };

@@ -16,11 +16,32 @@ class RangeFoldSource final : public FoldSource {
     }
   }
 
-  Result<bool> Next(FoldPartition* partition) override {
+  Result<bool> Next(FoldPartition* partition) override { return NextAfter(partition, nullptr); }
+
+  // Partitions in the ranges that `skip` turns down are passed over as those
+  // outside them are, from their keys alone where the source can.
+  Result<bool> NextNotSkipped(FoldPartition* partition, const KeyTest& skip) override {
+    return NextAfter(partition, &skip);
+  }
+
+  Status More(FoldPartition* partition) override { return source_->More(partition); }
+  Status SkipRest(FoldPartition* partition) override { return source_->SkipRest(partition); }
+  const std::string& name() const override { return source_->name(); }
+  std::optional<PartitionKeySpan> key_span() const override { return source_->key_span(); }
+  bool repeats_partitions() const override { return source_->repeats_partitions(); }
+  void PassOverRowsNotWanted(const RowTest* wanted) override { source_->PassOverRowsNotWanted(wanted); }
+
+ private:
+  Result<bool> NextAfter(FoldPartition* partition, const KeyTest* skip) {
     if (ended_) return false;
-    // Partitions before the ranges, or between two of them, are passed over.
-    auto outside = [this](std::string_view key) {
-      return ranges_.Locate(key) == Murmur3Range::Place::kBefore;
+    // Partitions before the ranges, or between two of them, are passed over;
+    // the first one past them ends the source.
+    auto outside = [this, skip](std::string_view key) {
+      switch (ranges_.Locate(key)) {
+        case Murmur3Range::Place::kBefore: return true;
+        case Murmur3Range::Place::kAfter: return false;
+        default: return skip != nullptr && (*skip)(key);
+      }
     };
     ASSIGN_OR_RETURN(bool more, source_->NextNotSkipped(partition, outside));
     if (more && ranges_.Locate(partition->key) == Murmur3Range::Place::kInside) return true;
@@ -36,13 +57,6 @@ class RangeFoldSource final : public FoldSource {
     return false;
   }
 
-  Status More(FoldPartition* partition) override { return source_->More(partition); }
-  Status SkipRest(FoldPartition* partition) override { return source_->SkipRest(partition); }
-  const std::string& name() const override { return source_->name(); }
-  std::optional<PartitionKeySpan> key_span() const override { return source_->key_span(); }
-  bool repeats_partitions() const override { return source_->repeats_partitions(); }
-
- private:
   std::unique_ptr<FoldSource> source_;
   Murmur3RangeSet ranges_;
   bool ended_ = false;

@@ -82,6 +82,8 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
 
   const std::string& name() const override { return name_; }
   std::optional<PartitionKeySpan> key_span() const override { return key_span_; }
+  // Rows turned down are passed over by their sizes once their clustering is read.
+  void PassOverRowsNotWanted(const RowTest* wanted) override { wanted_rows_ = wanted; }
 
  private:
   // Takes the records of a partition passed over, and drops them.
@@ -170,6 +172,10 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
 
   Status OnPartitionEnd() override { return Status::OK(); }
 
+  bool WantsRow(const Clustering& clustering) override {
+    return wanted_rows_ == nullptr || (*wanted_rows_)(partition_->key, clustering);
+  }
+
   // The next partition `skip` (when given) does not turn down.
   Result<bool> NextAfter(FoldPartition* partition, const KeyTest* skip) {
     partition_ = partition;
@@ -223,6 +229,7 @@ class SSTableFoldSource : public FoldSource, private EnvelopeConsumer {
   ColumnMapping static_mapping_;
   ColumnMapping regular_mapping_;
   FoldPartition* partition_ = nullptr;
+  const RowTest* wanted_rows_ = nullptr;
   std::vector<FoldRow> spare_rows_;
   std::vector<int> column_in_row_;
 };

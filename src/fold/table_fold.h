@@ -60,6 +60,12 @@ class FoldSource {
   // rows are read, does so.
   using KeyTest = std::function<bool(std::string_view key)>;
   virtual Result<bool> NextNotSkipped(FoldPartition* partition, const KeyTest& skip);
+  // From now on, regular rows that `wanted` turns down (by partition key and
+  // clustering) may be left out of the pieces handed on: a source that can
+  // pass a row over from its clustering, before its cells are read, does so.
+  // Others hand every row on, as by default. `wanted` must outlive the source.
+  using RowTest = std::function<bool(std::string_view key, const Clustering& clustering)>;
+  virtual void PassOverRowsNotWanted(const RowTest* wanted) { (void)wanted; }
   // Names the generation in messages (usually its Data.db path).
   virtual const std::string& name() const = 0;
   // Its first and last partition keys, when known before reading (an

@@ -102,12 +102,12 @@ class MaintainerTest : public ::testing::Test {
 
   // A materialize run of the example's first `generations` with `threads`.
   static materialize::TableReport Materialize(FileSystem& fs, catalog::Catalog& catalog, int threads,
-                                              bool fold_newer_facts_alone = true) {
+                                              bool fold_touched_rows = true) {
     MaterializeOptions options;
     options.warehouse = kWarehouse;
     options.now_seconds = kNow;
     options.threads = threads;
-    options.fold_newer_facts_alone = fold_newer_facts_alone;
+    options.fold_touched_rows = fold_touched_rows;
     auto report = materialize::MaterializeTable(fs, catalog, ExampleOrders::table_dir(), options);
     EXPECT_TRUE(report.ok()) << report.status().ToString();
     return report.ok() ? *report : materialize::TableReport();
@@ -228,11 +228,11 @@ class MaintainerTest : public ::testing::Test {
 
 TEST_F(MaintainerTest, ARewriteKeepsTheRowsAndTheNextRunGoesOnFromIt) {
   const TableView unmaintained = Unmaintained(3);
-  for (bool fold_newer_facts_alone : {true, false}) {
-    SCOPED_TRACE(fold_newer_facts_alone ? "the next run folds the new generation alone" : "it folds every one");
+  for (bool fold_touched_rows : {true, false}) {
+    SCOPED_TRACE(fold_touched_rows ? "the next run folds the new generation alone" : "it folds every one");
     MemoryFileSystem fs;
     ExampleOrders::AddSource(fs, 1);
-    auto catalog = OpenCatalog(StrCat("rewrite-", fold_newer_facts_alone));
+    auto catalog = OpenCatalog(StrCat("rewrite-", fold_touched_rows));
     Materialize(fs, *catalog, /*threads=*/3);
     TableView before = View(fs, *catalog);
     ASSERT_GE(ReadCurrent(fs, *catalog).live.data.size(), 2u) << "the first run wrote one data file";
@@ -250,7 +250,7 @@ TEST_F(MaintainerTest, ARewriteKeepsTheRowsAndTheNextRunGoesOnFromIt) {
     // The second generation updates and deletes rows that now live in the
     // rewritten file.
     ExampleOrders::AddSource(fs, 2);
-    materialize::TableReport next = Materialize(fs, *catalog, 3, fold_newer_facts_alone);
+    materialize::TableReport next = Materialize(fs, *catalog, 3, fold_touched_rows);
     EXPECT_TRUE(next.committed);
     EXPECT_EQ(next.rows_deleted, 6);
     EXPECT_EQ(View(fs, *catalog).rows, unmaintained.rows);

@@ -40,7 +40,10 @@ void AppendUint32(uint32_t v, std::string* out) {
 
 }  // namespace
 
-void EncodeRowIndexClustering(const FoldClustering& clustering, std::string* out_bytes) {
+namespace {
+
+template <typename AnyClustering>
+void EncodeClustering(const AnyClustering& clustering, std::string* out_bytes) {
   std::string& out = *out_bytes;
   out.clear();
   for (size_t i = 0; i < clustering.values.size(); ++i) {
@@ -51,6 +54,14 @@ void EncodeRowIndexClustering(const FoldClustering& clustering, std::string* out
     out += clustering.values[i];
   }
 }
+
+}  // namespace
+
+void EncodeRowIndexClustering(const FoldClustering& clustering, std::string* out) {
+  EncodeClustering(clustering, out);
+}
+
+void EncodeRowIndexClustering(const Clustering& clustering, std::string* out) { EncodeClustering(clustering, out); }
 
 bool DecodeRowIndexClustering(std::string_view bytes, FoldClustering* out) {
   out->values.clear();

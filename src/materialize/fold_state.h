@@ -124,6 +124,8 @@ inline int CompareToRowIndexEntry(Partitioner partitioner, const ClusteringOrder
 // The bytes a row index file holds for a clustering: each component a
 // presence byte, then (if present) a 4-byte length and the value.
 void EncodeRowIndexClustering(const FoldClustering& clustering, std::string* out);
+// The same for a clustering the SSTable reader hands on (views of its values).
+void EncodeRowIndexClustering(const Clustering& clustering, std::string* out);
 // Its inverse; false when `bytes` are malformed.
 bool DecodeRowIndexClustering(std::string_view bytes, FoldClustering* out);
 

@@ -15,10 +15,10 @@
 #include "io/checksum.h"
 #include "materialize/facts.h"
 #include "materialize/fold_state.h"
-#include "materialize/newer_facts.h"
 #include "materialize/row_changes.h"
 #include "materialize/snapshot.h"
 #include "materialize/staged.h"
+#include "materialize/touched_rows.h"
 #include "materialize/warehouse_files.h"
 #include "util/strings.h"
 #include "util/time_format.h"
@@ -221,22 +221,23 @@ Status RunOnce(const Run& run, TableReport* report) {
   row_options.compression_level = run.options.compression_level;
   row_options.deletion_vectors = format_version >= 3;
   row_options.progress = run.options.progress;
-  // Step 3: by the new generations alone when they decide their rows
-  // (newer_facts.h), else by folding every kept generation.
-  std::optional<RowChanges> newer;
-  if (base.has_fold_state && !refold && !new_facts.empty() && run.options.fold_newer_facts_alone) {
+  // Step 3: only the rows the new generations touch when that is possible
+  // (touched_rows.h), else by folding every kept generation.
+  std::optional<TouchedRowsFold> touched;
+  if (base.has_fold_state && !refold && !new_facts.empty() && run.options.fold_touched_rows) {
     std::string why_not;
-    ASSIGN_OR_RETURN(newer, FoldNewerFacts(run.fs, run.table, run.mapping, run.table_dir, new_facts, base.state,
-                                           row_options, files, &why_not));
-    if (!newer) {
+    ASSIGN_OR_RETURN(touched, FoldTouchedRows(run.fs, run.table, run.mapping, run.table_dir, new_facts, facts,
+                                              base.state, row_options, files, &why_not));
+    if (!touched) {
       report->folded_everything_because = why_not;
       Progress(run.options, StrCat("folding every kept generation: ", why_not));
     }
   }
   RowChanges changes;
-  report->folded_new_facts_only = newer.has_value();
-  if (newer) {
-    changes = std::move(*newer);
+  report->folded_touched_rows = touched.has_value();
+  if (touched) {
+    report->read_kept_facts_because = touched->read_kept_facts_because;
+    changes = std::move(touched->changes);
   } else {
     ASSIGN_OR_RETURN(changes, FoldRowChanges(run.fs, run.table, run.mapping, run.table_dir, facts,
                                              base.state.row_index_files(), row_options, files));
@@ -357,7 +358,11 @@ Status RunOnce(const Run& run, TableReport* report) {
   report->metadata_location = metadata_location;
   report->generations_consumed = static_cast<int>(new_generations.size());
   report->message = StrCat("committed snapshot ", report->snapshot_id);
-  if (newer) report->message += " (the new generations decided their rows alone)";
+  if (report->folded_touched_rows) {
+    report->message += report->read_kept_facts_because.empty()
+                           ? " (the new generations decided their rows alone)"
+                           : " (only the rows the new generations touch were folded)";
+  }
   if (refold) {
     report->message += StrCat(" (", gone, " consumed generation(s) compacted away: the table directory's ",
                               run.identities.size(), " generation(s) folded anew)");

@@ -8,8 +8,8 @@
 //   2. the SSTables of new generations are kept in the warehouse (linked or
 //      copied: the facts the fold state keeps, facts.h), and facts sets are
 //      merged until at most fold_fan_in are left;
-//   3. all facts are folded as of `now` (or only the new ones, when they
-//      decide their rows alone: newer_facts.h), and the fold output is
+//   3. all facts are folded as of `now` (or only the rows the new ones
+//      touch: touched_rows.h), and the fold output is
 //      merged with the row index of the last run: new rows are appended to a new data
 //      file, changed rows are written anew and their old position deleted,
 //      vanished rows (deleted, expired) are position-deleted; with
@@ -82,10 +82,10 @@ struct MaterializeOptions {
   // directory's generations alone, not the fold state's facts (a cost that
   // follows the table's size), and an empty directory is an empty table.
   bool complete_source = false;
-  // When the new generations decide every row they hold on their own
-  // (newer_facts.h), fold them alone and look their rows up in the row
-  // index, instead of folding every kept generation again.
-  bool fold_newer_facts_alone = true;
+  // Fold only the rows the new generations touch, where that is possible
+  // (touched_rows.h), and look them up in the row index, instead of folding
+  // every kept generation again.
+  bool fold_touched_rows = true;
   // The table directories of the table's other replicas (materialize
   // --cluster: the same table on other nodes of the cluster). Their
   // generations are folded together with the table directory's, as
@@ -135,8 +135,11 @@ struct TableReport {
   int64_t bytes_written = 0;
   bool committed = false;
   bool staged = false;            // MaterializeOptions::stage_dir: staged, for a commit to come
-  // The new generations were folded alone (MaterializeOptions::fold_newer_facts_alone).
-  bool folded_new_facts_only = false;
+  // Only the rows the new generations touch were folded
+  // (MaterializeOptions::fold_touched_rows): from the new generations alone,
+  // or, for the reason given, from every facts set at those rows.
+  bool folded_touched_rows = false;
+  std::string read_kept_facts_because;
   // Why a run with new generations folded every kept one instead, if it did.
   std::string folded_everything_because;
   int64_t snapshot_id = 0;

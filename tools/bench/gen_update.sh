@@ -7,6 +7,7 @@
 #
 #   tools/bench/gen_update.sh [--partitions N] [--seed S] [--format nb|oa] [--every EVERY]
 #                             [--timestamps after-dataset|after-row] [--rounds R]
+#                             [--kind changes|deletions|column|partitions]
 #
 # --timestamps: the changes are written a minute after the dataset's newest
 # reading (after-dataset, the default: an application changing rows after the
@@ -20,6 +21,12 @@
 # change). generation.txt then has one more line per round (round=k
 # updated=.. deleted=.. update_generation=.. delete_generation=..). For
 # bench/run_maintain_bench.sh's table materialized in 50 runs.
+# --kind: another change of about the same size instead (UpdateDataset.java
+# says what each writes): deletions of old rows (row, range and partition
+# deletions, generations 1001 to 1003), one column of old rows set with a
+# timestamp older than the row's (1001), or 1% of the partitions written again
+# whole (1001). generation.txt then counts what changes: updated=.. (rows
+# whose values change) deleted=.. (rows deleted).
 # --partitions, --seed and --format must be the ones the dataset was written
 # with (the defaults are gen_dataset.sh's). The files are cached in
 # ${CQLITE_CACHE:-$HOME/.cache/cqlite}/bench/update-<key>/:
@@ -47,6 +54,7 @@ EVERY=100
 FIRST_GENERATION=1001
 TIMESTAMPS=after-dataset
 ROUNDS=1
+KIND=changes
 
 die() { echo "gen_update.sh: $*" >&2; exit 2; }
 
@@ -58,6 +66,7 @@ while [[ $# -gt 0 ]]; do
         --every) EVERY="$2"; shift 2 ;;
         --timestamps) TIMESTAMPS="$2"; shift 2 ;;
         --rounds) ROUNDS="$2"; shift 2 ;;
+        --kind) KIND="$2"; shift 2 ;;
         *) die "unknown argument: $1" ;;
     esac
 done
@@ -65,8 +74,11 @@ done
 SOURCES_KEY="$(maven_tool_sources_key "$UPDATE_DIR")"
 case "$TIMESTAMPS" in after-dataset|after-row) ;; *) die "--timestamps must be after-dataset or after-row" ;; esac
 [[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 1 && $ROUNDS -le $EVERY ]] || die "--rounds must be between 1 and --every ($EVERY)"
+case "$KIND" in changes|deletions|column|partitions) ;; *) die "--kind must be changes, deletions, column or partitions" ;; esac
+[[ $KIND == changes || $ROUNDS == 1 ]] || die "--kind $KIND takes one round"
 ROUNDS_KEY=""
 [[ $ROUNDS == 1 ]] || ROUNDS_KEY="|rounds=$ROUNDS"
+[[ $KIND == changes ]] || ROUNDS_KEY="$ROUNDS_KEY|kind=$KIND"
 DATA_KEY="$(printf '%s|%s|%s|%s|%s|%s|%s%s' "$SOURCES_KEY" "$PARTITIONS" "$SEED" "$FORMAT" "$EVERY" "$FIRST_GENERATION" \
             "$TIMESTAMPS" "$ROUNDS_KEY" |
             sha256sum | cut -c1-16)"
@@ -107,13 +119,13 @@ done
 rm -rf "$OUT.tmp"
 TABLE_DIR="$OUT.tmp/data/bench/sensor_readings-00000000000000000000000000000b01"
 mkdir -p "$TABLE_DIR"
-echo "gen_update.sh: writing the changes of $PARTITIONS partitions ($ROUNDS round(s)) into $OUT" >&2
+echo "gen_update.sh: writing the changes ($KIND) of $PARTITIONS partitions ($ROUNDS round(s)) into $OUT" >&2
 start=$(date +%s.%N)
 "$JAVA" -Xms1g -Xmx2g ${BENCH_JAVA_OPTS:-} "${JVM_OPENS[@]}" \
     -Djava.security.manager=allow \
     -Dlogback.configurationFile="$LOGBACK" \
     -cp "$MAVEN_TOOL_CLASSPATH" cqlite.bench.UpdateDataset \
-    "$TABLE_DIR" "$PARTITIONS" "$SEED" "$FORMAT" "$EVERY" "$FIRST_GENERATION" "$TIMESTAMPS" "$ROUNDS" \
+    "$TABLE_DIR" "$PARTITIONS" "$SEED" "$FORMAT" "$EVERY" "$FIRST_GENERATION" "$TIMESTAMPS" "$ROUNDS" "$KIND" \
     >"$OUT.tmp/generation.txt"
 end=$(date +%s.%N)
 printf 'wall_seconds=%.1f\n' "$(echo "$end - $start" | bc)" >>"$OUT.tmp/generation.txt"

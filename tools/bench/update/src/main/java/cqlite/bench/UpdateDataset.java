@@ -50,7 +50,24 @@ import org.apache.cassandra.utils.StorageCompatibilityMode;
  * 0 is exactly the single change of R = 1. All rounds are written in one pass
  * over the replayed dataset.
  *
- *   UpdateDataset <table-dir> <partitions> <seed> <nb|oa> <every> <first-generation> [after-dataset|after-row [rounds]]
+ * With a {@code kind} other than {@code changes} (rounds 1), it writes
+ * another change of about the same size, for bench/run_change_bench.sh:
+ * <ul>
+ * <li>{@code deletions}: deletions of old rows, stamped after the dataset: one
+ *     sensor in 300 deleted whole (a partition deletion); of the others, the
+ *     picked rows in turn deleted alone (a row deletion) or as the first of a
+ *     range of three rows (a range deletion, {@code ts <= first AND ts >=
+ *     third}); generations first, first + 1 and first + 2 (rows, ranges,
+ *     partitions).</li>
+ * <li>{@code column}: the note of each picked row set with a timestamp one
+ *     microsecond older than the row's: it wins only where the row has no
+ *     note (19 rows in 20), and loses to the note a row has; generation
+ *     first. {@code updated} counts the rows it changes.</li>
+ * <li>{@code partitions}: one sensor in 100 written again whole, every row with
+ *     changed values, stamped after the dataset; generation first.</li>
+ * </ul>
+ *
+ *   UpdateDataset <table-dir> <partitions> <seed> <nb|oa> <every> <first-generation> [after-dataset|after-row [rounds [kind]]]
  *
  * Prints one line of totals; with R above 1, then one line per round
  * ({@code round=k+1 updated=.. deleted=.. update_generation=.. delete_generation=..}).
@@ -86,6 +103,12 @@ public final class UpdateDataset {
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ? AND TTL ?";
     static final String DELETE =
         "DELETE FROM " + KEYSPACE + "." + TABLE + " USING TIMESTAMP ? WHERE sensor_id = ? AND ts = ?";
+    static final String DELETE_RANGE =
+        "DELETE FROM " + KEYSPACE + "." + TABLE + " USING TIMESTAMP ? WHERE sensor_id = ? AND ts <= ? AND ts >= ?";
+    static final String DELETE_PARTITION =
+        "DELETE FROM " + KEYSPACE + "." + TABLE + " USING TIMESTAMP ? WHERE sensor_id = ?";
+    static final String SET_NOTE =
+        "UPDATE " + KEYSPACE + "." + TABLE + " USING TIMESTAMP ? SET note = ? WHERE sensor_id = ? AND ts = ?";
 
     static final String[] REGIONS = {"eu-west-1", "eu-central-1", "us-east-1", "us-west-2", "ap-south-1"};
     static final String[] FIRMWARE = {"fw-2.3.9", "fw-2.4.0", "fw-2.4.1", "fw-3.0.0-rc2"};
@@ -117,9 +140,9 @@ public final class UpdateDataset {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 6 || args.length > 8) {
+        if (args.length < 6 || args.length > 9) {
             System.err.println("usage: UpdateDataset <table-dir> <partitions> <seed> <nb|oa> <every> <first-generation> "
-                               + "[after-dataset|after-row [rounds]]");
+                               + "[after-dataset|after-row [rounds [changes|deletions|column|partitions]]]");
             System.exit(2);
         }
         Path dir = Paths.get(args[0]);
@@ -137,6 +160,13 @@ public final class UpdateDataset {
         int rounds = args.length > 7 ? Integer.parseInt(args[7]) : 1;
         if (rounds < 1 || rounds > every) {
             System.err.println("UpdateDataset: rounds must be between 1 and every (" + every + "), not " + rounds);
+            System.exit(2);
+        }
+        String kind = args.length > 8 ? args[8] : "changes";
+        if (!List.of("changes", "deletions", "column", "partitions").contains(kind) ||
+            (!kind.equals("changes") && rounds != 1)) {
+            System.err.println("UpdateDataset: kind must be changes, deletions, column or partitions (the last "
+                               + "three with one round), not " + kind);
             System.exit(2);
         }
         StorageCompatibilityMode mode;
@@ -160,6 +190,21 @@ public final class UpdateDataset {
         Collections.sort(keys);
 
         long start = System.nanoTime();
+        if (!kind.equals("changes")) {
+            OtherChange change = new OtherChange(dir, kind);
+            try {
+                for (DecoratedKey key : keys) change.partition(key, seed, every);
+            } finally {
+                change.close();
+            }
+            change.finish(firstGeneration);
+            System.out.printf("partitions=%d rows=%d kind=%s updated=%d deleted=%d row_deletions=%d range_deletions=%d "
+                              + "partition_deletions=%d every=%d seed=%d format=%s seconds=%.1f%n",
+                              partitions, change.rows, kind, change.updated, change.deleted, change.rowDeletions,
+                              change.rangeDeletions, change.partitionDeletions, every, seed, format,
+                              (System.nanoTime() - start) / 1e9);
+            System.exit(0);
+        }
         long rows = 0;
         long[] updated = new long[rounds], deleted = new long[rounds];
         Path[] updateDirs = new Path[rounds], deleteDirs = new Path[rounds];
@@ -253,5 +298,123 @@ public final class UpdateDataset {
             }
         }
         System.exit(0);
+    }
+
+    /** The change of a kind other than {@code changes}, one partition at a time. */
+    static final class OtherChange {
+        final String kind;
+        final List<Path> passDirs = new ArrayList<>();
+        final List<CQLSSTableWriter> writers = new ArrayList<>();
+        long rows, updated, deleted, rowDeletions, rangeDeletions, partitionDeletions;
+
+        OtherChange(Path dir, String kind) throws java.io.IOException {
+            this.kind = kind;
+            List<String> statements = kind.equals("deletions") ? List.of(DELETE, DELETE_RANGE, DELETE_PARTITION)
+                                      : kind.equals("column") ? List.of(SET_NOTE)
+                                      : List.of(INSERT);
+            for (int i = 0; i < statements.size(); i++) {
+                Path pass = dir.resolve("pass-" + kind + "-" + i);
+                Files.createDirectories(pass);
+                passDirs.add(pass);
+                writers.add(open(pass, statements.get(i)));
+            }
+        }
+
+        /** GenerateDataset's rows of one sensor, replayed, and this change's writes of them. */
+        void partition(DecoratedKey key, long seed, int every) throws Exception {
+            String id = StandardCharsets.UTF_8.decode(key.getKey().duplicate()).toString();
+            SplittableRandom r = new SplittableRandom(seed * 31 + id.hashCode());
+            SplittableRandom pick = new SplittableRandom(seed * 17 + id.hashCode());
+            int offset = pick.nextInt(every);
+            boolean wholePartition = pick.nextInt(kind.equals("deletions") ? 300 : 100) == 0;
+            int count = 300 + r.nextInt(2700);
+            int intervalMs = 10_000 * (1 + r.nextInt(6));
+            double baseTemp = 5 + r.nextDouble() * 25;
+            double baseHumidity = 30 + r.nextDouble() * 40;
+            String firmware = FIRMWARE[r.nextInt(FIRMWARE.length)];
+            boolean ttlSensor = r.nextInt(10) == 0;
+            int battery = 3000 + r.nextInt(600);
+            long rx = r.nextInt(1000), tx = r.nextInt(1000), err = 0;
+            long ts = END_MILLIS - r.nextInt(intervalMs);
+            if (kind.equals("deletions") && wholePartition) {
+                writers.get(2).addRow(AFTER_DATASET_MICROS, id);
+                partitionDeletions++;
+                deleted += count;
+            }
+            int picked = 0;
+            long rangeFirst = 0, rangeLast = 0;
+            int rangeRows = 0;  // rows of the open range deletion so far
+            for (int i = 0; i < count; i++) {
+                double temperature = Math.round((baseTemp + 4 * Math.sin(ts / 3.6e6) + r.nextGaussian() * 0.3) * 100) / 100.0;
+                double humidity = Math.round((baseHumidity + r.nextGaussian() * 2) * 10) / 10.0;
+                double pressure = 1013.25 + r.nextGaussian() * 5;
+                if (r.nextInt(50) == 0) battery = Math.max(2400, battery - 1);
+                int rssi = -40 - r.nextInt(60);
+                int s = r.nextInt(100);
+                String status = s < 93 ? "OK" : s < 99 ? "WARN" : "ALARM";
+                boolean hasNote = r.nextInt(20) == 0;
+                if (hasNote) r.nextInt(NOTES.length);
+                Set<String> tags = new LinkedHashSet<>();
+                int ntags = 1 + r.nextInt(3);
+                for (int t = 0; t < ntags; t++) tags.add(TAGS[r.nextInt(TAGS.length)]);
+                rx += r.nextInt(20);
+                tx += r.nextInt(20);
+                if (r.nextInt(30) == 0) err++;
+                long writeTimestampMicros = ts * 1000 + r.nextInt(1000);
+                int ttl = ttlSensor ? TTL_SECONDS : 0;
+                rows++;
+                boolean isPicked = Math.floorMod(i - offset, every) == 0;
+                if (kind.equals("deletions")) {
+                    if (!wholePartition) {
+                        if (rangeRows > 0) {  // the second or third row of a range
+                            rangeLast = ts;
+                            if (++rangeRows == 3) {
+                                writers.get(1).addRow(AFTER_DATASET_MICROS, id, new Date(rangeFirst), new Date(rangeLast));
+                                rangeDeletions++;
+                                deleted += 3;
+                                rangeRows = 0;
+                            }
+                        } else if (isPicked && picked++ % 2 == 0) {
+                            writers.get(0).addRow(AFTER_DATASET_MICROS, id, new Date(ts));
+                            rowDeletions++;
+                            deleted++;
+                        } else if (isPicked) {
+                            rangeFirst = rangeLast = ts;
+                            rangeRows = 1;
+                        }
+                    }
+                } else if (kind.equals("column")) {
+                    if (isPicked) {
+                        writers.get(0).addRow(writeTimestampMicros - 1, "set one microsecond before the row", id,
+                                              new Date(ts));
+                        if (!hasNote) updated++;
+                    }
+                } else if (wholePartition) {
+                        Map<String, Integer> counters = new LinkedHashMap<>();
+                        counters.put("rx", (int) rx);
+                        counters.put("tx", (int) tx);
+                        counters.put("err", (int) err + 1);
+                        writers.get(0).addRow(id, new Date(ts), temperature + 0.5, humidity, pressure, battery, rssi,
+                                              status.equals("OK") ? "WARN" : "OK", firmware, "rewritten whole",
+                                              tags, counters, AFTER_DATASET_MICROS + i, ttl);
+                        updated++;
+                }
+                ts -= intervalMs - 500 + r.nextInt(1000);
+            }
+            if (rangeRows > 0) {  // a range cut short by the partition's end
+                writers.get(1).addRow(AFTER_DATASET_MICROS, id, new Date(rangeFirst), new Date(rangeLast));
+                rangeDeletions++;
+                deleted += rangeRows;
+            }
+        }
+
+        void close() throws java.io.IOException {
+            for (CQLSSTableWriter writer : writers) writer.close();
+        }
+
+        void finish(int firstGeneration) throws java.io.IOException {
+            Path dir = passDirs.get(0).getParent();
+            for (int i = 0; i < passDirs.size(); i++) moveGeneration(passDirs.get(i), dir, firstGeneration + i);
+        }
     }
 }

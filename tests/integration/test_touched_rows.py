@@ -1,22 +1,24 @@
-"""`cqlite materialize` runs that fold only their new generations
-(src/materialize/newer_facts.h), on the data of a running Cassandra 5.0 node.
+"""`cqlite materialize` runs that fold only the rows their new generations
+touch (src/materialize/touched_rows.h), on the data of a running Cassandra
+5.0 node.
 
-When every fact a new generation holds is newer than every fact consumed
-before, and each of its rows is written whole (an INSERT of every column) or
-deleted, the run folds the new generations alone and looks their rows up in
-the row index. Each round below writes such rows (changed, unchanged, new,
-deleted), flushes and materializes the table twice: into a warehouse whose
-runs may fold the new generations alone, and into one where every run folds
-everything (--fold-everything). After each round:
+Each round below writes rows (changed, unchanged, new, deleted), flushes and
+materializes the table twice: into a warehouse whose runs may fold only the
+touched rows, and into one where every run folds everything
+(--fold-everything). After each round:
 
-  - the first warehouse's run folded the new generations alone, or, in the
-    rounds that write what they cannot decide alone (an UPDATE of one column,
-    a write with an older timestamp, a range deletion), it folded everything;
+  - the first warehouse's run folded the new generations alone when every
+    fact of theirs is newer than the kept ones and every row is written whole
+    or deleted; it folded the touched rows from every kept generation in the
+    rounds that write what the new facts cannot decide alone (an UPDATE of
+    one column, writes and deletions with older timestamps, range and
+    partition deletions of old rows); and it folded everything only where the
+    touched rows would take the row index's update layer past its limit;
   - both runs write and delete the same number of rows, and both tables, as
     PyIceberg and DuckDB read them, equal the node's SELECT JSON *;
-  - the update layer of the row index grows with the fast runs and is folded
-    into its base by every other run, among them one that would take it past
-    its limit.
+  - the update layer of the row index grows with the runs of touched rows and
+    is folded into its base by every other run, among them one that would
+    take it past its limit.
 """
 import json
 import pathlib
@@ -104,12 +106,14 @@ def test_runs_that_fold_only_their_new_generations_equal_the_node(node, cqlite, 
     now, lines = node.select(KS, TABLE)
     assert _check_equal(fast, now, lines) == PARTITIONS * ROWS
 
-    # (what the round writes, whether the new generation decides its rows alone)
-    rounds = [("changes", True), ("changes", True), ("update", False), ("changes", True),
-              ("older", False), ("changes", True), ("range", False), ("everything", True),
-              ("many new", False), ("changes", True)]
+    # (what the round writes, which fold its run makes)
+    alone, touched, everything_ = "new generations", "touched rows", "every generation"
+    rounds = [("changes", alone), ("changes", alone), ("update", touched), ("changes", alone),
+              ("older", touched), ("changes", alone), ("range", touched), ("old deletes", touched),
+              ("partition", touched), ("everything", alone), ("many new", everything_), ("changes", alone),
+              ("old range", touched)]
     layer_sizes = []
-    for number, (kind, alone) in enumerate(rounds):
+    for number, (kind, want) in enumerate(rounds):
         if kind == "changes":
             for _ in range(30):  # changed, new or deleted rows
                 k, c = rng.randrange(PARTITIONS + 2), rng.randrange(ROWS + 5)
@@ -126,6 +130,19 @@ def test_runs_that_fold_only_their_new_generations_equal_the_node(node, cqlite, 
                      "USING TIMESTAMP 1000")
         elif kind == "range":
             node.cql(f"DELETE FROM {KS}.{TABLE} WHERE k = 3 AND c > 30")
+        elif kind == "old deletes":  # deletions older than some of the rows' cells, and a column update
+            node.cql(f"DELETE FROM {KS}.{TABLE} USING TIMESTAMP 1000 WHERE k = 4 AND c = 5")
+            node.cql(f"DELETE FROM {KS}.{TABLE} USING TIMESTAMP 1001 WHERE k = 2 AND c = 4")  # the "older" row
+            node.cql(f"UPDATE {KS}.{TABLE} USING TIMESTAMP 999 SET v = 'older still' WHERE k = 5 AND c = 6")
+            node.cql(f"DELETE tags FROM {KS}.{TABLE} WHERE k = 6 AND c = 7")
+        elif kind == "partition":
+            node.cql(f"DELETE FROM {KS}.{TABLE} WHERE k = 7")
+            node.cql(f"DELETE FROM {KS}.{TABLE} USING TIMESTAMP 1002 WHERE k = 8")
+            _insert(node, 7, 3, rng)  # written again after the deletion
+        elif kind == "old range":  # a range deletion older than the rows it covers, but one
+            node.cql(f"DELETE FROM {KS}.{TABLE} USING TIMESTAMP 1003 WHERE k = 9 AND c >= 10 AND c < 20")
+            node.cql(f"DELETE FROM {KS}.{TABLE} WHERE k = 10 AND c >= 10 AND c <= 12")
+            node.cql(f"INSERT INTO {KS}.{TABLE} (k, c, v) VALUES (10, 11, 'back') USING TIMESTAMP 1004")
         elif kind == "everything":  # every row written anew: the update layer holds them all
             for k in range(PARTITIONS):
                 for c in range(ROWS):
@@ -137,9 +154,9 @@ def test_runs_that_fold_only_their_new_generations_equal_the_node(node, cqlite, 
         node.flush(KS, TABLE)
         report = _materialize(cqlite, table_dir, fast)
         everything = _materialize(cqlite, table_dir, full, "--fold-everything")
-        want = "new generations" if alone else "every generation"
         assert report["folded"] == want, (number, kind, report)
-        assert ("folded_everything_because" in report) == (not alone), report
+        assert ("folded_everything_because" in report) == (want == everything_), report
+        assert ("read_kept_facts_because" in report) == (want == touched), report
         assert everything["folded"] == "every generation" and "folded_everything_because" not in everything
         for key in ("rows_written", "rows_deleted", "rows_total"):
             assert report[key] == everything[key], (number, kind, key, report, everything)
@@ -148,9 +165,11 @@ def test_runs_that_fold_only_their_new_generations_equal_the_node(node, cqlite, 
         assert _check_equal(full, now, lines) == len(lines)
         state = _fold_state(fast)
         layer_sizes.append(state.get("row-index-update-count", 0))
-        assert bool(state.get("row-index-updates")) == alone, (number, kind, state)
+        assert bool(state.get("row-index-updates")) == (want != everything_), (number, kind, state)
         assert "row-index-updates" not in _fold_state(full)
-    # The layer grew with each fast run and was folded away by each full one.
+    # The layer grew with each run of touched rows and was folded away by the
+    # run that would have taken it past its limit.
     assert layer_sizes[0] > 0 and layer_sizes[1] > layer_sizes[0], layer_sizes
-    assert layer_sizes[2] == 0 and layer_sizes[8] == 0, layer_sizes
-    assert layer_sizes[7] >= PARTITIONS * ROWS, layer_sizes
+    assert all(later >= earlier for earlier, later in zip(layer_sizes[:10], layer_sizes[1:10])), layer_sizes
+    assert layer_sizes[9] >= PARTITIONS * ROWS, layer_sizes
+    assert layer_sizes[10] == 0 and layer_sizes[11] > 0, layer_sizes

@@ -1,4 +1,4 @@
-#include "materialize/newer_facts.h"
+#include "materialize/touched_rows.h"
 
 #include <algorithm>
 #include <atomic>
@@ -71,9 +71,9 @@ class PartitionRows {
     }
     return nullptr;
   }
-  // Points at the same rows moved from the array at `from` to that at `to`.
-  void Rebase(const TouchedRow* from, TouchedRow* to) {
-    for (Row& row : rows_) row.row = to + (row.row - from);
+  void Clear() {
+    rows_.clear();
+    std::fill(std::begin(filter_), std::end(filter_), 0);
   }
 
  private:
@@ -87,10 +87,30 @@ class PartitionRows {
   uint64_t filter_[4] = {0, 0, 0, 0};
 };
 
+// A range of clusterings a range tombstone of the new facts covers, from
+// bound to bound (each compared by its own kind, a boundary's too).
+struct DeletedRange {
+  FoldClustering start;
+  ClusteringKind start_kind = ClusteringKind::kInclStartBound;
+  FoldClustering end;
+  ClusteringKind end_kind = ClusteringKind::kInclEndBound;
+
+  bool Contains(const ClusteringOrder& order, const FoldClustering& row) const {
+    return order.Compare(start, start_kind, row, ClusteringKind::kClustering) < 0 &&
+           order.Compare(row, ClusteringKind::kClustering, end, end_kind) < 0;
+  }
+};
+
 struct TouchedPartition {
   std::string key;
   size_t rank = 0;  // in fold order among the touched partitions
   PartitionRows rows;
+  // The new facts delete the partition (every row it has is touched), or
+  // these ranges of it (every row in them is).
+  bool deleted = false;
+  std::vector<DeletedRange> deleted_ranges;
+
+  bool DeletesRows() const { return deleted || !deleted_ranges.empty(); }
 };
 
 // The rows the new facts hold in one share of the ring: gathered source by
@@ -103,13 +123,17 @@ struct TouchedRows {
   std::vector<TouchedRow> rows;
   std::vector<size_t> source_ends;  // where each source's rows end, before Order()
   std::vector<std::string> data_files;  // of indexed rows, each once
+  // Why the new facts do not decide their rows alone (the first reason
+  // found), or empty: then the fold reads every facts set at these rows.
+  std::string needs_kept_facts;
+  bool deletes_rows = false;  // some partition DeletesRows()
   // What the new facts were read with, and the order the rows are put in.
   std::shared_ptr<const TableSchema> schema;
   Partitioner partitioner = Partitioner::kMurmur3;
 
   uint32_t Partition(std::string_view key) {
     auto [it, added] = partition_numbers.try_emplace(std::string(key), static_cast<uint32_t>(partitions.size()));
-    if (added) partitions.push_back({std::string(key), 0, {}});
+    if (added) partitions.push_back({std::string(key), 0, {}, false, {}});
     return it->second;
   }
   const PartitionRows* RowsOf(std::string_view partition_key) const {
@@ -138,6 +162,8 @@ struct TouchedRows {
       return a.partition == b.partition && a.clustering == b.clustering;
     };
     rows.erase(std::unique(rows.begin(), rows.end(), same), rows.end());
+    source_ends = {rows.size()};
+    for (TouchedPartition& p : partitions) p.rows.Clear();
     for (TouchedRow& row : rows) partitions[row.partition].rows.Add(&row);
     for (TouchedPartition& p : partitions) p.rows.Seal();
   }
@@ -165,12 +191,20 @@ struct TouchedRows {
   }
 };
 
-// Why a table's rows cannot be decided by newer facts alone, or empty.
+// Why a table's rows cannot be folded a touched row at a time, or empty.
 std::string TableWhyNot(const TableSchema& schema) {
   if (schema.compact_storage) return "the table uses COMPACT STORAGE";
   if (!schema.dropped_columns.empty()) return "the table has dropped columns";
   for (const ColumnSchema& column : schema.columns) {
     if (column.kind == ColumnKind::kStatic) return "the table has static columns";
+  }
+  return "";
+}
+
+// Why the new facts of a table cannot decide their rows alone whatever they
+// hold, or empty.
+std::string TableNeedsKeptFacts(const TableSchema& schema) {
+  for (const ColumnSchema& column : schema.columns) {
     if (column.type->kind == CqlKind::kCounter) return "the table has counter columns";
   }
   return "";
@@ -205,22 +239,28 @@ std::string RowWhyNot(const FoldRow& row, const TableSchema& schema, size_t regu
 }
 
 std::string TooManyRows(int64_t max_rows) {
-  return StrCat("the new generations hold more than ", max_rows, " rows, more than the row index's update layer takes");
+  return StrCat("the new generations touch more than ", max_rows, " rows, more than the row index's update layer takes");
 }
 
-// Reads the new facts of `ranges` once: why they cannot decide their rows
-// alone (the first thing found), or empty with the keys of their rows in
-// `touched`, source by source, each in fold order (not yet Order()ed).
-// Stops early, with nothing to say, once `declined` is set (another share
-// found a reason).
+// Reads the new facts of `ranges` once: why their rows cannot be folded a
+// touched row at a time (the first thing found), or empty with the keys of
+// their rows in `touched`, source by source, each in fold order (not yet
+// Order()ed), the partitions and ranges they delete, and why they do not
+// decide their rows alone (`touched->needs_kept_facts`, which `needs_kept`
+// starts as). Stops early, with nothing to say, once `declined` is set
+// (another share found a reason).
 Result<std::string> ScreenRanges(FileSystem& fs, const TableSSTables& table, const std::vector<FactsSet>& new_facts,
-                                 const Murmur3RangeSet& ranges, int64_t horizon, int64_t max_rows,
-                                 const std::atomic<bool>& declined, TouchedRows* touched) {
+                                 const Murmur3RangeSet& ranges, int64_t horizon, const std::string& needs_kept,
+                                 int64_t max_rows, const std::atomic<bool>& declined, TouchedRows* touched) {
   ASSIGN_OR_RETURN(OpenedFacts opened, OpenFactsIn(fs, new_facts, table, ranges));
   if (!opened.partitioner) return std::string("the partitioner is not one cqlite orders keys by");
   const TableSchema& schema = *opened.schema;
   size_t regular_columns = std::count_if(schema.columns.begin(), schema.columns.end(),
                                          [](const ColumnSchema& c) { return c.kind == ColumnKind::kRegular; });
+  touched->needs_kept_facts = needs_kept;
+  auto needs = [&](std::string why) {
+    if (touched->needs_kept_facts.empty()) touched->needs_kept_facts = std::move(why);
+  };
   // Rows in more than one source are counted once each: beyond this many in
   // all, more than max_rows are different.
   const int64_t max_gathered = max_rows * static_cast<int64_t>(std::max<size_t>(1, opened.sources.size()));
@@ -230,22 +270,48 @@ Result<std::string> ScreenRanges(FileSystem& fs, const TableSSTables& table, con
       ASSIGN_OR_RETURN(bool more, source->Next(&partition));
       if (!more) break;
       if (declined.load(std::memory_order_relaxed)) return std::string();
-      if (!partition.deletion.IsLive()) return std::string("the new generations hold a partition deletion");
       if (partition.has_static_row) return std::string("the new generations hold a static row");
       const uint32_t number = touched->Partition(partition.key);
+      if (!partition.deletion.IsLive()) {
+        needs("the new generations hold a partition deletion");
+        touched->partitions[number].deleted = true;
+        touched->deletes_rows = true;
+      }
+      // The range tombstone open at the end of the last piece.
+      std::optional<DeletedRange> open;
       while (true) {
-        if (!partition.markers.empty()) return std::string("the new generations hold a range tombstone");
-        for (const FoldRow& row : partition.rows) {
-          std::string why = RowWhyNot(row, schema, regular_columns, horizon);
-          if (!why.empty()) return why;
-          TouchedRow& touched_row = touched->rows.emplace_back();
-          touched_row.partition = number;
-          EncodeRowIndexClustering(row.clustering, &touched_row.clustering);
-          touched_row.decoded = row.clustering;
+        size_t next_row = 0, next_marker = 0;
+        for (bool is_marker : partition.item_is_marker) {
+          if (!is_marker) {
+            const FoldRow& row = partition.rows[next_row++];
+            if (touched->needs_kept_facts.empty()) {
+              std::string why = RowWhyNot(row, schema, regular_columns, horizon);
+              if (!why.empty()) needs(std::move(why));
+            }
+            TouchedRow& touched_row = touched->rows.emplace_back();
+            touched_row.partition = number;
+            EncodeRowIndexClustering(row.clustering, &touched_row.clustering);
+            touched_row.decoded = row.clustering;
+            continue;
+          }
+          const FoldMarker& marker = partition.markers[next_marker++];
+          needs("the new generations hold a range tombstone");
+          touched->deletes_rows = true;
+          if (open && !marker.IsStart()) {
+            open->end = marker.bound;
+            open->end_kind = marker.kind;
+            touched->partitions[number].deleted_ranges.push_back(std::move(*open));
+            open.reset();
+          }
+          if (marker.IsStart() || marker.IsBoundary()) open = DeletedRange{marker.bound, marker.kind, {}, {}};
         }
         if (static_cast<int64_t>(touched->rows.size()) > max_gathered) return TooManyRows(max_rows);
         if (partition.complete) break;
         RETURN_IF_ERROR(source->More(&partition));
+      }
+      if (open) {
+        return Status::Corruption(StrCat(source->name(), ": a range tombstone of partition ",
+                                         ToHex(partition.key), " is never closed"));
       }
     }
     touched->source_ends.push_back(touched->rows.size());
@@ -254,6 +320,144 @@ Result<std::string> ScreenRanges(FileSystem& fs, const TableSSTables& table, con
   touched->partitioner = *opened.partitioner;
   return std::string();
 }
+
+// Adds to `touched` (in fold order) the rows one layer of the row index
+// holds (current or removed) in the partitions and ranges the new facts
+// delete, as another run of rows in fold order; Order() puts them among the
+// others. Only the row groups holding such a partition are decoded beyond
+// their key column. Why not, when they take the touched rows past
+// `max_rows`, or empty.
+Result<std::string> AddDeletedRows(FileSystem& fs, const std::vector<std::string>& files,
+                                   const std::optional<Murmur3Range>& share, int64_t max_rows, TouchedRows* touched) {
+  if (files.empty()) return std::string();
+  using Wanted = RowIndexReader::Wanted;
+  const ClusteringOrder order = ClusteringOrder::OfTable(*touched->schema);
+  auto deleting = [&](std::string_view key) -> const TouchedPartition* {
+    auto found = touched->partition_numbers.find(key);
+    if (found == touched->partition_numbers.end()) return nullptr;
+    const TouchedPartition& p = touched->partitions[found->second];
+    return p.DeletesRows() ? &p : nullptr;
+  };
+  ASSIGN_OR_RETURN(auto reader, share ? RowIndexReader::OpenFromToken(fs, files, share->first)
+                                      : RowIndexReader::Open(fs, files));
+  auto wanted = [&](const parquet::FlatColumn& keys) {
+    if (share && keys.size() > 0 && Murmur3Token(keys.Bytes(0)) > share->last) return Wanted::kNoneFromHere;
+    if (!keys.indices.empty()) {
+      for (size_t i = 0; i < keys.dictionary.size(); ++i) {
+        if (deleting(keys.dictionary[i])) return Wanted::kYes;
+      }
+      return Wanted::kNo;
+    }
+    for (size_t r = 0; r < keys.size(); ++r) {
+      if ((r == 0 || keys.Bytes(r) != keys.Bytes(r - 1)) && deleting(keys.Bytes(r))) return Wanted::kYes;
+    }
+    return Wanted::kNo;
+  };
+  const size_t before = touched->rows.size();
+  RowIndexReader::EntryColumns entries;
+  FoldClustering clustering;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, reader->NextEntries(&entries, wanted));
+    if (!more) break;
+    for (size_t i = entries.begin; i < entries.end; ++i) {
+      std::string_view key = entries.partition_key->Bytes(i);
+      const TouchedPartition* partition = deleting(key);
+      if (partition == nullptr) continue;
+      std::string_view encoded = entries.clustering->Bytes(i);
+      if (partition->rows.Find(encoded) != nullptr) continue;  // the new facts hold it
+      if (!DecodeRowIndexClustering(encoded, &clustering)) {
+        return Status::Corruption(StrCat(files.front(), ": a row index entry with a malformed clustering"));
+      }
+      bool covered = partition->deleted;
+      for (size_t r = 0; !covered && r < partition->deleted_ranges.size(); ++r) {
+        covered = partition->deleted_ranges[r].Contains(order, clustering);
+      }
+      if (!covered) continue;
+      TouchedRow& row = touched->rows.emplace_back();
+      row.partition = touched->partition_numbers.find(key)->second;
+      row.clustering.assign(encoded);
+      row.decoded = clustering;
+      if (static_cast<int64_t>(touched->rows.size()) > max_rows) return TooManyRows(max_rows);
+    }
+  }
+  if (touched->rows.size() > before) touched->source_ends.push_back(touched->rows.size());
+  return std::string();
+}
+
+// A facts set read at the touched rows only: the partitions the new facts
+// do not touch are passed over by key (no cell decoded), and of the others
+// only the touched rows, with every range tombstone marker, the partition
+// deletion and static row, reach the fold. What the fold makes of a touched
+// row is then what it makes of it from the whole set.
+class TouchedRowsSource final : public FoldSource {
+ public:
+  TouchedRowsSource(std::unique_ptr<FoldSource> source, const TouchedRows& touched)
+      : source_(std::move(source)), touched_(touched) {
+    // An SSTable passes the untouched rows of a touched partition over by
+    // their sizes; what other sources hand on is filtered here.
+    wanted_ = [this](std::string_view key, const Clustering& clustering) {
+      const PartitionRows* rows = touched_.RowsOf(key);
+      EncodeRowIndexClustering(clustering, &wanted_clustering_);
+      return rows != nullptr && rows->Find(wanted_clustering_) != nullptr;
+    };
+    source_->PassOverRowsNotWanted(&wanted_);
+  }
+
+  Result<bool> Next(FoldPartition* partition) override {
+    auto untouched = [this](std::string_view key) { return touched_.RowsOf(key) == nullptr; };
+    return NextAfter(partition, untouched);
+  }
+  Result<bool> NextNotSkipped(FoldPartition* partition, const KeyTest& skip) override {
+    auto untouched = [this, &skip](std::string_view key) { return skip(key) || touched_.RowsOf(key) == nullptr; };
+    return NextAfter(partition, untouched);
+  }
+  Status More(FoldPartition* partition) override {
+    RETURN_IF_ERROR(source_->More(partition));
+    return KeepTouched(partition);
+  }
+  Status SkipRest(FoldPartition* partition) override { return source_->SkipRest(partition); }
+  const std::string& name() const override { return source_->name(); }
+  std::optional<PartitionKeySpan> key_span() const override { return source_->key_span(); }
+  bool repeats_partitions() const override { return source_->repeats_partitions(); }
+
+ private:
+  Result<bool> NextAfter(FoldPartition* partition, const KeyTest& skip) {
+    ASSIGN_OR_RETURN(bool more, source_->NextNotSkipped(partition, skip));
+    if (!more) return false;
+    RETURN_IF_ERROR(KeepTouched(partition));
+    return true;
+  }
+
+  // Drops the rows of the piece that are not touched; a piece left empty
+  // before the partition's end is followed by the next.
+  Status KeepTouched(FoldPartition* partition) {
+    const PartitionRows* rows = touched_.RowsOf(partition->key);
+    while (true) {
+      size_t items = 0, kept_rows = 0, next_row = 0;
+      for (size_t i = 0; i < partition->item_is_marker.size(); ++i) {
+        const bool is_marker = partition->item_is_marker[i];
+        if (!is_marker) {
+          FoldRow& row = partition->rows[next_row++];
+          EncodeRowIndexClustering(row.clustering, &clustering_);
+          if (rows == nullptr || rows->Find(clustering_) == nullptr) continue;
+          if (kept_rows != next_row - 1) std::swap(partition->rows[kept_rows], row);
+          ++kept_rows;
+        }
+        partition->item_is_marker[items++] = is_marker;
+      }
+      partition->item_is_marker.resize(items);
+      partition->rows.resize(kept_rows);
+      if (items > 0 || partition->complete) return Status::OK();
+      RETURN_IF_ERROR(source_->More(partition));
+    }
+  }
+
+  std::unique_ptr<FoldSource> source_;
+  const TouchedRows& touched_;
+  RowTest wanted_;
+  std::string clustering_;          // a row's, encoded as the row index holds it
+  std::string wanted_clustering_;   // the same, for wanted_
+};
 
 // Finds the rows of `touched` in one layer of the row index and notes where
 // each is now (the update layer after the base, so that its entries win).
@@ -345,6 +549,7 @@ struct RangeChanges {
   // The share's part of the new update layer, in fold order.
   std::vector<std::string> layer_files;
   int64_t layer_entries = 0;
+  std::string needs_kept_facts;  // why the share read the kept facts, if it did
 };
 
 // Writes range `k`'s part of the new update layer: the entries of the last
@@ -394,16 +599,23 @@ Status WriteUpdateLayer(FileSystem& fs, const std::vector<std::string>& previous
   return Status::OK();
 }
 
-// Folds the new facts of the partitions in `share` alone, whose touched
-// rows are `touched`, into the data and delete files of range number `k`: a row written anew is appended and its old position deleted,
-// a row written again as it was keeps its place, a touched row the fold
-// passes over (the new facts deleted it) has its position deleted.
+// Folds the touched rows `touched` of the partitions in `share` into the
+// data and delete files of range number `k`: from the new facts alone when
+// they decide their rows (`touched.needs_kept_facts` empty), else from
+// `all_facts`, each read at the touched rows only. A row written anew is
+// appended and its old position deleted, a row written again as it was
+// keeps its place, a touched row the fold passes over (deleted, or every
+// cell of it dead) has its position deleted.
 Result<RangeChanges> FoldTouchedRange(FileSystem& fs, const TableSSTables& table, const TableMapping& mapping,
                                       const std::string& table_dir, const std::vector<FactsSet>& new_facts,
-                                      const TouchedRows& touched, const Murmur3RangeSet& share, int k,
-                                      const RowChangesOptions& options,
+                                      const std::vector<FactsSet>& all_facts, const TouchedRows& touched,
+                                      const Murmur3RangeSet& share, int k, const RowChangesOptions& options,
                                       RunFiles& files) {
-  ASSIGN_OR_RETURN(OpenedFacts opened, OpenFactsIn(fs, new_facts, table, share));
+  const bool alone = touched.needs_kept_facts.empty();
+  ASSIGN_OR_RETURN(OpenedFacts opened, OpenFactsIn(fs, alone ? new_facts : all_facts, table, share));
+  if (!alone) {
+    for (auto& source : opened.sources) source = std::make_unique<TouchedRowsSource>(std::move(source), touched);
+  }
   const TableSchema& fold_schema = *opened.schema;
   const Partitioner partitioner = *opened.partitioner;
   ASSIGN_OR_RETURN(TableMapping fold_mapping, MapTable(fold_schema, options.mapping));
@@ -463,7 +675,7 @@ Result<RangeChanges> FoldTouchedRange(FileSystem& fs, const TableSSTables& table
         RETURN_IF_ERROR(removed(touched.rows[next_touched++]));
       }
       if (next_touched == end) {
-        return Status::Corruption(StrCat(table_dir, ": the fold of the new generations gave a row they do not hold"));
+        return Status::Corruption(StrCat(table_dir, ": the fold of the touched rows gave a row not touched"));
       }
       const TouchedRow& old = touched.rows[next_touched++];
       ASSIGN_OR_RETURN(parquet::RowBatch * batch, data.batch());
@@ -506,21 +718,17 @@ Result<std::string> ScreenVerdict(const std::vector<Result<std::string>>& screen
 
 }  // namespace
 
-Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTables& table,
-                                                 const TableMapping& mapping, const std::string& table_dir,
-                                                 const std::vector<FactsSet>& new_facts, const FoldState& last,
-                                                 const RowChangesOptions& options, RunFiles& files,
-                                                 std::string* why_not) {
-  auto not_here = [&](std::string why) -> Result<std::optional<RowChanges>> {
+Result<std::optional<TouchedRowsFold>> FoldTouchedRows(FileSystem& fs, const TableSSTables& table,
+                                                       const TableMapping& mapping, const std::string& table_dir,
+                                                       const std::vector<FactsSet>& new_facts,
+                                                       const std::vector<FactsSet>& all_facts, const FoldState& last,
+                                                       const RowChangesOptions& options, RunFiles& files,
+                                                       std::string* why_not) {
+  auto not_here = [&](std::string why) -> Result<std::optional<TouchedRowsFold>> {
     *why_not = std::move(why);
-    return std::optional<RowChanges>();
+    return std::optional<TouchedRowsFold>();
   };
   if (last.generations.empty()) return not_here("no generation was consumed before");
-  // A generation whose Statistics.db gave no maximum timestamp was recorded
-  // with 0: its facts may be newer than the horizon says.
-  for (const ConsumedGeneration& g : last.generations) {
-    if (g.max_timestamp == 0) return not_here("a consumed generation's newest timestamp is not known");
-  }
   if (options.now_seconds < last.folded_at) return not_here("--now is before the last run's");
   if (options.now_seconds >= last.next_expiry) return not_here("rows folded before have expired since");
   for (const FactsSet& set : new_facts) {
@@ -529,15 +737,26 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
   std::string why = TableWhyNot(table.schema.table);
   if (!why.empty()) return not_here(why);
   int64_t allowance = kRowIndexUpdateAllowance + last.row_count / 4 - last.row_index_update_count;
-  int64_t max_rows = std::min(kMaxNewerFactsRows, allowance);
+  int64_t max_rows = std::min(kMaxTouchedRows, allowance);
   if (max_rows <= 0) return not_here("the row index's update layer is full");
 
+  // Whether the new facts may decide their rows alone depends on what they
+  // hold, unless the table or the state rules it out for all of them.
+  std::string needs_kept = TableNeedsKeptFacts(table.schema.table);
+  // A generation whose Statistics.db gave no maximum timestamp was recorded
+  // with 0: its facts may be newer than the horizon says.
+  for (const ConsumedGeneration& g : last.generations) {
+    if (g.max_timestamp == 0 && needs_kept.empty()) needs_kept = "a consumed generation's newest timestamp is not known";
+  }
+  const int64_t horizon = last.DeltaHorizonMicros();
+
   // Each share of the ring (of a Murmur3 table; else the one share of the
-  // whole table) goes through the steps of newer_facts.h on a thread of its
+  // whole table) goes through the steps of touched_rows.h on a thread of its
   // own, from the screening of its new facts to its part of the update
   // layer. The threads wait for one another once, after screening, so that
-  // no file is written unless every share decides its rows alone.
-  const int64_t horizon = last.DeltaHorizonMicros();
+  // no file is written unless every share can be folded a touched row at a
+  // time. Each share decides for itself whether its new facts decide its
+  // rows alone.
   const int threads = table.partitioner == Partitioner::kMurmur3 ? std::max(1, options.threads) : 1;
   const std::vector<Murmur3Range> shares = threads > 1 ? SplitMurmur3Ring(threads) : std::vector<Murmur3Range>();
   const size_t count = std::max<size_t>(1, shares.size());
@@ -551,24 +770,40 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
   auto share_changes = [&](size_t k, const RowChangesOptions& own) -> Result<RangeChanges> {
     TouchedRows& part = parts[k];
     const Murmur3RangeSet ranges = shares.empty() ? options.token_ranges : options.token_ranges.Intersect(shares[k]);
-    screened[k] = ScreenRanges(fs, table, new_facts, ranges, horizon, max_rows, declined, &part);
-    if (!screened[k].ok() || !screened[k]->empty()) {
-      declined = true;
-    } else if (!declined) {  // else the screening may have stopped early
-      part.Order(part.partitioner, ClusteringOrder::OfTable(*part.schema));
-    }
-    screening_done.arrive_and_wait();
-    if (!verdict->ok() || !(*verdict)->empty()) return RangeChanges();  // FoldNewerFacts says why
-    if (own.progress) {
-      own.progress(StrCat("the new generations decide their ", part.rows.size(),
-                          " rows here alone; looking them up in the row index"));
-    }
     std::optional<Murmur3Range> share;
     if (!shares.empty()) share = shares[k];
+    // Screening: the new facts' rows, then those the row index holds where
+    // the new facts delete partitions or ranges.
+    auto screen = [&]() -> Result<std::string> {
+      ASSIGN_OR_RETURN(std::string why, ScreenRanges(fs, table, new_facts, ranges, horizon, needs_kept, max_rows,
+                                                     declined, &part));
+      if (!why.empty() || declined) return why;
+      const ClusteringOrder order = ClusteringOrder::OfTable(*part.schema);
+      part.Order(part.partitioner, order);
+      if (!part.deletes_rows) return why;
+      for (const auto* layer : {&last.row_index, &last.row_index_updates}) {
+        ASSIGN_OR_RETURN(why, AddDeletedRows(fs, *layer, share, max_rows, &part));
+        if (!why.empty()) return why;
+      }
+      part.Order(part.partitioner, order);
+      return why;
+    };
+    screened[k] = screen();
+    if (!screened[k].ok() || !screened[k]->empty()) declined = true;
+    screening_done.arrive_and_wait();
+    if (!verdict->ok() || !(*verdict)->empty()) return RangeChanges();  // FoldTouchedRows says why
+    if (own.progress) {
+      own.progress(part.needs_kept_facts.empty()
+                       ? StrCat("the new generations decide their ", part.rows.size(),
+                                " rows here alone; looking them up in the row index")
+                       : StrCat("the new generations touch ", part.rows.size(), " rows here (",
+                                part.needs_kept_facts, "); looking them up in the row index"));
+    }
     RETURN_IF_ERROR(LookUp(fs, last.row_index, share, &part));
     RETURN_IF_ERROR(LookUp(fs, last.row_index_updates, share, &part));
-    ASSIGN_OR_RETURN(RangeChanges changes, FoldTouchedRange(fs, table, mapping, table_dir, new_facts, part, ranges,
-                                                            static_cast<int>(k), own, files));
+    ASSIGN_OR_RETURN(RangeChanges changes, FoldTouchedRange(fs, table, mapping, table_dir, new_facts, all_facts, part,
+                                                            ranges, static_cast<int>(k), own, files));
+    changes.needs_kept_facts = part.needs_kept_facts;
     std::optional<Murmur3RangeSet> layer_share;
     if (share) layer_share = Murmur3RangeSet({*share});
     RETURN_IF_ERROR(WriteUpdateLayer(fs, last.row_index_updates, layer_share, part, static_cast<int>(k), changes,
@@ -595,9 +830,11 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
     ranges.push_back(std::move(*result));
   }
 
-  RowChanges changes;
+  TouchedRowsFold fold;
+  RowChanges& changes = fold.changes;
   changes.next_expiry = last.next_expiry;
   for (RangeChanges& range : ranges) {
+    if (fold.read_kept_facts_because.empty()) fold.read_kept_facts_because = range.needs_kept_facts;
     changes.next_expiry = std::min(changes.next_expiry, range.next_expiry);
     changes.rows_appended += range.rows_appended;
     changes.rows_deleted += range.rows_deleted;
@@ -612,7 +849,7 @@ Result<std::optional<RowChanges>> FoldNewerFacts(FileSystem& fs, const TableSSTa
   }
   changes.row_index = last.row_index;
   changes.rows_total = last.row_count + changes.rows_appended - changes.rows_deleted;
-  return std::optional<RowChanges>(std::move(changes));
+  return std::optional<TouchedRowsFold>(std::move(fold));
 }
 
 }  // namespace cqlite::materialize

@@ -1,0 +1,179 @@
+"""The runs of bench/run_change_bench.sh: a first `cqlite materialize` of the
+bench table, then, for each change of about 1% of the rows, the run (or runs)
+that publish it, each starting from the first run's snapshot, with 1 and 2
+threads and, for comparison in the same run, with --fold-everything (every
+kept generation folded again, what a run cost before it could fold only the
+rows a change touches). Each run is timed by /usr/bin/time -v (wall, CPU,
+peak RSS); its rows written and deleted are checked against what the
+generator says it changed. Writes report.md and report.json into --out.
+
+    change_bench.py --cqlite BIN --table DIR --work DIR --out DIR --now SECONDS
+                    --change NAME=GENERATOR_DIR ...
+"""
+import argparse
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+# (pattern, what it is, the change it takes, the generations added before each
+# run: the last run is the one measured)
+PATTERNS = [
+    ("1", "updates and deletes newer than the table, one run", "changes", [[1001, 1002]]),
+    ("2", "the same as two runs, the deletes' timestamps interleaving with the updates'", "changes", [[1001], [1002]]),
+    ("3", "rows rewritten whole with timestamps older than the table's newest write", "after-row", [[1001, 1002]]),
+    ("4", "row, range and partition deletions of old rows", "deletions", [[1001, 1002, 1003]]),
+    ("5", "one column of old rows set with a timestamp older than the row's other cells", "column", [[1001]]),
+    ("6", "1% of the partitions rewritten whole", "partitions", [[1001]]),
+]
+
+
+def log(message):
+    print(f"change_bench.py: {message}", file=sys.stderr, flush=True)
+
+
+def generation_counts(change_dir):
+    text = (change_dir / "generation.txt").read_text()
+    return {k: int(v) for k, v in re.findall(r"\b(updated|deleted|rows)=(\d+)", text.splitlines()[0])}
+
+
+def expected(pattern, counts, step, steps):
+    """(rows written, rows deleted) the step of the pattern must report."""
+    updated, deleted = counts["updated"], counts["deleted"]
+    if pattern == "2":
+        return (updated, updated) if step == 0 else (0, deleted)
+    if pattern in ("1", "3"):
+        return updated, updated + deleted
+    if pattern == "4":
+        return 0, deleted
+    return updated, updated
+
+
+def time_v(path):
+    text = path.read_text()
+    field = lambda name: re.search(rf"{re.escape(name)}: (.*)", text).group(1).strip()
+    wall = field("Elapsed (wall clock) time (h:mm:ss or m:ss)")
+    parts = [float(p) for p in wall.split(":")]
+    seconds = sum(p * 60 ** i for i, p in enumerate(reversed(parts)))
+    return {
+        "wall": seconds,
+        "cpu": float(field("User time (seconds)")) + float(field("System time (seconds)")),
+        "peak_rss_mib": int(field("Maximum resident set size (kbytes)")) / 1024,
+    }
+
+
+def loadavg():
+    return " ".join(pathlib.Path("/proc/loadavg").read_text().split()[:3])
+
+
+def materialize(args, name, table, warehouse, *extra):
+    out = pathlib.Path(args.out)
+    log(f"{name}: materialize {' '.join(extra)}")
+    load_before = loadavg()
+    proc = subprocess.run(["/usr/bin/time", "-v", "-o", str(out / f"{name}.time"), args.cqlite, "materialize",
+                           str(table), "--warehouse", str(warehouse), "--now", str(args.now), "--json", *extra],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    (out / f"{name}.stderr").write_text(proc.stderr)
+    if proc.returncode != 0:
+        raise SystemExit(f"change_bench.py: {name} failed (exit {proc.returncode}): {proc.stderr[-2000:]}")
+    report = json.loads(proc.stdout)["tables"][0]
+    result = time_v(out / f"{name}.time")
+    result.update(load=f"{load_before} to {loadavg()}", written=report["rows_written"],
+                  deleted=report["rows_deleted"], folded=report["folded"],
+                  because=report.get("read_kept_facts_because") or report.get("folded_everything_because", ""))
+    return result
+
+
+def du(path):
+    return sum(f.stat().st_size for f in pathlib.Path(path).rglob("*") if f.is_file())
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cqlite", required=True)
+    parser.add_argument("--table", required=True, type=pathlib.Path)
+    parser.add_argument("--work", required=True, type=pathlib.Path)
+    parser.add_argument("--out", required=True, type=pathlib.Path)
+    parser.add_argument("--now", required=True, type=int)
+    parser.add_argument("--change", action="append", default=[])
+    args = parser.parse_args()
+    changes = {}
+    for spec in args.change:
+        name, directory = spec.split("=", 1)
+        directory = pathlib.Path(directory)
+        changes[name] = (directory, next((directory / "data" / "bench").glob("sensor_readings-*")))
+
+    shutil.rmtree(args.work, ignore_errors=True)
+    table = args.work / "data" / "bench" / args.table.name
+    table.parent.mkdir(parents=True)
+    shutil.copytree(args.table, table, copy_function=os.link)
+    warehouse = args.work / "warehouse"
+    sstable_bytes = du(table)
+    data_bytes = sum(f.stat().st_size for f in table.glob("*-Data.db"))
+
+    first = materialize(args, "first", table, warehouse, "--threads", "1")
+    catalog = warehouse / "catalog.db"
+    shutil.copy(catalog, args.work / "catalog.first")
+    state_bytes = du(warehouse)
+    results = []
+    for pattern, what, change, steps in PATTERNS:
+        directory, change_table = changes[change]
+        counts = generation_counts(directory)
+        for threads, extra in (("1", ()), ("2", ()), ("2", ("--fold-everything",))):
+            shutil.copy(args.work / "catalog.first", catalog)
+            added = []
+            try:
+                for step, generations in enumerate(steps):
+                    for generation in generations:
+                        for f in change_table.glob(f"*-{generation}-*"):
+                            os.link(f, table / f.name)
+                            added.append(table / f.name)
+                    name = f"p{pattern}-t{threads}{'-everything' if extra else ''}-s{step + 1}"
+                    result = materialize(args, name, table, warehouse, "--threads", threads, *extra)
+                    want = expected(pattern, counts, step, len(steps))
+                    result["expected"] = want
+                    result["counts_ok"] = (result["written"], result["deleted"]) == want
+                    if not result["counts_ok"]:
+                        log(f"{name}: wrote {result['written']} and deleted {result['deleted']}, the generator "
+                            f"changed {want}")
+                    results.append(dict(result, pattern=pattern, what=what, threads=threads,
+                                        everything=bool(extra), step=step + 1, steps=len(steps),
+                                        ratio=result["wall"] / first["wall"]))
+            finally:
+                for f in added:
+                    f.unlink()
+    report = {"first": first, "sstable_bytes": sstable_bytes, "data_bytes": data_bytes,
+              "state_bytes_after_first": state_bytes, "runs": results, "now": args.now}
+    (args.out / "report.json").write_text(json.dumps(report, indent=1))
+    lines = [
+        "# Change bench",
+        "",
+        f"Table: {data_bytes / 2**20:,.1f} MiB of Data.db ({sstable_bytes / 2**20:,.1f} MiB of SSTables). "
+        f"First run, one thread: {first['wall']:.2f} s wall, {first['cpu']:.2f} s CPU, "
+        f"{first['peak_rss_mib']:.1f} MiB peak RSS, load {first['load']}. Warehouse after it: "
+        f"{state_bytes / sstable_bytes:.3f}x the SSTables.",
+        "",
+        "| pattern | run | threads | fold | wall | / first run | CPU | peak RSS | written | deleted | as generated | load |",
+        "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|---|",
+    ]
+    for r in results:
+        run = f"{r['step']} of {r['steps']}" if r["steps"] > 1 else "1"
+        fold = r["folded"] + (" (--fold-everything)" if r["everything"] else "")
+        lines.append(f"| {r['pattern']}. {r['what']} | {run} | {r['threads']} | {fold} | {r['wall']:.2f} s | "
+                     f"{r['ratio']:.3f} | {r['cpu']:.2f} s | {r['peak_rss_mib']:.1f} MiB | {r['written']:,} | "
+                     f"{r['deleted']:,} | {'yes' if r['counts_ok'] else 'NO: ' + str(r['expected'])} | {r['load']} |")
+    lines += ["", "Why the kept facts were read (runs of touched rows) or everything folded:", ""]
+    for r in results:
+        if r["because"] and not r["everything"]:
+            lines.append(f"- pattern {r['pattern']}, run {r['step']}, {r['threads']} thread(s): {r['because']}")
+    (args.out / "report.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0 if all(r["counts_ok"] for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
