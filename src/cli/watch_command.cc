@@ -170,7 +170,9 @@ CommandRunner AddWatchCommand(CLI::App& app) {
                   "A CQL file with the tables' CREATE TABLE (and CREATE TYPE) statements (default: the data "
                   "directory's system_schema tables)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--threads", options->threads, "Threads folding and writing a table at once")
+  cmd->add_option("--threads", options->threads,
+                  "Tables run at once, and threads folding and writing them: the first run under way gets them all, "
+                  "a run started while others go on its share")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->add_option("--maintain-every", options->maintain_every,

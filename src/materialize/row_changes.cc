@@ -20,6 +20,27 @@ namespace cqlite::materialize {
 
 namespace {
 
+parquet::WriterOptions DataFileOptions(const RowChangesOptions& options) {
+  parquet::WriterOptions writer_options;
+  writer_options.compression = options.compression;
+  if (options.compression == parquet::CompressionCodec::kZstd) writer_options.compression_level = options.compression_level;
+  writer_options.row_group_size = options.row_group_bytes;
+  return writer_options;
+}
+
+}  // namespace
+
+RangeOutput::RangeOutput(FileSystem& fs, const iceberg::Schema& schema, const RowChangesOptions& options,
+                         RunFiles& files, int k)
+    : writer_options(DataFileOptions(options)),
+      data(fs, files.DataFile(k), schema, writer_options),
+      deletes(fs, [&files, k](int i) { return files.DeleteFile(k, i); }, options.compression,
+              PositionDeleteWriter::kDefaultMaxBuffered,
+              options.deletion_vectors ? PositionDeleteWriter::Output::kInMemory
+                                       : PositionDeleteWriter::Output::kDeleteFiles) {}
+
+namespace {
+
 constexpr int64_t kProgressEvery = 200000;
 
 // The entries of one file chain of the old row index in some ranges: those
@@ -136,15 +157,9 @@ Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const T
   ASSIGN_OR_RETURN(auto old_index,
                    CurrentRowIndex::Open(fs, row_index.base, row_index.updates, ranges, *partitioner, order));
   RowIndexWriter new_index(fs, [&](int i) { return files.RowIndexFile(k, i); });
-  parquet::WriterOptions writer_options;
-  writer_options.compression = options.compression;
-  if (options.compression == parquet::CompressionCodec::kZstd) writer_options.compression_level = options.compression_level;
-  writer_options.row_group_size = options.row_group_bytes;
-  BatchedDataFile data(fs, files.DataFile(k), mapping.schema, writer_options);
-  PositionDeleteWriter deletes(fs, [&](int i) { return files.DeleteFile(k, i); }, options.compression,
-                               PositionDeleteWriter::kDefaultMaxBuffered,
-                               options.deletion_vectors ? PositionDeleteWriter::Output::kInMemory
-                                                        : PositionDeleteWriter::Output::kDeleteFiles);
+  RangeOutput output(fs, mapping.schema, options, files, k);
+  BatchedDataFile& data = output.data;
+  PositionDeleteWriter& deletes = output.deletes;
 
   RowIndexEntry old;
   ASSIGN_OR_RETURN(bool has_old, old_index->Next(&old));

@@ -32,6 +32,7 @@
 #include "cassandra/table_sstables.h"
 #include "iceberg/data_files.h"
 #include "io/file_system.h"
+#include "materialize/batched_data_file.h"
 #include "materialize/fold_state.h"
 #include "materialize/iceberg_rows.h"
 #include "materialize/position_deletes.h"
@@ -74,6 +75,18 @@ struct RowChanges {
   int64_t rows_deleted = 0;
   int64_t rows_total = 0;
   int64_t static_only_partitions = 0;
+};
+
+// What range number `k` of a run writes, whichever fold finds its changes:
+// its data file (rows of `schema`) and its position deletes (delete files,
+// or positions kept for deletion vectors), as `options` says.
+struct RangeOutput {
+  RangeOutput(FileSystem& fs, const iceberg::Schema& schema, const RowChangesOptions& options, RunFiles& files,
+              int k);
+
+  parquet::WriterOptions writer_options;
+  BatchedDataFile data;
+  PositionDeleteWriter deletes;
 };
 
 // Runs `fold(k, own)` for each range k of `count` on a thread of its own,

@@ -626,15 +626,9 @@ Result<RangeChanges> FoldTouchedRange(FileSystem& fs, const TableSSTables& table
   ASSIGN_OR_RETURN(auto fold, TableFold::Make(fold_schema, partitioner, std::move(opened.sources),
                                               options.now_seconds));
   RowBatchConverter converter(fold_schema, fold_mapping, options.mapping);
-  parquet::WriterOptions writer_options;
-  writer_options.compression = options.compression;
-  if (options.compression == parquet::CompressionCodec::kZstd) writer_options.compression_level = options.compression_level;
-  writer_options.row_group_size = options.row_group_bytes;
-  BatchedDataFile data(fs, files.DataFile(k), mapping.schema, writer_options);
-  PositionDeleteWriter deletes(fs, [&](int i) { return files.DeleteFile(k, i); }, options.compression,
-                               PositionDeleteWriter::kDefaultMaxBuffered,
-                               options.deletion_vectors ? PositionDeleteWriter::Output::kInMemory
-                                                        : PositionDeleteWriter::Output::kDeleteFiles);
+  RangeOutput output(fs, mapping.schema, options, files, k);
+  BatchedDataFile& data = output.data;
+  PositionDeleteWriter& deletes = output.deletes;
 
   RangeChanges changes;
   FoldedPartition partition;

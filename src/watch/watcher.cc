@@ -1,5 +1,6 @@
 #include "watch/watcher.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "catalog/catalog.h"
 #include "cassandra/sstable.h"
@@ -109,12 +111,24 @@ struct TableWatch {
 class Watcher {
  public:
   Watcher(FileSystem& fs, const WatchOptions& options) : fs_(fs), options_(options) {}
+  ~Watcher() {
+    JoinFinished(true);
+    for (int fd : wake_pipe_) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
 
   Status Run(const std::atomic<bool>& stop, int wake_fd);
 
  private:
   void Log(const std::string& line) const {
+    std::lock_guard<std::mutex> lock(log_mu_);
     if (options_.log) options_.log(StrCat(Iso(WallClock()), " ", line));
+  }
+  // Whether `what` is reported for the first time (messages logged once).
+  bool FirstReport(const std::string& what) {
+    std::lock_guard<std::mutex> lock(report_mu_);
+    return reported_.insert(what).second;
   }
   std::string WatchDir() const {
     return options_.state_dir.empty() ? WatchDirectory(options_.run.warehouse) : options_.state_dir;
@@ -125,9 +139,17 @@ class Watcher {
   std::string StageRoot(const TableWatch& t) const { return JoinPath(JoinPath(WatchDir(), "staging"), t.key); }
 
   Status Discover(bool at_start);
-  void Visit(TableWatch& t, const std::atomic<bool>& stop);
-  Status Attempt(TableWatch& t, TableDirectoryScan scan);
-  void Maintain(TableWatch& t);
+  // On the loop's thread: whether `t` is to be run now, with what its
+  // directory holds (or the error scanning it gave).
+  std::optional<Result<TableDirectoryScan>> Check(TableWatch& t);
+  // On a run's own thread: the run of `t` (with `threads` threads folding),
+  // its outcome recorded and, when due, the table maintained.
+  void RunTable(TableWatch& t, Result<TableDirectoryScan> scan, int threads, const std::atomic<bool>& stop);
+  Status Attempt(TableWatch& t, catalog::Catalog& catalog, TableDirectoryScan scan, int threads);
+  void Maintain(TableWatch& t, catalog::Catalog& catalog);
+  // Starts the runs due, at most max(1, --threads) at once; joins those done.
+  void Dispatch(const std::atomic<bool>& stop);
+  void JoinFinished(bool all);
   Status StageSchema(const std::string& stage_root);
   void WriteStatus(const TableWatch& t);
   std::string Metrics();
@@ -136,10 +158,21 @@ class Watcher {
 
   FileSystem& fs_;
   const WatchOptions& options_;
-  std::unique_ptr<catalog::Catalog> catalog_;
+  std::unique_ptr<catalog::Catalog> catalog_;  // the loop's own (runs open theirs)
   std::unique_ptr<DirectoryEvents> events_;
-  std::mutex mu_;  // guards tables_ against the metrics thread
-  std::map<std::string, TableWatch> tables_;
+  // Guards tables_ against the metrics thread, and `running_` between the
+  // loop and the runs. A table's fields are written by the loop while no run
+  // of it is under way, and by its run while one is.
+  std::mutex mu_;
+  std::map<std::string, TableWatch> tables_;  // never erased: runs hold references
+  struct RunningTable {
+    std::thread thread;
+    bool done = false;  // under mu_
+  };
+  std::map<std::string, RunningTable> running_;
+  int wake_pipe_[2] = {-1, -1};  // a run that ends writes a byte, to wake the loop
+  mutable std::mutex log_mu_;
+  std::mutex report_mu_;
   std::set<std::string> reported_;  // messages logged once (busy locks, missing tables)
 };
 
@@ -165,7 +198,7 @@ Status Watcher::Discover(bool at_start) {
     }
   }
   for (const std::string& key : wanted) {
-    if (!found.count(key) && reported_.insert("missing " + key).second) {
+    if (!found.count(key) && FirstReport("missing " + key)) {
       Log(StrCat(key, ": no table directory in ", options_.data_dir, " yet; watching for it"));
     }
   }
@@ -184,6 +217,7 @@ Status Watcher::Discover(bool at_start) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = tables_.find(key);
     if (it != tables_.end()) {
+      if (running_.count(key)) continue;  // the run reads it; the next Discover updates it
       it->second.source_dir = dir;
       if (events_) (void)events_->Watch(dir);
       continue;
@@ -198,7 +232,7 @@ Status Watcher::Discover(bool at_start) {
     auto taken = TableLock::Acquire(TableLockPathIn(WatchDir(), key));
     if (!taken.ok()) {
       if (at_start) return taken.status().WithContext(key);
-      if (reported_.insert("lock " + key).second) Log(StrCat(key, ": not watched: ", taken.status().ToString()));
+      if (FirstReport("lock " + key)) Log(StrCat(key, ": not watched: ", taken.status().ToString()));
       continue;
     }
     t.lock = std::move(*taken);
@@ -244,7 +278,7 @@ Status Watcher::StageSchema(const std::string& stage_root) {
   return Status::OK();
 }
 
-Status Watcher::Attempt(TableWatch& t, TableDirectoryScan scan) {
+Status Watcher::Attempt(TableWatch& t, catalog::Catalog& catalog, TableDirectoryScan scan, int threads) {
   std::string stage_root = StageRoot(t);
   std::string staged = JoinPath(JoinPath(stage_root, t.keyspace), BaseName(t.source_dir));
   for (int rescans = 0;; ++rescans) {
@@ -265,8 +299,9 @@ Status Watcher::Attempt(TableWatch& t, TableDirectoryScan scan) {
   materialize::MaterializeOptions run = options_.run;
   run.complete_source = true;
   run.source_path = t.source_dir;
+  run.threads = threads;
   run.progress = nullptr;
-  auto report = materialize::MaterializeTable(fs_, *catalog_, staged, run);
+  auto report = materialize::MaterializeTable(fs_, catalog, staged, run);
   Status removed = RemoveTree(fs_, stage_root);
   if (!report.ok()) {
     // The run read links (staged, or kept as facts) under the warehouse:
@@ -312,7 +347,7 @@ Status Watcher::Attempt(TableWatch& t, TableDirectoryScan scan) {
                report->generations_consumed > 0 ? StrCat("lag ", Seconds(t.lag), " s; ") : std::string(),
                Seconds(now - t.last_run), " s"));
   }
-  if (!report->warning.empty() && reported_.insert("warning " + t.key + report->warning).second) {
+  if (!report->warning.empty() && FirstReport("warning " + t.key + report->warning)) {
     Log(StrCat(t.key, ": warning: ", report->warning));
   }
   if (!removed.ok()) Log(StrCat(t.key, ": ", removed.ToString()));
@@ -325,40 +360,46 @@ double Watcher::DueAt(const TableWatch& t) const {
   return t.last_run + options_.interval_seconds;
 }
 
-void Watcher::Visit(TableWatch& t, const std::atomic<bool>& stop) {
+std::optional<Result<TableDirectoryScan>> Watcher::Check(TableWatch& t) {
   double now = WallClock();
-  if (now < t.retry_at) return;
+  if (now < t.retry_at) return std::nullopt;
   auto scan = ScanTableDirectory(fs_, t.source_dir);
-  Status status;
-  if (scan.ok()) {
-    std::vector<std::string> prefixes;
-    for (const GenerationFiles& g : scan->complete) prefixes.push_back(g.prefix);
-    std::string signature = Join(prefixes, ",");
-    std::set<std::string> seen;
-    for (const std::string& p : Split(t.signature, ',')) seen.insert(p);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      t.generations_live = static_cast<int64_t>(prefixes.size());
-      t.generations_pending =
-          std::count_if(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return !seen.count(p); });
-      if (t.ran && signature != t.signature && t.generations_pending == 0) t.generations_pending = 1;  // removals
-    }
-    bool changed = !t.ran || signature != t.signature;
-    if (!changed && t.consecutive_failures == 0 &&
-        now - t.last_run < options_.interval_seconds * kUnchangedRunIntervals) {
-      return;
-    }
-    if (now - t.last_run < options_.interval_seconds || stop) return;
+  if (!scan.ok()) {
     t.last_run = now;
-    status = Attempt(t, std::move(*scan));
-  } else {
-    t.last_run = now;
-    status = scan.status();
+    return std::optional<Result<TableDirectoryScan>>(scan.status());
   }
+  std::vector<std::string> prefixes;
+  for (const GenerationFiles& g : scan->complete) prefixes.push_back(g.prefix);
+  std::string signature = Join(prefixes, ",");
+  std::set<std::string> seen;
+  for (const std::string& p : Split(t.signature, ',')) seen.insert(p);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    t.generations_live = static_cast<int64_t>(prefixes.size());
+    t.generations_pending =
+        std::count_if(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return !seen.count(p); });
+    if (t.ran && signature != t.signature && t.generations_pending == 0) t.generations_pending = 1;  // removals
+  }
+  bool changed = !t.ran || signature != t.signature;
+  if (!changed && t.consecutive_failures == 0 &&
+      now - t.last_run < options_.interval_seconds * kUnchangedRunIntervals) {
+    return std::nullopt;
+  }
+  if (now - t.last_run < options_.interval_seconds) return std::nullopt;
+  t.last_run = now;
+  return std::optional<Result<TableDirectoryScan>>(std::move(scan));
+}
+
+void Watcher::RunTable(TableWatch& t, Result<TableDirectoryScan> scan, int threads, const std::atomic<bool>& stop) {
+  // A catalog of the run's own: runs of other tables commit at the same time.
+  auto catalog = catalog::OpenCatalog(options_.catalog_path, options_.catalog_name, true);
+  Status status = !scan.ok()      ? scan.status()
+                  : !catalog.ok() ? catalog.status().WithContext("cannot open the catalog")
+                                  : Attempt(t, **catalog, std::move(*scan), threads);
   if (status.ok()) {
     t.consecutive_failures = 0;
     t.retry_at = 0;
-    if (options_.maintain_every_seconds > 0 && WallClock() >= t.maintain_at && !stop) Maintain(t);
+    if (options_.maintain_every_seconds > 0 && WallClock() >= t.maintain_at && !stop) Maintain(t, **catalog);
   } else {
     std::lock_guard<std::mutex> lock(mu_);
     t.failures++;
@@ -374,14 +415,61 @@ void Watcher::Visit(TableWatch& t, const std::atomic<bool>& stop) {
   WriteStatus(t);
 }
 
-void Watcher::Maintain(TableWatch& t) {
+void Watcher::Dispatch(const std::atomic<bool>& stop) {
+  const int most = std::max(1, options_.run.threads);
+  for (auto& [key, t] : tables_) {
+    if (stop) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (static_cast<int>(running_.size()) >= most) return;
+      if (running_.count(key)) continue;
+    }
+    std::optional<Result<TableDirectoryScan>> scan = Check(t);
+    if (!scan) continue;
+    std::lock_guard<std::mutex> lock(mu_);
+    // The threads folding are shared among the runs under way: the first
+    // gets them all, and each run started while others go on its share.
+    const int threads = std::max(1, options_.run.threads / static_cast<int>(running_.size() + 1));
+    RunningTable& run = running_[key];
+    TableWatch* table = &t;
+    run.thread = std::thread([this, table, threads, &stop, scan = std::move(*scan)]() mutable {
+      RunTable(*table, std::move(scan), threads, stop);
+      std::lock_guard<std::mutex> lock(mu_);
+      running_[table->key].done = true;
+      if (wake_pipe_[1] >= 0) (void)!::write(wake_pipe_[1], "x", 1);
+    });
+  }
+}
+
+void Watcher::JoinFinished(bool all) {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = running_.begin(); it != running_.end();) {
+      if (!all && !it->second.done) {
+        ++it;
+        continue;
+      }
+      threads.push_back(std::move(it->second.thread));
+      // A run not done yet still marks its entry: it goes once joined.
+      it = it->second.done ? running_.erase(it) : std::next(it);
+    }
+  }
+  for (std::thread& thread : threads) thread.join();
+  if (all) {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_.clear();
+  }
+}
+
+void Watcher::Maintain(TableWatch& t, catalog::Catalog& catalog) {
   t.maintain_at = WallClock() + options_.maintain_every_seconds;
   if (t.table_name.empty()) return;  // no table yet
   const double start = WallClock();
   maintain::MaintainReport report;
-  Status status = maintain::MaintainTable(fs_, *catalog_, t.namespace_name, t.table_name, options_.maintain, &report);
+  Status status = maintain::MaintainTable(fs_, catalog, t.namespace_name, t.table_name, options_.maintain, &report);
   if (status.ok()) {
-    status = maintain::RemoveTableOrphans(fs_, *catalog_, t.namespace_name, t.table_name,
+    status = maintain::RemoveTableOrphans(fs_, catalog, t.namespace_name, t.table_name,
                                           WallClock() - options_.orphan_age_seconds, &report);
   }
   if (!status.ok()) {
@@ -427,7 +515,7 @@ void Watcher::WriteStatus(const TableWatch& t) {
   Status s = fs_.CreateDirectories(dir);
   if (s.ok()) s = fs_.WriteStringToFile(path + ".tmp", out.str());
   if (s.ok()) s = fs_.Rename(path + ".tmp", path);
-  if (!s.ok() && reported_.insert("status " + s.message()).second) {
+  if (!s.ok() && FirstReport("status " + s.message())) {
     Log(StrCat(t.key, ": cannot write the status file: ", s.ToString()));
   }
 }
@@ -487,6 +575,7 @@ Status Watcher::Run(const std::atomic<bool>& stop, int wake_fd) {
     }
   }
   ASSIGN_OR_RETURN(catalog_, catalog::OpenCatalog(options_.catalog_path, options_.catalog_name, true));
+  if (::pipe2(wake_pipe_, O_NONBLOCK | O_CLOEXEC) != 0) return Status::IOError("cannot make a pipe");
   RETURN_IF_ERROR(Discover(true));
   std::unique_ptr<MetricsServer> metrics;
   if (options_.metrics_port >= 0) {
@@ -497,32 +586,48 @@ Status Watcher::Run(const std::atomic<bool>& stop, int wake_fd) {
              Seconds(options_.interval_seconds), " s, warehouse ", options_.run.warehouse));
   double next_discovery = WallClock() + options_.rescan_seconds;
   while (!stop) {
-    for (auto& [key, t] : tables_) {
-      if (stop) break;
-      Visit(t, stop);
-    }
+    JoinFinished(false);
+    Dispatch(stop);
     if (stop) break;
     double now = WallClock();
     double wake = next_discovery;
-    for (const auto& [key, t] : tables_) wake = std::min(wake, DueAt(t));
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const auto& [key, t] : tables_) {
+        if (!running_.count(key)) wake = std::min(wake, DueAt(t));  // a run's end wakes the loop
+      }
+    }
     int timeout_ms = static_cast<int>(std::clamp(wake - now, 0.05, options_.rescan_seconds) * 1000);
-    pollfd fds[2];
+    pollfd fds[3];
     int n = 0;
-    if (events_) fds[n++] = {events_->fd(), POLLIN, 0};
+    int events_at = -1, runs_at = -1;
+    if (events_) {
+      events_at = n;
+      fds[n++] = {events_->fd(), POLLIN, 0};
+    }
+    runs_at = n;
+    fds[n++] = {wake_pipe_[0], POLLIN, 0};
     if (wake_fd >= 0) fds[n++] = {wake_fd, POLLIN, 0};
     int ready = ::poll(fds, n, timeout_ms);
-    if (ready > 0 && events_ && (fds[0].revents & POLLIN)) {
+    if (ready > 0 && (fds[runs_at].revents & POLLIN)) {
+      char drained[64];
+      while (::read(wake_pipe_[0], drained, sizeof(drained)) > 0) {
+      }
+    }
+    if (ready > 0 && events_at >= 0 && (fds[events_at].revents & POLLIN)) {
       // A flush or compaction writes many files at once: let them settle.
       ::poll(nullptr, 0, 200);
       events_->Drain();
     }
     if (WallClock() >= next_discovery || ready > 0) {
-      if (Status s = Discover(false); !s.ok() && reported_.insert("discover " + s.message()).second) {
+      if (Status s = Discover(false); !s.ok() && FirstReport("discover " + s.message())) {
         Log(StrCat("cannot list the data directory: ", s.ToString()));
       }
       next_discovery = WallClock() + options_.rescan_seconds;
     }
   }
+  Log("stopping: waiting for the runs under way");
+  JoinFinished(true);
   Log("stopping: no run under way; exiting");
   return Status::OK();
 }

@@ -12,7 +12,11 @@
 // folder (staging.h), `MaterializeTable` folds them as a complete source
 // (materializer.h: a compacted-away generation makes the table be folded
 // anew, an empty directory is an empty table), and the staging folder is
-// removed after the commit.
+// removed after the commit. Tables are run at once, up to --threads of
+// them (each with a catalog connection of its own), so that a table whose run
+// takes long holds none of the others back; the threads folding are shared
+// among the runs under way (the first run gets them all, one started while
+// others go on its share).
 //
 // Crashes: a run commits with one catalog swap or not at all, and a
 // generation consumed before is recognised by its identity, so a watcher

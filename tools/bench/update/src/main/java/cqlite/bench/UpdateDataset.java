@@ -221,61 +221,28 @@ public final class UpdateDataset {
         try {
             for (DecoratedKey key : keys) {
                 String id = StandardCharsets.UTF_8.decode(key.getKey().duplicate()).toString();
-                // GenerateDataset's per-partition stream, replayed draw for draw.
-                SplittableRandom r = new SplittableRandom(seed * 31 + id.hashCode());
-                // Which rows change: a stream of its own, so the replay above is untouched.
+                // Which rows change: a stream of its own, so the replay is untouched.
                 SplittableRandom pick = new SplittableRandom(seed * 17 + id.hashCode());
                 int offset = pick.nextInt(every);
-                int count = 300 + r.nextInt(2700);
-                int intervalMs = 10_000 * (1 + r.nextInt(6));
-                double baseTemp = 5 + r.nextDouble() * 25;
-                double baseHumidity = 30 + r.nextDouble() * 40;
-                String firmware = FIRMWARE[r.nextInt(FIRMWARE.length)];
-                boolean ttlSensor = r.nextInt(10) == 0;
-                int battery = 3000 + r.nextInt(600);
-                long rx = r.nextInt(1000), tx = r.nextInt(1000), err = 0;
-                long ts = END_MILLIS - r.nextInt(intervalMs);
                 int[] picked = new int[rounds];
-                for (int i = 0; i < count; i++) {
-                    double temperature = Math.round((baseTemp + 4 * Math.sin(ts / 3.6e6) + r.nextGaussian() * 0.3) * 100) / 100.0;
-                    double humidity = Math.round((baseHumidity + r.nextGaussian() * 2) * 10) / 10.0;
-                    double pressure = 1013.25 + r.nextGaussian() * 5;
-                    if (r.nextInt(50) == 0) battery = Math.max(2400, battery - 1);
-                    int rssi = -40 - r.nextInt(60);
-                    int s = r.nextInt(100);
-                    String status = s < 93 ? "OK" : s < 99 ? "WARN" : "ALARM";
-                    boolean hasNote = r.nextInt(20) == 0;
-                    if (hasNote) r.nextInt(NOTES.length);
-                    Set<String> tags = new LinkedHashSet<>();
-                    int ntags = 1 + r.nextInt(3);
-                    for (int t = 0; t < ntags; t++) tags.add(TAGS[r.nextInt(TAGS.length)]);
-                    rx += r.nextInt(20);
-                    tx += r.nextInt(20);
-                    if (r.nextInt(30) == 0) err++;
-                    long writeTimestampMicros = ts * 1000 + r.nextInt(1000);
-                    int ttl = ttlSensor ? TTL_SECONDS : 0;
-                    rows++;
+                rows += replay(id, seed, reading -> {
                     // Round k picks the rows at offset + k: i % every == offset for round 0.
-                    int k = Math.floorMod(i - offset, every);
-                    if (k < rounds) {
-                        long later = afterDataset ? AFTER_DATASET_MICROS + k * 60_000_000L + i
-                                                  : writeTimestampMicros + LATER_MICROS + k;
-                        if (picked[k]++ % 10 == 9) {
-                            deletes[k].addRow(later, id, new Date(ts));
-                            deleted[k]++;
-                        } else {
-                            Map<String, Integer> counters = new LinkedHashMap<>();
-                            counters.put("rx", (int) rx);
-                            counters.put("tx", (int) tx);
-                            counters.put("err", (int) err + 1);
-                            updates[k].addRow(id, new Date(ts), temperature + 0.5, humidity, pressure, battery, rssi,
-                                              status.equals("OK") ? "WARN" : "OK", firmware, "corrected by re-import",
-                                              tags, counters, later, ttl);
-                            updated[k]++;
-                        }
+                    int k = Math.floorMod(reading.index - offset, every);
+                    if (k >= rounds) return;
+                    long later = afterDataset ? AFTER_DATASET_MICROS + k * 60_000_000L + reading.index
+                                              : reading.writeTimestampMicros + LATER_MICROS + k;
+                    if (picked[k]++ % 10 == 9) {
+                        deletes[k].addRow(later, id, new Date(reading.ts));
+                        deleted[k]++;
+                    } else {
+                        updates[k].addRow(id, new Date(reading.ts), reading.temperature + 0.5, reading.humidity,
+                                          reading.pressure, reading.battery, reading.rssi,
+                                          reading.status.equals("OK") ? "WARN" : "OK", reading.firmware,
+                                          "corrected by re-import", reading.tags, reading.counters(), later,
+                                          reading.ttl);
+                        updated[k]++;
                     }
-                    ts -= intervalMs - 500 + r.nextInt(1000);
-                }
+                });
             }
         } finally {
             for (int k = 0; k < rounds; k++) {
@@ -298,6 +265,75 @@ public final class UpdateDataset {
             }
         }
         System.exit(0);
+    }
+
+    /** One reading of a sensor, as GenerateDataset draws it. */
+    static final class Reading {
+        int index;  // the sensor's readings, newest first, from 0
+        long ts;    // milliseconds
+        double temperature, humidity, pressure;
+        int battery, rssi, ttl;
+        String status, firmware;
+        boolean hasNote;
+        Set<String> tags;
+        long rx, tx, err;
+        long writeTimestampMicros;
+
+        Map<String, Integer> counters() {
+            Map<String, Integer> counters = new LinkedHashMap<>();
+            counters.put("rx", (int) rx);
+            counters.put("tx", (int) tx);
+            counters.put("err", (int) err + 1);
+            return counters;
+        }
+    }
+
+    interface ReadingVisitor {
+        void visit(Reading reading) throws Exception;
+    }
+
+    /**
+     * GenerateDataset's per-partition stream of sensor {@code id}, replayed
+     * draw for draw: each reading to {@code visitor}. Returns how many there are.
+     */
+    static int replay(String id, long seed, ReadingVisitor visitor) throws Exception {
+        SplittableRandom r = new SplittableRandom(seed * 31 + id.hashCode());
+        int count = 300 + r.nextInt(2700);
+        int intervalMs = 10_000 * (1 + r.nextInt(6));
+        double baseTemp = 5 + r.nextDouble() * 25;
+        double baseHumidity = 30 + r.nextDouble() * 40;
+        Reading reading = new Reading();
+        reading.firmware = FIRMWARE[r.nextInt(FIRMWARE.length)];
+        boolean ttlSensor = r.nextInt(10) == 0;
+        reading.ttl = ttlSensor ? TTL_SECONDS : 0;
+        reading.battery = 3000 + r.nextInt(600);
+        reading.rx = r.nextInt(1000);
+        reading.tx = r.nextInt(1000);
+        reading.err = 0;
+        long ts = END_MILLIS - r.nextInt(intervalMs);
+        for (int i = 0; i < count; i++) {
+            reading.index = i;
+            reading.ts = ts;
+            reading.temperature = Math.round((baseTemp + 4 * Math.sin(ts / 3.6e6) + r.nextGaussian() * 0.3) * 100) / 100.0;
+            reading.humidity = Math.round((baseHumidity + r.nextGaussian() * 2) * 10) / 10.0;
+            reading.pressure = 1013.25 + r.nextGaussian() * 5;
+            if (r.nextInt(50) == 0) reading.battery = Math.max(2400, reading.battery - 1);
+            reading.rssi = -40 - r.nextInt(60);
+            int s = r.nextInt(100);
+            reading.status = s < 93 ? "OK" : s < 99 ? "WARN" : "ALARM";
+            reading.hasNote = r.nextInt(20) == 0;
+            if (reading.hasNote) r.nextInt(NOTES.length);
+            reading.tags = new LinkedHashSet<>();
+            int ntags = 1 + r.nextInt(3);
+            for (int t = 0; t < ntags; t++) reading.tags.add(TAGS[r.nextInt(TAGS.length)]);
+            reading.rx += r.nextInt(20);
+            reading.tx += r.nextInt(20);
+            if (r.nextInt(30) == 0) reading.err++;
+            reading.writeTimestampMicros = ts * 1000 + r.nextInt(1000);
+            visitor.visit(reading);
+            ts -= intervalMs - 500 + r.nextInt(1000);
+        }
+        return count;
     }
 
     /** The change of a kind other than {@code changes}, one partition at a time. */
@@ -323,88 +359,56 @@ public final class UpdateDataset {
         /** GenerateDataset's rows of one sensor, replayed, and this change's writes of them. */
         void partition(DecoratedKey key, long seed, int every) throws Exception {
             String id = StandardCharsets.UTF_8.decode(key.getKey().duplicate()).toString();
-            SplittableRandom r = new SplittableRandom(seed * 31 + id.hashCode());
             SplittableRandom pick = new SplittableRandom(seed * 17 + id.hashCode());
             int offset = pick.nextInt(every);
             boolean wholePartition = pick.nextInt(kind.equals("deletions") ? 300 : 100) == 0;
-            int count = 300 + r.nextInt(2700);
-            int intervalMs = 10_000 * (1 + r.nextInt(6));
-            double baseTemp = 5 + r.nextDouble() * 25;
-            double baseHumidity = 30 + r.nextDouble() * 40;
-            String firmware = FIRMWARE[r.nextInt(FIRMWARE.length)];
-            boolean ttlSensor = r.nextInt(10) == 0;
-            int battery = 3000 + r.nextInt(600);
-            long rx = r.nextInt(1000), tx = r.nextInt(1000), err = 0;
-            long ts = END_MILLIS - r.nextInt(intervalMs);
             if (kind.equals("deletions") && wholePartition) {
                 writers.get(2).addRow(AFTER_DATASET_MICROS, id);
                 partitionDeletions++;
-                deleted += count;
             }
-            int picked = 0;
-            long rangeFirst = 0, rangeLast = 0;
-            int rangeRows = 0;  // rows of the open range deletion so far
-            for (int i = 0; i < count; i++) {
-                double temperature = Math.round((baseTemp + 4 * Math.sin(ts / 3.6e6) + r.nextGaussian() * 0.3) * 100) / 100.0;
-                double humidity = Math.round((baseHumidity + r.nextGaussian() * 2) * 10) / 10.0;
-                double pressure = 1013.25 + r.nextGaussian() * 5;
-                if (r.nextInt(50) == 0) battery = Math.max(2400, battery - 1);
-                int rssi = -40 - r.nextInt(60);
-                int s = r.nextInt(100);
-                String status = s < 93 ? "OK" : s < 99 ? "WARN" : "ALARM";
-                boolean hasNote = r.nextInt(20) == 0;
-                if (hasNote) r.nextInt(NOTES.length);
-                Set<String> tags = new LinkedHashSet<>();
-                int ntags = 1 + r.nextInt(3);
-                for (int t = 0; t < ntags; t++) tags.add(TAGS[r.nextInt(TAGS.length)]);
-                rx += r.nextInt(20);
-                tx += r.nextInt(20);
-                if (r.nextInt(30) == 0) err++;
-                long writeTimestampMicros = ts * 1000 + r.nextInt(1000);
-                int ttl = ttlSensor ? TTL_SECONDS : 0;
-                rows++;
-                boolean isPicked = Math.floorMod(i - offset, every) == 0;
+            int[] picked = {0};
+            long[] range = {0, 0};  // the first and last ts of the open range deletion
+            int[] rangeRows = {0};  // its rows so far
+            int count = replay(id, seed, reading -> {
+                boolean isPicked = Math.floorMod(reading.index - offset, every) == 0;
                 if (kind.equals("deletions")) {
-                    if (!wholePartition) {
-                        if (rangeRows > 0) {  // the second or third row of a range
-                            rangeLast = ts;
-                            if (++rangeRows == 3) {
-                                writers.get(1).addRow(AFTER_DATASET_MICROS, id, new Date(rangeFirst), new Date(rangeLast));
-                                rangeDeletions++;
-                                deleted += 3;
-                                rangeRows = 0;
-                            }
-                        } else if (isPicked && picked++ % 2 == 0) {
-                            writers.get(0).addRow(AFTER_DATASET_MICROS, id, new Date(ts));
-                            rowDeletions++;
-                            deleted++;
-                        } else if (isPicked) {
-                            rangeFirst = rangeLast = ts;
-                            rangeRows = 1;
+                    if (wholePartition) return;
+                    if (rangeRows[0] > 0) {  // the second or third row of a range
+                        range[1] = reading.ts;
+                        if (++rangeRows[0] == 3) {
+                            writers.get(1).addRow(AFTER_DATASET_MICROS, id, new Date(range[0]), new Date(range[1]));
+                            rangeDeletions++;
+                            deleted += 3;
+                            rangeRows[0] = 0;
                         }
+                    } else if (isPicked && picked[0]++ % 2 == 0) {
+                        writers.get(0).addRow(AFTER_DATASET_MICROS, id, new Date(reading.ts));
+                        rowDeletions++;
+                        deleted++;
+                    } else if (isPicked) {
+                        range[0] = range[1] = reading.ts;
+                        rangeRows[0] = 1;
                     }
                 } else if (kind.equals("column")) {
-                    if (isPicked) {
-                        writers.get(0).addRow(writeTimestampMicros - 1, "set one microsecond before the row", id,
-                                              new Date(ts));
-                        if (!hasNote) updated++;
-                    }
+                    if (!isPicked) return;
+                    writers.get(0).addRow(reading.writeTimestampMicros - 1, "set one microsecond before the row",
+                                          id, new Date(reading.ts));
+                    if (!reading.hasNote) updated++;
                 } else if (wholePartition) {
-                        Map<String, Integer> counters = new LinkedHashMap<>();
-                        counters.put("rx", (int) rx);
-                        counters.put("tx", (int) tx);
-                        counters.put("err", (int) err + 1);
-                        writers.get(0).addRow(id, new Date(ts), temperature + 0.5, humidity, pressure, battery, rssi,
-                                              status.equals("OK") ? "WARN" : "OK", firmware, "rewritten whole",
-                                              tags, counters, AFTER_DATASET_MICROS + i, ttl);
-                        updated++;
+                    writers.get(0).addRow(id, new Date(reading.ts), reading.temperature + 0.5, reading.humidity,
+                                          reading.pressure, reading.battery, reading.rssi,
+                                          reading.status.equals("OK") ? "WARN" : "OK", reading.firmware,
+                                          "rewritten whole", reading.tags, reading.counters(),
+                                          AFTER_DATASET_MICROS + reading.index, reading.ttl);
+                    updated++;
                 }
-                ts -= intervalMs - 500 + r.nextInt(1000);
-            }
-            if (rangeRows > 0) {  // a range cut short by the partition's end
-                writers.get(1).addRow(AFTER_DATASET_MICROS, id, new Date(rangeFirst), new Date(rangeLast));
+            });
+            rows += count;
+            if (kind.equals("deletions") && wholePartition) deleted += count;
+            if (rangeRows[0] > 0) {  // a range cut short by the partition's end
+                writers.get(1).addRow(AFTER_DATASET_MICROS, id, new Date(range[0]), new Date(range[1]));
                 rangeDeletions++;
-                deleted += rangeRows;
+                deleted += rangeRows[0];
             }
         }
 
