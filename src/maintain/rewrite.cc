@@ -145,7 +145,8 @@ Result<std::vector<std::string>> RemapRowIndexLayer(FileSystem& fs, const std::v
     ASSIGN_OR_RETURN(bool more, reader->NextView(&entry));
     if (!more) break;
     if (entry.removes()) {
-      RETURN_IF_ERROR(writer.AddEncoded(entry.partition_key, entry.clustering, entry.data_file, 0, entry.hash));
+      RETURN_IF_ERROR(
+          writer.AddEncoded(entry.partition_key, entry.clustering, entry.data_file, 0, entry.hash, entry.expires));
       continue;
     }
     if (place == nullptr || entry.data_file != last_file) {
@@ -155,7 +156,7 @@ Result<std::vector<std::string>> RemapRowIndexLayer(FileSystem& fs, const std::v
     }
     if (place == nullptr) {
       RETURN_IF_ERROR(writer.AddEncoded(entry.partition_key, entry.clustering, entry.data_file, entry.position,
-                                        entry.hash));
+                                        entry.hash, entry.expires));
       continue;
     }
     if (place->IsDeleted(entry.position)) {
@@ -164,7 +165,7 @@ Result<std::vector<std::string>> RemapRowIndexLayer(FileSystem& fs, const std::v
                                        entry.position, " of ", entry.data_file, ", which a delete file deletes"));
     }
     RETURN_IF_ERROR(writer.AddEncoded(entry.partition_key, entry.clustering, place->file,
-                                      place->Of(entry.position), entry.hash));
+                                      place->Of(entry.position), entry.hash, entry.expires));
   }
   *entries = writer.count();
   ASSIGN_OR_RETURN(std::vector<std::string> written, writer.Close());

@@ -31,6 +31,7 @@ class KeptSSTableSource final : public FoldSource {
   Result<bool> NextNotSkipped(FoldPartition* partition, const KeyTest& skip) override {
     return source_->NextNotSkipped(partition, skip);
   }
+  void PassOverRowsNotWanted(const RowTest* wanted) override { source_->PassOverRowsNotWanted(wanted); }
   const std::string& name() const override { return source_->name(); }
   std::optional<PartitionKeySpan> key_span() const override { return source_->key_span(); }
 
@@ -192,9 +193,13 @@ Result<std::vector<FactsSet>> MergeFactsSets(FileSystem& fs, std::vector<FactsSe
     envelope::MergedFacts identity;
     std::vector<std::string> names;
     int64_t input_bytes = 0;
+    std::vector<std::string> identities;
+    bool identities_known = true;
     for (size_t index : merges[m]) {
       const FactsSet& set = sets[index];
       inputs.push_back(set);
+      identities_known = identities_known && !set.identities.empty();
+      identities.insert(identities.end(), set.identities.begin(), set.identities.end());
       identity.generations += set.generations;
       input_bytes += set.bytes;
       std::string name = set.files.front();
@@ -228,6 +233,9 @@ Result<std::vector<FactsSet>> MergeFactsSets(FileSystem& fs, std::vector<FactsSe
     FactsSet merged;
     merged.form = FactsForm::kEnvelope;
     merged.generations = result.generations;
+    if (identities_known && static_cast<int>(identities.size()) == merged.generations) {
+      merged.identities = std::move(identities);
+    }
     for (std::string& path : result.files) {
       RETURN_IF_ERROR(fs.SyncFile(path));
       ASSIGN_OR_RETURN(auto file, fs.OpenForRead(path));

@@ -81,6 +81,34 @@ TEST_P(FactsTest, KeptGenerationsFoldAsTheTable) {
   EXPECT_EQ(opened->sources.size(), 2u);
   EXPECT_EQ(Fold(*opened->schema, opened->partitioner, std::move(opened->sources)), expected);
 
+  // A kept SSTable passes over the rows a reader does not want, from their
+  // clusterings: every partition comes, none of its rows.
+  auto passing = OpenFacts(fs, sets, *table);
+  ASSERT_TRUE(passing.ok()) << passing.status().ToString();
+  int asked = 0;
+  const FoldSource::RowTest none = [&](std::string_view, const Clustering&) {
+    ++asked;
+    return false;
+  };
+  for (auto& source : passing->sources) {
+    source->PassOverRowsNotWanted(&none);
+    FoldPartition partition;
+    int partitions = 0;
+    while (true) {
+      auto more = source->Next(&partition);
+      ASSERT_TRUE(more.ok()) << more.status().ToString();
+      if (!*more) break;
+      ++partitions;
+      while (true) {
+        EXPECT_TRUE(partition.rows.empty()) << source->name();
+        if (partition.complete) break;
+        ASSERT_TRUE(source->More(&partition).ok());
+      }
+    }
+    EXPECT_GT(partitions, 0);
+  }
+  EXPECT_GT(asked, 0);
+
   // Three sets beyond a fan-in of two: the two smallest are merged into one
   // envelope set, and that set folded with the kept SSTable left gives the
   // same rows.

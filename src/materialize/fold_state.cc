@@ -30,9 +30,13 @@ parquet::Schema RowIndexSchema() {
                    Field::Binary("clustering", Repetition::kRequired, 2),
                    Field::String("data_file", Repetition::kRequired, 3),
                    Field::Int64("position", Repetition::kRequired, 4),
-                   Field::Int64("hash", Repetition::kRequired, 5)};
+                   Field::Int64("hash", Repetition::kRequired, 5),
+                   Field::Int64("expires", Repetition::kRequired, 6)};
   return schema;
 }
+
+// The columns of row index files written before entries had an expiry.
+constexpr size_t kColumnsWithoutExpiry = 5;
 
 void AppendUint32(uint32_t v, std::string* out) {
   for (int shift = 24; shift >= 0; shift -= 8) out->push_back(static_cast<char>((v >> shift) & 0xff));
@@ -107,10 +111,12 @@ std::string FoldStateToJson(const FoldState& state) {
   }
   json facts = json::array();
   for (const FactsSet& set : state.facts) {
-    facts.push_back({{"form", set.form == FactsForm::kSSTable ? kSSTableForm : kEnvelopeForm},
-                     {"files", set.files},
-                     {"generations", set.generations},
-                     {"bytes", set.bytes}});
+    json f{{"form", set.form == FactsForm::kSSTable ? kSSTableForm : kEnvelopeForm},
+           {"files", set.files},
+           {"generations", set.generations},
+           {"bytes", set.bytes}};
+    if (!set.identities.empty()) f["identities"] = set.identities;
+    facts.push_back(std::move(f));
   }
   json j{{"format", kFormat},
          {"generations", generations},
@@ -152,7 +158,9 @@ Result<FoldState> FoldStateFromJson(const std::string& text, const std::string& 
         } else if (form != kEnvelopeForm) {
           return Status::Corruption(StrCat(path, ": malformed fold state: facts of the unknown form \"", form, "\""));
         }
-        if (set.files.empty() || set.generations < 1 || (set.form == FactsForm::kSSTable && set.generations != 1)) {
+        if (f.contains("identities")) set.identities = f.at("identities").get<std::vector<std::string>>();
+        if (set.files.empty() || set.generations < 1 || (set.form == FactsForm::kSSTable && set.generations != 1) ||
+            (!set.identities.empty() && static_cast<int>(set.identities.size()) != set.generations)) {
           return Status::Corruption(StrCat(path, ": malformed fold state: a facts set without files or generations"));
         }
         state.facts.push_back(std::move(set));
@@ -226,13 +234,13 @@ Status RowIndexWriter::Flush() {
 }
 
 Status RowIndexWriter::Add(std::string_view partition_key, const FoldClustering& clustering,
-                           std::string_view data_file, int64_t position, uint64_t hash) {
+                           std::string_view data_file, int64_t position, uint64_t hash, int64_t expires) {
   EncodeRowIndexClustering(clustering, &clustering_);
-  return AddEncoded(partition_key, clustering_, data_file, position, hash);
+  return AddEncoded(partition_key, clustering_, data_file, position, hash, expires);
 }
 
 Status RowIndexWriter::AddEncoded(std::string_view partition_key, std::string_view clustering,
-                                  std::string_view data_file, int64_t position, uint64_t hash) {
+                                  std::string_view data_file, int64_t position, uint64_t hash, int64_t expires) {
   if (writer_ && rows_in_file_ >= rows_per_file_) {
     RETURN_IF_ERROR(Flush());
     RETURN_IF_ERROR(writer_->Close().status());
@@ -246,7 +254,8 @@ Status RowIndexWriter::AddEncoded(std::string_view partition_key, std::string_vi
     // Entries come in fold order: a data file's positions mostly count up by
     // one, and a clustering shares most of its bytes with the one before.
     options.column_encodings = {{"position", parquet::Encoding::kDeltaBinaryPacked},
-                                {"clustering", parquet::Encoding::kDeltaByteArray}};
+                                {"clustering", parquet::Encoding::kDeltaByteArray},
+                                {"expires", parquet::Encoding::kDeltaBinaryPacked}};
     files_.push_back(file_path_(static_cast<int>(files_.size())));
     ASSIGN_OR_RETURN(writer_, parquet::ParquetWriter::Open(fs_, files_.back(), RowIndexSchema(), options));
     rows_in_file_ = 0;
@@ -256,6 +265,7 @@ Status RowIndexWriter::AddEncoded(std::string_view partition_key, std::string_vi
   batch_.column(2).AppendBytes(data_file);
   batch_.column(3).AppendInt64(position);
   batch_.column(4).AppendInt64(static_cast<int64_t>(hash));
+  batch_.column(5).AppendInt64(expires);
   batch_.EndRows(1);
   ++rows_in_file_;
   ++count_;
@@ -316,7 +326,11 @@ Status RowIndexReader::OpenFile(size_t index) {
   reader_.reset();  // one footer at a time
   const std::string& path = files_[index];
   ASSIGN_OR_RETURN(reader_, parquet::ParquetReader::Open(fs_, path));
-  if (!(reader_->schema().fields == RowIndexSchema().fields)) {
+  const std::vector<parquet::Field>& fields = reader_->schema().fields;
+  const std::vector<parquet::Field> expected = RowIndexSchema().fields;
+  const bool without_expiry = fields.size() == kColumnsWithoutExpiry &&
+                              std::equal(fields.begin(), fields.end(), expected.begin());
+  if (!(fields == expected) && !without_expiry) {
     return Status::Corruption(StrCat(path, ": not a CQLite row index (unexpected schema)"));
   }
   file_ = index;
@@ -338,6 +352,7 @@ Result<bool> RowIndexReader::Next(RowIndexEntry* entry) {
   entry->data_file = view.data_file;
   entry->position = view.position;
   entry->hash = view.hash;
+  entry->expires = view.expires;
   return true;
 }
 
@@ -379,6 +394,7 @@ Result<bool> RowIndexReader::NextView(EntryView* entry) {
   entry->data_file = columns_[2].Bytes(r);
   entry->position = columns_[3].ints[r];
   entry->hash = static_cast<uint64_t>(columns_[4].ints[r]);
+  entry->expires = columns_.size() > kColumnsWithoutExpiry ? columns_[5].ints[r] : kExpiryUnknown;
   return true;
 }
 
@@ -394,6 +410,7 @@ Result<bool> RowIndexReader::NextEntries(EntryColumns* entries, const KeyFilter&
   entries->data_file = &columns_[2];
   entries->position = &columns_[3];
   entries->hash = &columns_[4];
+  entries->expires = columns_.size() > kColumnsWithoutExpiry ? &columns_[5] : nullptr;
   entries->begin = next_row_;
   entries->end = rows_;
   next_row_ = rows_;

@@ -13,7 +13,8 @@
 //    smallest first, as a size-tiered compaction does.
 //  - The row index: for each row the table shows, in fold order (token,
 //    partition key, clustering), its primary key, where it is (data file and
-//    position) and a hash of its Iceberg values. A run merges it with the new
+//    position), a hash of its Iceberg values and when it next changes by
+//    itself (the earliest expiry of its liveness and cells). A run merges it with the new
 //    fold output to decide which rows to append and which positions to delete.
 //    It has two layers, as a log-structured store does: the base, which a
 //    run that folds every kept generation writes whole, and over it the
@@ -73,6 +74,10 @@ struct FactsSet {
   std::vector<std::string> files;
   int generations = 1;  // more than one: a merged facts set
   int64_t bytes = 0;    // of its files
+  // The identities (ConsumedGeneration::identity) of the generations whose
+  // facts it holds; empty where not known (sets written before they were
+  // recorded, and merges of such sets).
+  std::vector<std::string> identities;
 };
 
 // The files of the row index's two layers, each in fold order.
@@ -102,12 +107,19 @@ struct FoldState {
 std::string FoldStateToJson(const FoldState& state);
 Result<FoldState> FoldStateFromJson(const std::string& text, const std::string& path);
 
+// A row index entry's expiry where its file does not record one (written
+// before row index files did): the row may expire at any time.
+inline constexpr int64_t kExpiryUnknown = INT64_MIN;
+
 struct RowIndexEntry {
   std::string partition_key;  // the stored key bytes
   FoldClustering clustering;
   std::string data_file;      // empty: an update that removes the key's row
   int64_t position = 0;
   uint64_t hash = 0;
+  // When the row's liveness or one of its cells expires first (seconds),
+  // INT64_MAX when none does; kExpiryUnknown.
+  int64_t expires = INT64_MAX;
 
   bool removes() const { return data_file.empty(); }
 };
@@ -140,14 +152,14 @@ class RowIndexWriter {
   ~RowIndexWriter();
   // REQUIRES: entries are added in fold order.
   Status Add(const RowIndexEntry& entry) {
-    return Add(entry.partition_key, entry.clustering, entry.data_file, entry.position, entry.hash);
+    return Add(entry.partition_key, entry.clustering, entry.data_file, entry.position, entry.hash, entry.expires);
   }
   // The same for an entry in pieces, so that none is copied to make one.
   Status Add(std::string_view partition_key, const FoldClustering& clustering, std::string_view data_file,
-             int64_t position, uint64_t hash);
+             int64_t position, uint64_t hash, int64_t expires);
   // The same with the clustering as the index holds it (EncodeRowIndexClustering).
   Status AddEncoded(std::string_view partition_key, std::string_view clustering, std::string_view data_file,
-                    int64_t position, uint64_t hash);
+                    int64_t position, uint64_t hash, int64_t expires);
   // Ends the last file; the files written, in order.
   Result<std::vector<std::string>> Close();
   int64_t count() const { return count_; }
@@ -190,22 +202,26 @@ class RowIndexReader {
     std::string_view data_file;
     int64_t position = 0;
     uint64_t hash = 0;
+    int64_t expires = INT64_MAX;
 
     bool removes() const { return data_file.empty(); }  // as RowIndexEntry::removes
   };
   Result<bool> NextView(EntryView* entry);
   // The entries not read yet of the current row group, or else of the next
   // one, column by column (BYTE_ARRAY: partition_key, clustering, data_file;
-  // INT64: position, hash), valid until the next call; false at the end.
+  // INT64: position, hash, expires; expires null in a file without it),
+  // valid until the next call; false at the end.
   struct EntryColumns {
     const parquet::FlatColumn* partition_key = nullptr;
     const parquet::FlatColumn* clustering = nullptr;
     const parquet::FlatColumn* data_file = nullptr;
     const parquet::FlatColumn* position = nullptr;
     const parquet::FlatColumn* hash = nullptr;
+    const parquet::FlatColumn* expires = nullptr;
     size_t begin = 0, end = 0;  // the rows of the columns that are these entries
 
     bool removes(size_t row) const { return data_file->Bytes(row).empty(); }  // as RowIndexEntry::removes
+    int64_t expiry(size_t row) const { return expires ? expires->ints[row] : kExpiryUnknown; }
   };
   Result<bool> NextEntries(EntryColumns* entries);
   // The same, passing over each row group whose partition keys `wanted`

@@ -30,6 +30,10 @@ FoldState SampleState() {
                   {"state/facts/r-3/oa-3-big-Data.db", "state/facts/r-3/oa-3-big-Statistics.db"},
                   1,
                   8192}};
+  // Sets that record the generations they hold (the first does not, as
+  // those written before they did).
+  state.facts[1].identities = {"0f3c/nb-1-big/12345", "0f3c/nb-2-big/99"};
+  state.facts[2].identities = {"0f3c/nb-3-big/7"};
   state.row_index = {"state/rows-7-0.parquet", "state/rows-7-1.parquet"};
   state.row_index_updates = {"state/rows-9-updates-0.parquet"};
   state.row_index_update_count = 345;
@@ -51,6 +55,7 @@ void ExpectSameState(const FoldState& a, const FoldState& b) {
     EXPECT_EQ(a.facts[i].files, b.facts[i].files);
     EXPECT_EQ(a.facts[i].generations, b.facts[i].generations);
     EXPECT_EQ(a.facts[i].bytes, b.facts[i].bytes);
+    EXPECT_EQ(a.facts[i].identities, b.facts[i].identities);
   }
   EXPECT_EQ(a.row_index, b.row_index);
   EXPECT_EQ(a.row_index_updates, b.row_index_updates);
@@ -69,6 +74,13 @@ TEST(FoldStateTest, JsonRoundTrip) {
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   ExpectSameState(*back, state);
   EXPECT_EQ(FoldStateToJson(*back), text);
+  EXPECT_FALSE(j.at("facts")[0].contains("identities"));
+  EXPECT_EQ(j.at("facts")[1].at("identities").size(), 2u);
+
+  // A set whose identities do not count its generations is malformed.
+  j["facts"][2]["identities"] = {"a", "b"};
+  auto bad = FoldStateFromJson(j.dump(), "state/fold-state-8.json");
+  EXPECT_FALSE(bad.ok());
 }
 
 // Format 1 kept one facts file per generation, named in the generation.
@@ -318,6 +330,7 @@ RowIndexEntry SampleEntry(int64_t i) {
   e.data_file = "s3://bucket/t/data/0000" + std::to_string(i % 4) + ".parquet";
   e.position = i * 2 + 1;
   e.hash = static_cast<uint64_t>(i) * 0x9e3779b97f4a7c15ULL;  // the top bit set for many
+  e.expires = i % 11 == 0 ? 1'700'000'000 + i : INT64_MAX;  // most rows never expire
   return e;
 }
 
@@ -333,6 +346,40 @@ void ExpectSameClustering(const FoldClustering& got, const FoldClustering& want)
     }
   }
   EXPECT_TRUE(got.present.empty() || got.present.size() == got.values.size());
+}
+
+// A row index file written before entries had an expiry reads with every
+// entry's expiry unknown: the row may expire at any time.
+TEST(RowIndexTest, FilesWithoutExpiryReadAsUnknown) {
+  MemoryFileSystem fs;
+  parquet::Schema schema;
+  schema.root_name = "cqlite_row_index";
+  schema.fields = {parquet::Field::Binary("partition_key", parquet::Repetition::kRequired, 1),
+                   parquet::Field::Binary("clustering", parquet::Repetition::kRequired, 2),
+                   parquet::Field::String("data_file", parquet::Repetition::kRequired, 3),
+                   parquet::Field::Int64("position", parquet::Repetition::kRequired, 4),
+                   parquet::Field::Int64("hash", parquet::Repetition::kRequired, 5)};
+  {
+    auto writer = parquet::ParquetWriter::Open(fs, "/old-rows.parquet", schema, parquet::WriterOptions());
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    parquet::RowBatch batch(schema);
+    batch.column(0).AppendBytes("k");
+    batch.column(1).AppendBytes("");
+    batch.column(2).AppendBytes("/data/a.parquet");
+    batch.column(3).AppendInt64(3);
+    batch.column(4).AppendInt64(42);
+    batch.EndRows(1);
+    ASSERT_TRUE((*writer)->WriteBatch(batch).ok());
+    ASSERT_TRUE((*writer)->Close().ok());
+  }
+  auto reader = RowIndexReader::Open(fs, {"/old-rows.parquet"});
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  RowIndexEntry entry;
+  auto more = (*reader)->Next(&entry);
+  ASSERT_TRUE(more.ok() && *more) << more.status().ToString();
+  EXPECT_EQ(entry.position, 3);
+  EXPECT_EQ(entry.hash, 42u);
+  EXPECT_EQ(entry.expires, kExpiryUnknown);
 }
 
 TEST(RowIndexTest, RoundTripAcrossRowGroupsAndFiles) {
@@ -374,6 +421,7 @@ TEST(RowIndexTest, RoundTripAcrossRowGroupsAndFiles) {
     ASSERT_EQ(entry.data_file, want.data_file) << i;
     ASSERT_EQ(entry.position, want.position) << i;
     ASSERT_EQ(entry.hash, want.hash) << i;
+    ASSERT_EQ(entry.expires, want.expires) << i;
   }
   auto more = (*reader)->Next(&entry);
   ASSERT_TRUE(more.ok()) << more.status().ToString();
@@ -406,6 +454,7 @@ TEST(RowIndexTest, RoundTripAcrossRowGroupsAndFiles) {
       ASSERT_FALSE(columns.removes(r));
       ASSERT_EQ(columns.position->ints[r], want.position) << next;
       ASSERT_EQ(static_cast<uint64_t>(columns.hash->ints[r]), want.hash) << next;
+      ASSERT_EQ(columns.expiry(r), want.expires) << next;
     }
   }
   EXPECT_EQ(next, kEntries);
@@ -471,7 +520,7 @@ TEST(RowIndexTest, AReaderFromATokenReadsEveryEntryFromThereAndStopsWhereTheFilt
     RowIndexWriter writer(fs, [](int i) { return StrCat("/warehouse/t/cqlite/rows-4-", i, ".parquet"); },
                           65536 * 2 + 100);
     for (int64_t i = 0; i < kEntries; ++i) {
-      ASSERT_TRUE(writer.Add(keys[i].second, FoldClustering{}, "data.parquet", i, 0).ok());
+      ASSERT_TRUE(writer.Add(keys[i].second, FoldClustering{}, "data.parquet", i, 0, INT64_MAX).ok());
     }
     auto closed = writer.Close();
     ASSERT_TRUE(closed.ok()) << closed.status().ToString();

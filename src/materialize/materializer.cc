@@ -95,6 +95,7 @@ Result<std::vector<FactsSet>> KeepNewGenerations(const Run& run, const std::vect
     Progress(run.options, StrCat("keeping generation ", k + 1, " of ", fresh.size(), ": ",
                                  sstable.location().DataPath()));
     ASSIGN_OR_RETURN(FactsSet set, KeepGeneration(run.fs, sstable, k, files));
+    set.identities = {run.identities[fresh[k]]};
     sets.push_back(std::move(set));
     int64_t max_timestamp = sstable.statistics().stats ? sstable.statistics().stats->max_timestamp : 0;
     consumed->push_back({run.identities[fresh[k]], max_timestamp});
@@ -113,6 +114,25 @@ void RemoveUnnamedKeptGenerations(FileSystem& fs, const std::vector<FactsSet>& n
     for (const std::string& file : set.files) (void)fs.Remove(file);
     if (fs.IsDirectory(DirName(set.files.front()))) (void)fs.Remove(DirName(set.files.front()));
   }
+}
+
+// Splits the facts sets of `state` into those of generations `present` (in
+// `kept`) and those of generations no longer there (in `vanished`). False
+// when a set's generations are not known, or a set holds both kinds.
+bool SplitVanishedFacts(const FoldState& state, const std::set<std::string>& present, std::vector<FactsSet>* kept,
+                        std::vector<FactsSet>* vanished) {
+  kept->clear();
+  vanished->clear();
+  size_t held = 0;
+  for (const FactsSet& set : state.facts) {
+    if (set.identities.empty()) return false;
+    size_t here = std::count_if(set.identities.begin(), set.identities.end(),
+                                [&](const std::string& identity) { return present.count(identity) > 0; });
+    if (here != 0 && here != set.identities.size()) return false;
+    (here == 0 ? vanished : kept)->push_back(set);
+    held += set.identities.size();
+  }
+  return held == state.generations.size();
 }
 
 // One attempt: the steps of materializer.h, then the catalog's commit (or,
@@ -134,15 +154,20 @@ Status RunOnce(const Run& run, TableReport* report) {
   for (const ConsumedGeneration& g : base.state.generations) consumed.insert(g.identity);
   // A complete source that lacks a consumed generation: Cassandra compacted
   // it away, and what its facts said is either in the directory's
-  // generations or was purged with what it deleted; the fold state's facts
-  // would bring purged rows back, so the directory's generations are folded
-  // alone (MaterializeOptions::complete_source).
+  // generations or was purged with what it deleted
+  // (MaterializeOptions::complete_source). Its kept facts would bring purged
+  // rows back: they are dropped, and the rows they held are among those the
+  // run folds again, from the facts of the generations present. Where the
+  // state cannot tell which facts set holds which generation (sets kept
+  // before it recorded that), the directory's generations are folded alone.
   std::set<std::string> present(run.identities.begin(), run.identities.end());
   int64_t gone = run.options.complete_source
                      ? std::count_if(base.state.generations.begin(), base.state.generations.end(),
                                      [&](const ConsumedGeneration& g) { return !present.count(g.identity); })
                      : 0;
-  bool refold = gone > 0;
+  std::vector<FactsSet> kept_facts = base.state.facts;
+  std::vector<FactsSet> vanished_facts;
+  bool refold = gone > 0 && !SplitVanishedFacts(base.state, present, &kept_facts, &vanished_facts);
   std::vector<size_t> fresh;
   for (size_t i = 0; i < run.identities.size(); ++i) {
     if (refold || !consumed.count(run.identities[i])) fresh.push_back(i);
@@ -179,7 +204,7 @@ Status RunOnce(const Run& run, TableReport* report) {
     report->message = "staged: nothing new in its token ranges";
     return WriteStagedResult(run.fs, stage_dir, staged);
   };
-  if (base.has_fold_state && fresh.empty() && !refold && now < base.state.next_expiry) {
+  if (base.has_fold_state && fresh.empty() && !refold && vanished_facts.empty() && now < base.state.next_expiry) {
     if (!stage_dir.empty()) return stage_unchanged(iceberg::RandomUuid());
     report->message = "nothing new: every generation was consumed before and no row has expired since";
     report->metadata_location = base.table->metadata_location;
@@ -196,11 +221,17 @@ Status RunOnce(const Run& run, TableReport* report) {
   }
   std::vector<ConsumedGeneration> new_generations;
   ASSIGN_OR_RETURN(std::vector<FactsSet> new_facts, KeepNewGenerations(run, fresh, files, &new_generations));
-  if (refold) {
-    Progress(run.options, StrCat(gone, " consumed generation(s) were compacted away; folding the ",
-                                 run.identities.size(), " generation(s) of ", run.table_dir, " anew"));
+  if (!vanished_facts.empty()) {
+    Progress(run.options, StrCat(gone, " consumed generation(s) were compacted away; folding again the rows they "
+                                       "held, and those the new generations touch"));
   }
-  std::vector<FactsSet> facts = refold ? std::vector<FactsSet>() : base.state.facts;
+  if (refold) {
+    Progress(run.options, StrCat(gone, " consumed generation(s) were compacted away, and the fold state does not "
+                                       "say which kept facts are theirs (an earlier CQLite wrote it); folding the ",
+                                 run.identities.size(), " generation(s) of ", run.table_dir,
+                                 " anew, which records it for later runs"));
+  }
+  std::vector<FactsSet> facts = refold ? std::vector<FactsSet>() : kept_facts;
   for (const FactsSet& set : new_facts) facts.push_back(set);
   MergeSettings merge;
   // With --cluster each replica brings its own copy of its ranges' facts:
@@ -224,10 +255,11 @@ Status RunOnce(const Run& run, TableReport* report) {
   // Step 3: only the rows the new generations touch when that is possible
   // (touched_rows.h), else by folding every kept generation.
   std::optional<TouchedRowsFold> touched;
-  if (base.has_fold_state && !refold && !new_facts.empty() && run.options.fold_touched_rows) {
+  // (A run gets here with nothing new only when rows expired since the last.)
+  if (base.has_fold_state && !refold && run.options.fold_touched_rows) {
     std::string why_not;
-    ASSIGN_OR_RETURN(touched, FoldTouchedRows(run.fs, run.table, run.mapping, run.table_dir, new_facts, facts,
-                                              base.state, row_options, files, &why_not));
+    ASSIGN_OR_RETURN(touched, FoldTouchedRows(run.fs, run.table, run.mapping, run.table_dir, new_facts,
+                                              vanished_facts, facts, base.state, row_options, files, &why_not));
     if (!touched) {
       report->folded_everything_because = why_not;
       Progress(run.options, StrCat("folding every kept generation: ", why_not));
@@ -253,7 +285,7 @@ Status RunOnce(const Run& run, TableReport* report) {
     (f.content == iceberg::FileContent::kData ? report->data_files : report->delete_files)++;
   }
   report->delete_files += static_cast<int>(changes.deleted_positions.size());  // deletion vectors
-  if (base.table && fresh.empty() && added.empty() && changes.deleted_positions.empty()) {
+  if (base.table && fresh.empty() && vanished_facts.empty() && added.empty() && changes.deleted_positions.empty()) {
     if (!stage_dir.empty()) return stage_unchanged(files.run_id());
     report->message = "nothing new: no generation to consume, and no row changed since the last snapshot";
     report->metadata_location = base.table->metadata_location;
@@ -264,6 +296,9 @@ Status RunOnce(const Run& run, TableReport* report) {
   next.schema = &run.mapping.schema;
   next.state = base.state;
   if (refold) next.state.generations.clear();
+  if (!vanished_facts.empty()) {
+    std::erase_if(next.state.generations, [&](const ConsumedGeneration& g) { return !present.count(g.identity); });
+  }
   next.state.generations.insert(next.state.generations.end(), new_generations.begin(), new_generations.end());
   next.state.facts = std::move(facts);
   next.state.row_index = changes.row_index;
@@ -362,6 +397,9 @@ Status RunOnce(const Run& run, TableReport* report) {
     report->message += report->read_kept_facts_because.empty()
                            ? " (the new generations decided their rows alone)"
                            : " (only the rows the new generations touch were folded)";
+  }
+  if (!vanished_facts.empty()) {
+    report->message += StrCat(" (", gone, " consumed generation(s) compacted away: the rows they held folded again)");
   }
   if (refold) {
     report->message += StrCat(" (", gone, " consumed generation(s) compacted away: the table directory's ",

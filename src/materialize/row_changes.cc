@@ -1,6 +1,7 @@
 #include "materialize/row_changes.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -197,6 +198,10 @@ Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const T
                                 changes.rows_deleted, " deleted"));
       }
       changes.next_expiry = std::min(changes.next_expiry, row.earliest_expiry);
+      // When the row next changes by itself: a cell of its own or of the
+      // partition's static row (its values are in every row) expires.
+      const int64_t expires =
+          std::min(row.earliest_expiry, static_row ? static_row->earliest_expiry : std::numeric_limits<int64_t>::max());
       while (has_old && CompareToRowIndexEntry(*partitioner, order, old, partition.key, row.clustering) < 0) {
         RETURN_IF_ERROR(drop_old());
       }
@@ -204,6 +209,7 @@ Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const T
         auto hash = converter.Append(partition.key, static_row, row, nullptr);
         if (!hash.ok()) return in_partition(hash.status());
         if (*hash == old.hash) {  // unchanged: it keeps its place
+          old.expires = expires;
           RETURN_IF_ERROR(new_index.Add(old));
           ASSIGN_OR_RETURN(has_old, old_index->Next(&old));
           continue;
@@ -214,7 +220,7 @@ Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const T
       int64_t position = data.next_position();
       auto hash = converter.Append(partition.key, static_row, row, batch);
       if (!hash.ok()) return in_partition(hash.status());
-      RETURN_IF_ERROR(new_index.Add(partition.key, row.clustering, data.path(), position, *hash));
+      RETURN_IF_ERROR(new_index.Add(partition.key, row.clustering, data.path(), position, *hash, expires));
       ++changes.rows_appended;
     }
   }

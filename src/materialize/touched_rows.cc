@@ -33,6 +33,7 @@ struct TouchedRow {
   std::string clustering;   // as the row index holds it (EncodeRowIndexClustering)
   FoldClustering decoded;   // the same, for ordering
   bool indexed = false;     // the row index has a current entry for it
+  int64_t expires = INT64_MAX;  // of that entry
   int data_file = 0;        // into TouchedRows::data_files
   int64_t position = 0;
   uint64_t hash = 0;
@@ -96,10 +97,37 @@ struct DeletedRange {
   ClusteringKind end_kind = ClusteringKind::kInclEndBound;
 
   bool Contains(const ClusteringOrder& order, const FoldClustering& row) const {
-    return order.Compare(start, start_kind, row, ClusteringKind::kClustering) < 0 &&
-           order.Compare(row, ClusteringKind::kClustering, end, end_kind) < 0;
+    return order.Compare(start, start_kind, row, ClusteringKind::kClustering) < 0 && !EndsBefore(order, row);
+  }
+  bool EndsBefore(const ClusteringOrder& order, const FoldClustering& row) const {
+    return order.Compare(row, ClusteringKind::kClustering, end, end_kind) >= 0;
   }
 };
+
+// Puts `ranges` in clustering order, overlapping ones merged, so that rows in
+// clustering order meet them one after another.
+void MergeDeletedRanges(const ClusteringOrder& order, std::vector<DeletedRange>* ranges) {
+  std::sort(ranges->begin(), ranges->end(), [&](const DeletedRange& a, const DeletedRange& b) {
+    return order.Compare(a.start, a.start_kind, b.start, b.start_kind) < 0;
+  });
+  size_t kept = 0;
+  for (size_t i = 0; i < ranges->size(); ++i) {
+    DeletedRange& range = (*ranges)[i];
+    if (kept > 0) {
+      DeletedRange& last = (*ranges)[kept - 1];
+      if (order.Compare(range.start, range.start_kind, last.end, last.end_kind) < 0) {  // overlaps: one range
+        if (order.Compare(range.end, range.end_kind, last.end, last.end_kind) > 0) {
+          last.end = std::move(range.end);
+          last.end_kind = range.end_kind;
+        }
+        continue;
+      }
+    }
+    if (kept != i) (*ranges)[kept] = std::move(range);
+    ++kept;
+  }
+  ranges->resize(kept);
+}
 
 struct TouchedPartition {
   std::string key;
@@ -252,6 +280,13 @@ std::string TooManyRows(int64_t max_rows) {
 Result<std::string> ScreenRanges(FileSystem& fs, const TableSSTables& table, const std::vector<FactsSet>& new_facts,
                                  const Murmur3RangeSet& ranges, int64_t horizon, const std::string& needs_kept,
                                  int64_t max_rows, const std::atomic<bool>& declined, TouchedRows* touched) {
+  touched->needs_kept_facts = needs_kept;
+  if (new_facts.empty()) {  // a run for rows that expired only
+    if (!table.partitioner) return std::string("the partitioner is not one cqlite orders keys by");
+    touched->schema = std::make_shared<const TableSchema>(table.schema.table);
+    touched->partitioner = *table.partitioner;
+    return std::string();
+  }
   ASSIGN_OR_RETURN(OpenedFacts opened, OpenFactsIn(fs, new_facts, table, ranges));
   if (!opened.partitioner) return std::string("the partitioner is not one cqlite orders keys by");
   const TableSchema& schema = *opened.schema;
@@ -316,6 +351,10 @@ Result<std::string> ScreenRanges(FileSystem& fs, const TableSSTables& table, con
     }
     touched->source_ends.push_back(touched->rows.size());
   }
+  const ClusteringOrder order = ClusteringOrder::OfTable(schema);
+  for (TouchedPartition& p : touched->partitions) {
+    if (p.deleted_ranges.size() > 1) MergeDeletedRanges(order, &p.deleted_ranges);
+  }
   touched->schema = opened.schema;
   touched->partitioner = *opened.partitioner;
   return std::string();
@@ -353,34 +392,106 @@ Result<std::string> AddDeletedRows(FileSystem& fs, const std::vector<std::string
     }
     return Wanted::kNo;
   };
-  const size_t before = touched->rows.size();
+  // Gathered apart, and added once the scan is done: the partitions' row
+  // filters point into touched->rows.
+  std::vector<TouchedRow> added;
   RowIndexReader::EntryColumns entries;
   FoldClustering clustering;
   while (true) {
     ASSIGN_OR_RETURN(bool more, reader->NextEntries(&entries, wanted));
     if (!more) break;
+    // Entries come a partition at a time, in clustering order: each key is
+    // looked up once per run of it, and its merged ranges met in turn.
+    const parquet::FlatColumn& keys = *entries.partition_key;
+    const TouchedPartition* partition = nullptr;
+    size_t next_range = 0;
     for (size_t i = entries.begin; i < entries.end; ++i) {
-      std::string_view key = entries.partition_key->Bytes(i);
-      const TouchedPartition* partition = deleting(key);
+      std::string_view key = keys.Bytes(i);
+      const bool same_key = i > entries.begin && (keys.indices.empty() ? key == keys.Bytes(i - 1)
+                                                                         : keys.indices[i] == keys.indices[i - 1]);
+      if (!same_key) {
+        partition = deleting(key);
+        next_range = 0;
+      }
       if (partition == nullptr) continue;
+      const std::vector<DeletedRange>& ranges = partition->deleted_ranges;
+      if (!partition->deleted && next_range == ranges.size()) continue;  // past its last range
       std::string_view encoded = entries.clustering->Bytes(i);
-      if (partition->rows.Find(encoded) != nullptr) continue;  // the new facts hold it
       if (!DecodeRowIndexClustering(encoded, &clustering)) {
         return Status::Corruption(StrCat(files.front(), ": a row index entry with a malformed clustering"));
       }
       bool covered = partition->deleted;
-      for (size_t r = 0; !covered && r < partition->deleted_ranges.size(); ++r) {
-        covered = partition->deleted_ranges[r].Contains(order, clustering);
+      if (!covered) {
+        while (next_range < ranges.size() && ranges[next_range].EndsBefore(order, clustering)) ++next_range;
+        covered = next_range < ranges.size() && ranges[next_range].Contains(order, clustering);
       }
-      if (!covered) continue;
-      TouchedRow& row = touched->rows.emplace_back();
-      row.partition = touched->partition_numbers.find(key)->second;
+      if (!covered || partition->rows.Find(encoded) != nullptr) continue;  // the new facts hold it
+      TouchedRow& row = added.emplace_back();
+      row.partition = static_cast<uint32_t>(partition - touched->partitions.data());
       row.clustering.assign(encoded);
       row.decoded = clustering;
-      if (static_cast<int64_t>(touched->rows.size()) > max_rows) return TooManyRows(max_rows);
+      if (static_cast<int64_t>(touched->rows.size() + added.size()) > max_rows) return TooManyRows(max_rows);
     }
   }
-  if (touched->rows.size() > before) touched->source_ends.push_back(touched->rows.size());
+  if (added.empty()) return std::string();
+  touched->rows.insert(touched->rows.end(), std::make_move_iterator(added.begin()),
+                       std::make_move_iterator(added.end()));
+  touched->source_ends.push_back(touched->rows.size());
+  return std::string();
+}
+
+// Adds to `touched` the rows one layer of the row index holds in `share`
+// (every one, without) that expire by `now` (or whose expiry it does not
+// know), as another run of rows in fold order; lowers `later` to the
+// earliest expiry after `now` among the others. Why not, when they take the
+// touched rows past `max_rows`, or empty.
+Result<std::string> AddExpiredRows(FileSystem& fs, const std::vector<std::string>& files,
+                                   const std::optional<Murmur3Range>& share, int64_t now, int64_t max_rows,
+                                   TouchedRows* touched, int64_t* later) {
+  if (files.empty()) return std::string();
+  using Wanted = RowIndexReader::Wanted;
+  ASSIGN_OR_RETURN(auto reader, share ? RowIndexReader::OpenFromToken(fs, files, share->first)
+                                      : RowIndexReader::Open(fs, files));
+  auto in_share = [&](const parquet::FlatColumn& keys) {
+    if (share && keys.size() > 0 && Murmur3Token(keys.Bytes(0)) > share->last) return Wanted::kNoneFromHere;
+    return Wanted::kYes;
+  };
+  std::vector<TouchedRow> added;  // apart, as in AddDeletedRows
+  RowIndexReader::EntryColumns entries;
+  FoldClustering clustering;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, reader->NextEntries(&entries, in_share));
+    if (!more) break;
+    const parquet::FlatColumn& keys = *entries.partition_key;
+    bool inside = true;
+    for (size_t i = entries.begin; i < entries.end; ++i) {
+      if (entries.removes(i)) continue;
+      std::string_view key = keys.Bytes(i);
+      if (share && (i == entries.begin || key != keys.Bytes(i - 1))) {
+        const int64_t token = Murmur3Token(key);
+        inside = token >= share->first && token <= share->last;
+      }
+      if (!inside) continue;
+      const int64_t expires = entries.expiry(i);
+      if (expires > now) {
+        *later = std::min(*later, expires);
+        continue;
+      }
+      std::string_view encoded = entries.clustering->Bytes(i);
+      if (!DecodeRowIndexClustering(encoded, &clustering)) {
+        return Status::Corruption(StrCat(files.front(), ": a row index entry with a malformed clustering"));
+      }
+      TouchedRow& row = added.emplace_back();
+      row.partition = touched->Partition(key);
+      row.clustering.assign(encoded);
+      row.decoded = clustering;
+      if (static_cast<int64_t>(touched->rows.size() + added.size()) > max_rows) return TooManyRows(max_rows);
+    }
+  }
+  if (added.empty()) return std::string();
+  touched->rows.insert(touched->rows.end(), std::make_move_iterator(added.begin()),
+                       std::make_move_iterator(added.end()));
+  touched->source_ends.push_back(touched->rows.size());
   return std::string();
 }
 
@@ -396,9 +507,13 @@ class TouchedRowsSource final : public FoldSource {
     // An SSTable passes the untouched rows of a touched partition over by
     // their sizes; what other sources hand on is filtered here.
     wanted_ = [this](std::string_view key, const Clustering& clustering) {
-      const PartitionRows* rows = touched_.RowsOf(key);
+      if (key != wanted_key_) {  // a partition's rows come one after another: its key is looked up once
+        wanted_key_.assign(key);
+        wanted_rows_ = touched_.RowsOf(key);
+      }
+      if (wanted_rows_ == nullptr) return false;
       EncodeRowIndexClustering(clustering, &wanted_clustering_);
-      return rows != nullptr && rows->Find(wanted_clustering_) != nullptr;
+      return wanted_rows_->Find(wanted_clustering_) != nullptr;
     };
     source_->PassOverRowsNotWanted(&wanted_);
   }
@@ -457,6 +572,8 @@ class TouchedRowsSource final : public FoldSource {
   RowTest wanted_;
   std::string clustering_;          // a row's, encoded as the row index holds it
   std::string wanted_clustering_;   // the same, for wanted_
+  std::string wanted_key_;          // the partition wanted_ last looked up, and its touched rows
+  const PartitionRows* wanted_rows_ = nullptr;
 };
 
 // Finds the rows of `touched` in one layer of the row index and notes where
@@ -519,6 +636,7 @@ Status LookUp(FileSystem& fs, const std::vector<std::string>& files, const std::
           row->data_file = intern(entries.data_file->Bytes(i));
           row->position = entries.position->ints[i];
           row->hash = static_cast<uint64_t>(entries.hash->ints[i]);
+          row->expires = entries.expiry(i);
         }
       }
       r = run_end;
@@ -531,8 +649,10 @@ Status LookUp(FileSystem& fs, const std::vector<std::string>& files, const std::
 struct Change {
   const TouchedRow* row = nullptr;
   bool removes = false;
-  int64_t position = 0;  // in the range's data file
+  int64_t position = 0;  // in the range's data file, or in data_file
   uint64_t hash = 0;
+  int64_t expires = INT64_MAX;
+  int data_file = -1;    // into TouchedRows::data_files: a row that kept its place; -1: the range's
 };
 
 // What one thread makes of a share of the ring: the fold of the new facts
@@ -586,8 +706,10 @@ Status WriteUpdateLayer(FileSystem& fs, const std::vector<std::string>& previous
     if (has_before && placed == 0) {  // replaced
       ASSIGN_OR_RETURN(has_before, next_before());
     }
-    RETURN_IF_ERROR(layer.Add(partition_key, c.row->decoded, c.removes ? std::string_view() : range.data_path,
-                              c.position, c.hash));
+    std::string_view data_file = c.removes            ? std::string_view()
+                                 : c.data_file >= 0 ? std::string_view(touched.data_files[c.data_file])
+                                                    : std::string_view(range.data_path);
+    RETURN_IF_ERROR(layer.Add(partition_key, c.row->decoded, data_file, c.position, c.hash, c.expires));
   }
   while (has_before) {
     RETURN_IF_ERROR(layer.Add(before));
@@ -647,7 +769,7 @@ Result<RangeChanges> FoldTouchedRange(FileSystem& fs, const TableSSTables& table
   };
   auto removed = [&](const TouchedRow& old) -> Status {
     if (!old.indexed) return Status::OK();
-    changes.updates.push_back({&old, true, 0, 0});
+    changes.updates.push_back({&old, true, 0, 0, INT64_MAX, -1});
     return delete_old(old);
   };
   std::string clustering;
@@ -680,11 +802,15 @@ Result<RangeChanges> FoldTouchedRange(FileSystem& fs, const TableSSTables& table
       if (old.indexed) {
         if (*hash == old.hash) {  // written again as it was: it keeps its place
           batch->TruncateTo(before_row);
+          // Its entry is written anew only when the row now expires at another time.
+          if (old.expires != row.earliest_expiry) {
+            changes.updates.push_back({&old, false, old.position, old.hash, row.earliest_expiry, old.data_file});
+          }
           continue;
         }
         RETURN_IF_ERROR(delete_old(old));
       }
-      changes.updates.push_back({&old, false, position, *hash});
+      changes.updates.push_back({&old, false, position, *hash, row.earliest_expiry, -1});
       ++changes.rows_appended;
     }
   }
@@ -715,6 +841,7 @@ Result<std::string> ScreenVerdict(const std::vector<Result<std::string>>& screen
 Result<std::optional<TouchedRowsFold>> FoldTouchedRows(FileSystem& fs, const TableSSTables& table,
                                                        const TableMapping& mapping, const std::string& table_dir,
                                                        const std::vector<FactsSet>& new_facts,
+                                                       const std::vector<FactsSet>& vanished_facts,
                                                        const std::vector<FactsSet>& all_facts, const FoldState& last,
                                                        const RowChangesOptions& options, RunFiles& files,
                                                        std::string* why_not) {
@@ -724,7 +851,9 @@ Result<std::optional<TouchedRowsFold>> FoldTouchedRows(FileSystem& fs, const Tab
   };
   if (last.generations.empty()) return not_here("no generation was consumed before");
   if (options.now_seconds < last.folded_at) return not_here("--now is before the last run's");
-  if (options.now_seconds >= last.next_expiry) return not_here("rows folded before have expired since");
+  // Rows folded before that have expired since are touched too: the row
+  // index says when each expires.
+  const bool expiring = options.now_seconds >= last.next_expiry;
   for (const FactsSet& set : new_facts) {
     if (set.form != FactsForm::kSSTable) return not_here("new facts that are not SSTables");
   }
@@ -737,6 +866,11 @@ Result<std::optional<TouchedRowsFold>> FoldTouchedRows(FileSystem& fs, const Tab
   // Whether the new facts may decide their rows alone depends on what they
   // hold, unless the table or the state rules it out for all of them.
   std::string needs_kept = TableNeedsKeptFacts(table.schema.table);
+  if (!vanished_facts.empty() && needs_kept.empty()) needs_kept = "consumed generations were compacted away";
+  if (expiring && needs_kept.empty()) needs_kept = "rows folded before have expired since";
+  // The facts whose rows are touched: the new ones, and those a compaction took away.
+  std::vector<FactsSet> touching = new_facts;
+  touching.insert(touching.end(), vanished_facts.begin(), vanished_facts.end());
   // A generation whose Statistics.db gave no maximum timestamp was recorded
   // with 0: its facts may be newer than the horizon says.
   for (const ConsumedGeneration& g : last.generations) {
@@ -755,6 +889,8 @@ Result<std::optional<TouchedRowsFold>> FoldTouchedRows(FileSystem& fs, const Tab
   const std::vector<Murmur3Range> shares = threads > 1 ? SplitMurmur3Ring(threads) : std::vector<Murmur3Range>();
   const size_t count = std::max<size_t>(1, shares.size());
   std::vector<TouchedRows> parts(count);
+  // Each share's earliest expiry after now of the rows it did not touch.
+  std::vector<int64_t> later_expiry(count, INT64_MAX);
   std::vector<Result<std::string>> screened(count, std::string());
   std::atomic<bool> declined{false};
   // Judged once, by the last thread to finish screening, before any goes on.
@@ -769,17 +905,25 @@ Result<std::optional<TouchedRowsFold>> FoldTouchedRows(FileSystem& fs, const Tab
     // Screening: the new facts' rows, then those the row index holds where
     // the new facts delete partitions or ranges.
     auto screen = [&]() -> Result<std::string> {
-      ASSIGN_OR_RETURN(std::string why, ScreenRanges(fs, table, new_facts, ranges, horizon, needs_kept, max_rows,
+      ASSIGN_OR_RETURN(std::string why, ScreenRanges(fs, table, touching, ranges, horizon, needs_kept, max_rows,
                                                      declined, &part));
       if (!why.empty() || declined) return why;
       const ClusteringOrder order = ClusteringOrder::OfTable(*part.schema);
       part.Order(part.partitioner, order);
+      if (expiring) {
+        for (const auto* layer : {&last.row_index, &last.row_index_updates}) {
+          ASSIGN_OR_RETURN(why, AddExpiredRows(fs, *layer, share, options.now_seconds, max_rows, &part,
+                                               &later_expiry[k]));
+          if (!why.empty()) return why;
+          part.Order(part.partitioner, order);
+        }
+      }
       if (!part.deletes_rows) return why;
       for (const auto* layer : {&last.row_index, &last.row_index_updates}) {
         ASSIGN_OR_RETURN(why, AddDeletedRows(fs, *layer, share, max_rows, &part));
         if (!why.empty()) return why;
+        part.Order(part.partitioner, order);  // the rows added among the others, and their filters anew
       }
-      part.Order(part.partitioner, order);
       return why;
     };
     screened[k] = screen();
@@ -827,6 +971,7 @@ Result<std::optional<TouchedRowsFold>> FoldTouchedRows(FileSystem& fs, const Tab
   TouchedRowsFold fold;
   RowChanges& changes = fold.changes;
   changes.next_expiry = last.next_expiry;
+  if (expiring) changes.next_expiry = *std::min_element(later_expiry.begin(), later_expiry.end());
   for (RangeChanges& range : ranges) {
     if (fold.read_kept_facts_because.empty()) fold.read_kept_facts_because = range.needs_kept_facts;
     changes.next_expiry = std::min(changes.next_expiry, range.next_expiry);

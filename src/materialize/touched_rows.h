@@ -3,7 +3,9 @@
 //
 // The rows a new generation touches are those it holds (written or deleted,
 // whatever their timestamps), every row of a partition it deletes, and every
-// row in a range it deletes. A touched row folds to what every fact of that
+// row in a range it deletes; after a compaction, also every row the
+// generations it took away held (the facts sets of the generations still
+// there are read as before, the vanished ones' dropped). A touched row folds to what every fact of that
 // row makes of it, and no other row changes (while no kept row expires: a run
 // after `next_expiry` folds everything). The run, on each share of the ring:
 //
@@ -67,9 +69,12 @@ struct TouchedRowsFold {
 
 // The changes of the run whose new facts are `new_facts` (kept SSTables of
 // the generations not consumed before) over the fold state `last`, folding
-// only the rows they touch; `all_facts` are every facts set a fold of
-// everything would read (the kept ones and the new ones, merged as the run
-// merged them). Nullopt, with the first reason found in `why_not`, when the
+// only the rows they touch; `vanished_facts` are the facts sets of consumed
+// generations a compaction took away (their rows are touched too: the
+// compaction's output, among the new facts, holds what they said but for
+// what it purged); `all_facts` are every facts set a fold of everything
+// would read (the kept ones of the generations present and the new ones,
+// merged as the run merged them). Nullopt, with the first reason found in `why_not`, when the
 // run must fold everything, before any file is written. With
 // `options.threads` threads, each share of the ring (of a Murmur3 table) is
 // screened, looked up in the row index and folded on a thread of its own,
@@ -78,6 +83,7 @@ struct TouchedRowsFold {
 Result<std::optional<TouchedRowsFold>> FoldTouchedRows(FileSystem& fs, const TableSSTables& table,
                                                        const TableMapping& mapping, const std::string& table_dir,
                                                        const std::vector<FactsSet>& new_facts,
+                                                       const std::vector<FactsSet>& vanished_facts,
                                                        const std::vector<FactsSet>& all_facts, const FoldState& last,
                                                        const RowChangesOptions& options, RunFiles& files,
                                                        std::string* why_not);

@@ -18,13 +18,19 @@ touched rows, and into one where every run folds everything
     PyIceberg and DuckDB read them, equal the node's SELECT JSON *;
   - the update layer of the row index grows with the runs of touched rows and
     is folded into its base by every other run, among them one that would
-    take it past its limit.
+    take it past its limit;
+  - rows whose TTL runs out between two runs are found by the row index's
+    expiries and deleted by a run with nothing new, of touched rows only;
+  - a major compaction of every generation consumed, which purges nothing,
+    changes no row: its run folds again the rows the vanished generations
+    held, from the compaction's output.
 """
 import json
 import pathlib
 import random
 import shutil
 import tempfile
+import time
 
 import pytest
 
@@ -111,7 +117,8 @@ def test_runs_that_fold_only_their_new_generations_equal_the_node(node, cqlite, 
     rounds = [("changes", alone), ("changes", alone), ("update", touched), ("changes", alone),
               ("older", touched), ("changes", alone), ("range", touched), ("old deletes", touched),
               ("partition", touched), ("everything", alone), ("many new", everything_), ("changes", alone),
-              ("old range", touched)]
+              ("old range", touched), ("ttl", alone), ("expire", touched), ("compact", None)]
+    ttl_written_at = None
     layer_sizes = []
     for number, (kind, want) in enumerate(rounds):
         if kind == "changes":
@@ -143,6 +150,21 @@ def test_runs_that_fold_only_their_new_generations_equal_the_node(node, cqlite, 
             node.cql(f"DELETE FROM {KS}.{TABLE} USING TIMESTAMP 1003 WHERE k = 9 AND c >= 10 AND c < 20")
             node.cql(f"DELETE FROM {KS}.{TABLE} WHERE k = 10 AND c >= 10 AND c <= 12")
             node.cql(f"INSERT INTO {KS}.{TABLE} (k, c, v) VALUES (10, 11, 'back') USING TIMESTAMP 1004")
+        elif kind == "ttl":  # whole rows that expire in 30 s: the next round waits for them
+            for c in range(10):
+                node.cql(f"INSERT INTO {KS}.{TABLE} (k, c, v, n, tags, attrs) VALUES ({PARTITIONS + 30}, {c}, "
+                         f"'short-lived', {c}, {{'t'}}, {{'a': 1}}) USING TTL 30")
+            ttl_written_at = time.time()
+        elif kind == "expire":  # nothing new: the rows whose TTL ran out go, found by the row index
+            time.sleep(max(0.0, ttl_written_at + 32 - time.time()))
+        elif kind == "compact":  # every generation consumed so far compacted into one, purging nothing
+            generations = len(list(table_dir.glob("*-Data.db")))
+            node.compact(KS, TABLE)
+            for _ in range(10):  # the compacted SSTables go once no reader holds them
+                if len(list(table_dir.glob("*-Data.db"))) == 1:
+                    break
+                time.sleep(1)
+            assert generations > 1 and len(list(table_dir.glob("*-Data.db"))) == 1
         elif kind == "everything":  # every row written anew: the update layer holds them all
             for k in range(PARTITIONS):
                 for c in range(ROWS):
@@ -151,9 +173,21 @@ def test_runs_that_fold_only_their_new_generations_equal_the_node(node, cqlite, 
             for k in range(PARTITIONS + 10, PARTITIONS + 24):
                 for c in range(50):
                     _insert(node, k, c, rng)
-        node.flush(KS, TABLE)
+        if kind != "compact":
+            node.flush(KS, TABLE)
         report = _materialize(cqlite, table_dir, fast)
         everything = _materialize(cqlite, table_dir, full, "--fold-everything")
+        if kind == "expire":
+            assert report["rows_deleted"] == 10 and report["rows_written"] == 0, report
+            assert report["read_kept_facts_because"] == "rows folded before have expired since", report
+        if kind == "compact":
+            # The rows the vanished generations held are folded again, from the compaction's output: a
+            # run of touched rows, or of everything where they are more than the update layer takes.
+            for r in (report, everything):
+                assert "compacted away: the rows they held folded again" in r["message"], r
+                assert r["generations_consumed"] == 1 and r["rows_written"] == r["rows_deleted"] == 0, r
+            want = report["folded"]
+            assert want in (touched, everything_), report
         assert report["folded"] == want, (number, kind, report)
         assert ("folded_everything_because" in report) == (want == everything_), report
         assert ("read_kept_facts_because" in report) == (want == touched), report
