@@ -20,15 +20,35 @@ import subprocess
 import sys
 import time
 
-# (pattern, what it is, the change it takes, the generations added before each
-# run: the last run is the one measured)
+# A run of a pattern: the change's generations it adds to the table directory
+# (and renames: {generation: new generation}), those it takes away, the
+# seconds after --now it runs at, and what else it is given.
+def step(add=(), remove=(), rename=None, later=0, extra=()):
+    return {"add": list(add), "remove": list(remove), "rename": rename or {}, "later": later, "extra": list(extra)}
+
+
+DAY = 24 * 3600
+# (pattern, what it is, the change it takes, its runs: the last is the one
+# measured, each from the first run's snapshot)
 PATTERNS = [
-    ("1", "updates and deletes newer than the table, one run", "changes", [[1001, 1002]]),
-    ("2", "the same as two runs, the deletes' timestamps interleaving with the updates'", "changes", [[1001], [1002]]),
-    ("3", "rows rewritten whole with timestamps older than the table's newest write", "after-row", [[1001, 1002]]),
-    ("4", "row, range and partition deletions of old rows", "deletions", [[1001, 1002, 1003]]),
-    ("5", "one column of old rows set with a timestamp older than the row's other cells", "column", [[1001]]),
-    ("6", "1% of the partitions rewritten whole", "partitions", [[1001]]),
+    ("1", "updates and deletes newer than the table, one run", "changes", [step(add=[1001, 1002])]),
+    ("2", "the same as two runs, the deletes' timestamps interleaving with the updates'", "changes",
+     [step(add=[1001]), step(add=[1002])]),
+    ("3", "rows rewritten whole with timestamps older than the table's newest write", "after-row",
+     [step(add=[1001, 1002])]),
+    ("4", "row, range and partition deletions of old rows", "deletions", [step(add=[1001, 1002, 1003])]),
+    ("5", "one column of old rows set with a timestamp older than the row's other cells", "column",
+     [step(add=[1001])]),
+    ("6", "1% of the partitions rewritten whole", "partitions", [step(add=[1001])]),
+    # A single-SSTable compaction (as upgradesstables or a tombstone
+    # compaction rewrites one): the consumed updates vanish, and the same
+    # rows come back as a new generation. A complete source, so that the run
+    # sees a compaction.
+    ("7", "a compaction of consumed generations that purges nothing", "changes",
+     [step(add=[1001, 1002], extra=["--complete-source"]),
+      step(remove=[1001], rename={1001: 1005}, extra=["--complete-source"])]),
+    ("9", "rows whose TTL runs out (1% of the rows, written with a TTL of a day)", "ttl",
+     [step(add=[1001]), step(later=DAY + 120)]),
 ]
 
 
@@ -46,6 +66,10 @@ def expected(pattern, counts, step, steps):
     updated, deleted = counts["updated"], counts["deleted"]
     if pattern == "2":
         return (updated, updated) if step == 0 else (0, deleted)
+    if pattern == "7":
+        return (updated, updated + deleted) if step == 0 else (0, 0)
+    if pattern == "9":
+        return (updated, updated) if step == 0 else (0, updated)
     if pattern in ("1", "3"):
         return updated, updated + deleted
     if pattern == "4":
@@ -70,12 +94,13 @@ def loadavg():
     return " ".join(pathlib.Path("/proc/loadavg").read_text().split()[:3])
 
 
-def materialize(args, name, table, warehouse, *extra):
+def materialize(args, name, table, warehouse, *extra, later=0):
     out = pathlib.Path(args.out)
     log(f"{name}: materialize {' '.join(extra)}")
     load_before = loadavg()
     proc = subprocess.run(["/usr/bin/time", "-v", "-o", str(out / f"{name}.time"), args.cqlite, "materialize",
-                           str(table), "--warehouse", str(warehouse), "--now", str(args.now), "--json", *extra],
+                           str(table), "--warehouse", str(warehouse), "--now", str(args.now + later), "--json",
+                           *extra],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     (out / f"{name}.stderr").write_text(proc.stderr)
     if proc.returncode != 0:
@@ -127,13 +152,19 @@ def main():
             shutil.copy(args.work / "catalog.first", catalog)
             added = []
             try:
-                for step, generations in enumerate(steps):
-                    for generation in generations:
+                for step, run in enumerate(steps):
+                    for generation in run["remove"]:
+                        for f in table.glob(f"*-{generation}-*"):
+                            f.unlink()
+                    for generation in run["add"] + list(run["rename"]):
+                        new = run["rename"].get(generation, generation)
                         for f in change_table.glob(f"*-{generation}-*"):
-                            os.link(f, table / f.name)
-                            added.append(table / f.name)
+                            name = f.name.replace(f"-{generation}-", f"-{new}-", 1)
+                            os.link(f, table / name)
+                            added.append(table / name)
                     name = f"p{pattern}-t{threads}{'-everything' if extra else ''}-s{step + 1}"
-                    result = materialize(args, name, table, warehouse, "--threads", threads, *extra)
+                    result = materialize(args, name, table, warehouse, "--threads", threads, *extra, *run["extra"],
+                                         later=run["later"])
                     want = expected(pattern, counts, step, len(steps))
                     result["expected"] = want
                     result["counts_ok"] = (result["written"], result["deleted"]) == want
@@ -145,7 +176,7 @@ def main():
                                         ratio=result["wall"] / first["wall"]))
             finally:
                 for f in added:
-                    f.unlink()
+                    f.unlink(missing_ok=True)
     report = {"first": first, "sstable_bytes": sstable_bytes, "data_bytes": data_bytes,
               "state_bytes_after_first": state_bytes, "runs": results, "now": args.now}
     (args.out / "report.json").write_text(json.dumps(report, indent=1))

@@ -170,6 +170,15 @@ struct TouchedRows {
   }
   std::string_view PartitionKeyOf(const TouchedRow& row) const { return partitions[row.partition].key; }
 
+  // Adds rows found in the row index (in fold order, gathered apart while
+  // the partitions' filters point into `rows`) as one more run; Order()
+  // puts them among the others.
+  void AddRun(std::vector<TouchedRow> found) {
+    if (found.empty()) return;
+    rows.insert(rows.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
+    source_ends.push_back(rows.size());
+  }
+
   // Puts the rows in fold order, each key once, and indexes each partition's.
   void Order(Partitioner partitioner, const ClusteringOrder& order) {
     RankPartitions(partitioner);
@@ -426,17 +435,12 @@ Result<std::string> AddDeletedRows(FileSystem& fs, const std::vector<std::string
         covered = next_range < ranges.size() && ranges[next_range].Contains(order, clustering);
       }
       if (!covered || partition->rows.Find(encoded) != nullptr) continue;  // the new facts hold it
-      TouchedRow& row = added.emplace_back();
-      row.partition = static_cast<uint32_t>(partition - touched->partitions.data());
-      row.clustering.assign(encoded);
-      row.decoded = clustering;
+      added.push_back({static_cast<uint32_t>(partition - touched->partitions.data()), std::string(encoded),
+                       clustering});
       if (static_cast<int64_t>(touched->rows.size() + added.size()) > max_rows) return TooManyRows(max_rows);
     }
   }
-  if (added.empty()) return std::string();
-  touched->rows.insert(touched->rows.end(), std::make_move_iterator(added.begin()),
-                       std::make_move_iterator(added.end()));
-  touched->source_ends.push_back(touched->rows.size());
+  touched->AddRun(std::move(added));
   return std::string();
 }
 
@@ -481,17 +485,11 @@ Result<std::string> AddExpiredRows(FileSystem& fs, const std::vector<std::string
       if (!DecodeRowIndexClustering(encoded, &clustering)) {
         return Status::Corruption(StrCat(files.front(), ": a row index entry with a malformed clustering"));
       }
-      TouchedRow& row = added.emplace_back();
-      row.partition = touched->Partition(key);
-      row.clustering.assign(encoded);
-      row.decoded = clustering;
+      added.push_back({touched->Partition(key), std::string(encoded), clustering});
       if (static_cast<int64_t>(touched->rows.size() + added.size()) > max_rows) return TooManyRows(max_rows);
     }
   }
-  if (added.empty()) return std::string();
-  touched->rows.insert(touched->rows.end(), std::make_move_iterator(added.begin()),
-                       std::make_move_iterator(added.end()));
-  touched->source_ends.push_back(touched->rows.size());
+  touched->AddRun(std::move(added));
   return std::string();
 }
 

@@ -5,9 +5,10 @@
 // whatever their timestamps), every row of a partition it deletes, and every
 // row in a range it deletes; after a compaction, also every row the
 // generations it took away held (the facts sets of the generations still
-// there are read as before, the vanished ones' dropped). A touched row folds to what every fact of that
-// row makes of it, and no other row changes (while no kept row expires: a run
-// after `next_expiry` folds everything). The run, on each share of the ring:
+// there are read as before, the vanished ones' dropped); and every row whose
+// TTL ran out since the last run (the row index records when each row next
+// expires). A touched row folds to what every fact of that row makes of it,
+// and no other row changes. The run, on each share of the ring:
 //
 //   1. reads the new generations once to gather the touched rows' keys, and
 //      finds whether they decide those rows alone: when every fact of theirs

@@ -7,7 +7,7 @@
 #
 #   tools/bench/gen_update.sh [--partitions N] [--seed S] [--format nb|oa] [--every EVERY]
 #                             [--timestamps after-dataset|after-row] [--rounds R]
-#                             [--kind changes|deletions|column|partitions]
+#                             [--kind changes|deletions|column|partitions|ttl]
 #
 # --timestamps: the changes are written a minute after the dataset's newest
 # reading (after-dataset, the default: an application changing rows after the
@@ -24,9 +24,11 @@
 # --kind: another change of about the same size instead (UpdateDataset.java
 # says what each writes): deletions of old rows (row, range and partition
 # deletions, generations 1001 to 1003), one column of old rows set with a
-# timestamp older than the row's (1001), or 1% of the partitions written again
-# whole (1001). generation.txt then counts what changes: updated=.. (rows
-# whose values change) deleted=.. (rows deleted).
+# timestamp older than the row's (1001), 1% of the partitions written again
+# whole (1001), or 1% of the rows written again with a TTL of a day (1001).
+# generation.txt then counts what changes: updated=.. (rows whose values
+# change) deleted=.. (rows deleted), and written_from=.. written_to=.. bound
+# the clock the rows were written at (their TTLs count from it).
 # --partitions, --seed and --format must be the ones the dataset was written
 # with (the defaults are gen_dataset.sh's). The files are cached in
 # ${CQLITE_CACHE:-$HOME/.cache/cqlite}/bench/update-<key>/:
@@ -74,7 +76,7 @@ done
 SOURCES_KEY="$(maven_tool_sources_key "$UPDATE_DIR")"
 case "$TIMESTAMPS" in after-dataset|after-row) ;; *) die "--timestamps must be after-dataset or after-row" ;; esac
 [[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 1 && $ROUNDS -le $EVERY ]] || die "--rounds must be between 1 and --every ($EVERY)"
-case "$KIND" in changes|deletions|column|partitions) ;; *) die "--kind must be changes, deletions, column or partitions" ;; esac
+case "$KIND" in changes|deletions|column|partitions|ttl) ;; *) die "--kind must be changes, deletions, column, partitions or ttl" ;; esac
 [[ $KIND == changes || $ROUNDS == 1 ]] || die "--kind $KIND takes one round"
 ROUNDS_KEY=""
 [[ $ROUNDS == 1 ]] || ROUNDS_KEY="|rounds=$ROUNDS"

@@ -65,6 +65,10 @@ import org.apache.cassandra.utils.StorageCompatibilityMode;
  *     first. {@code updated} counts the rows it changes.</li>
  * <li>{@code partitions}: one sensor in 100 written again whole, every row with
  *     changed values, stamped after the dataset; generation first.</li>
+ * <li>{@code ttl}: the picked rows written again whole with changed values,
+ *     stamped after the dataset, with a TTL of a day from the time they are
+ *     written (CQLSSTableWriter's clock: {@code written_from} and {@code
+ *     written_to} in the totals line bound it); generation first.</li>
  * </ul>
  *
  *   UpdateDataset <table-dir> <partitions> <seed> <nb|oa> <every> <first-generation> [after-dataset|after-row [rounds [kind]]]
@@ -118,6 +122,7 @@ public final class UpdateDataset {
                                    "threshold exceeded, alert sent", "connectivity restored after outage"};
     static final long END_MILLIS = 1767225600000L;
     static final int TTL_SECONDS = 90 * 24 * 3600;
+    static final int TTL_DAY_SECONDS = 24 * 3600;
     static final long LATER_MICROS = 1_000_000L;
     // A minute after the newest reading any sensor has (END_MILLIS less jitter).
     static final long AFTER_DATASET_MICROS = (END_MILLIS + 60_000L) * 1000L;
@@ -163,10 +168,10 @@ public final class UpdateDataset {
             System.exit(2);
         }
         String kind = args.length > 8 ? args[8] : "changes";
-        if (!List.of("changes", "deletions", "column", "partitions").contains(kind) ||
+        if (!List.of("changes", "deletions", "column", "partitions", "ttl").contains(kind) ||
             (!kind.equals("changes") && rounds != 1)) {
-            System.err.println("UpdateDataset: kind must be changes, deletions, column or partitions (the last "
-                               + "three with one round), not " + kind);
+            System.err.println("UpdateDataset: kind must be changes, deletions, column, partitions or ttl (the "
+                               + "last four with one round), not " + kind);
             System.exit(2);
         }
         StorageCompatibilityMode mode;
@@ -191,6 +196,7 @@ public final class UpdateDataset {
 
         long start = System.nanoTime();
         if (!kind.equals("changes")) {
+            long writtenFrom = System.currentTimeMillis() / 1000;
             OtherChange change = new OtherChange(dir, kind);
             try {
                 for (DecoratedKey key : keys) change.partition(key, seed, every);
@@ -198,11 +204,13 @@ public final class UpdateDataset {
                 change.close();
             }
             change.finish(firstGeneration);
+            long writtenTo = System.currentTimeMillis() / 1000 + 1;
             System.out.printf("partitions=%d rows=%d kind=%s updated=%d deleted=%d row_deletions=%d range_deletions=%d "
-                              + "partition_deletions=%d every=%d seed=%d format=%s seconds=%.1f%n",
+                              + "partition_deletions=%d written_from=%d written_to=%d every=%d seed=%d format=%s "
+                              + "seconds=%.1f%n",
                               partitions, change.rows, kind, change.updated, change.deleted, change.rowDeletions,
-                              change.rangeDeletions, change.partitionDeletions, every, seed, format,
-                              (System.nanoTime() - start) / 1e9);
+                              change.rangeDeletions, change.partitionDeletions, writtenFrom, writtenTo, every, seed,
+                              format, (System.nanoTime() - start) / 1e9);
             System.exit(0);
         }
         long rows = 0;
@@ -394,6 +402,14 @@ public final class UpdateDataset {
                     writers.get(0).addRow(reading.writeTimestampMicros - 1, "set one microsecond before the row",
                                           id, new Date(reading.ts));
                     if (!reading.hasNote) updated++;
+                } else if (kind.equals("ttl")) {
+                    if (!isPicked) return;
+                    writers.get(0).addRow(id, new Date(reading.ts), reading.temperature + 0.5, reading.humidity,
+                                          reading.pressure, reading.battery, reading.rssi,
+                                          reading.status.equals("OK") ? "WARN" : "OK", reading.firmware,
+                                          "kept for a day", reading.tags, reading.counters(),
+                                          AFTER_DATASET_MICROS + reading.index, TTL_DAY_SECONDS);
+                    updated++;
                 } else if (wholePartition) {
                     writers.get(0).addRow(id, new Date(reading.ts), reading.temperature + 0.5, reading.humidity,
                                           reading.pressure, reading.battery, reading.rssi,
