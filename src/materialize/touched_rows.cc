@@ -445,10 +445,10 @@ Result<std::string> AddDeletedRows(FileSystem& fs, const std::vector<std::string
 }
 
 // Adds to `touched` the rows one layer of the row index holds in `share`
-// (every one, without) that expire by `now` (or whose expiry it does not
-// know), as another run of rows in fold order; lowers `later` to the
-// earliest expiry after `now` among the others. Why not, when they take the
-// touched rows past `max_rows`, or empty.
+// (every one, without) that expire by `now`, as another run of rows in fold
+// order; lowers `later` to the earliest expiry after `now` among the others.
+// Why not, when they take the touched rows past `max_rows` or the layer does
+// not record its rows' expiries, or empty.
 Result<std::string> AddExpiredRows(FileSystem& fs, const std::vector<std::string>& files,
                                    const std::optional<Murmur3Range>& share, int64_t now, int64_t max_rows,
                                    TouchedRows* touched, int64_t* later) {
@@ -477,6 +477,10 @@ Result<std::string> AddExpiredRows(FileSystem& fs, const std::vector<std::string
       }
       if (!inside) continue;
       const int64_t expires = entries.expiry(i);
+      if (expires == kExpiryUnknown) {
+        return std::string("the row index does not say when its rows expire (an earlier CQLite wrote it); "
+                           "folding everything records it");
+      }
       if (expires > now) {
         *later = std::min(*later, expires);
         continue;
