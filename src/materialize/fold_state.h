@@ -18,7 +18,7 @@
 //    fold output to decide which rows to append and which positions to delete.
 //    It has two layers, as a log-structured store does: the base, which a
 //    run that folds every kept generation writes whole, and over it the
-//    updates of the runs since (newer_facts.h), each an entry that replaces
+//    updates of the runs since (touched_rows.h), each an entry that replaces
 //    the base's entry of its key or removes it (an empty data file).
 //
 // The state file is JSON (format 5; formats 1, one facts file per
