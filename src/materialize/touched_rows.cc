@@ -154,7 +154,6 @@ struct TouchedRows {
   // Why the new facts do not decide their rows alone (the first reason
   // found), or empty: then the fold reads every facts set at these rows.
   std::string needs_kept_facts;
-  bool deletes_rows = false;  // some partition DeletesRows()
   // What the new facts were read with, and the order the rows are put in.
   std::shared_ptr<const TableSchema> schema;
   Partitioner partitioner = Partitioner::kMurmur3;
@@ -319,7 +318,6 @@ Result<std::string> ScreenRanges(FileSystem& fs, const TableSSTables& table, con
       if (!partition.deletion.IsLive()) {
         needs("the new generations hold a partition deletion");
         touched->partitions[number].deleted = true;
-        touched->deletes_rows = true;
       }
       // The range tombstone open at the end of the last piece.
       std::optional<DeletedRange> open;
@@ -340,8 +338,7 @@ Result<std::string> ScreenRanges(FileSystem& fs, const TableSSTables& table, con
           }
           const FoldMarker& marker = partition.markers[next_marker++];
           needs("the new generations hold a range tombstone");
-          touched->deletes_rows = true;
-          if (open && !marker.IsStart()) {
+            if (open && !marker.IsStart()) {
             open->end = marker.bound;
             open->end_kind = marker.kind;
             touched->partitions[number].deleted_ranges.push_back(std::move(*open));
@@ -920,7 +917,10 @@ Result<std::optional<TouchedRowsFold>> FoldTouchedRows(FileSystem& fs, const Tab
           part.Order(part.partitioner, order);
         }
       }
-      if (!part.deletes_rows) return why;
+      if (std::none_of(part.partitions.begin(), part.partitions.end(),
+                       [](const TouchedPartition& p) { return p.DeletesRows(); })) {
+        return why;
+      }
       for (const auto* layer : {&last.row_index, &last.row_index_updates}) {
         ASSIGN_OR_RETURN(why, AddDeletedRows(fs, *layer, share, max_rows, &part));
         if (!why.empty()) return why;
