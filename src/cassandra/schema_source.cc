@@ -1,5 +1,8 @@
 #include "cassandra/schema_source.h"
 
+#include <chrono>
+#include <thread>
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -128,7 +131,7 @@ class LatestState : public EnvelopeConsumer {
   int64_t open_at_ = kNoTimestamp;
 };
 
-Result<std::unique_ptr<LatestState>> ReadSystemTable(FileSystem& fs, const std::string& dir) {
+Result<std::unique_ptr<LatestState>> ReadSystemTableOnce(FileSystem& fs, const std::string& dir) {
   ASSIGN_OR_RETURN(auto locations, FindSSTables(fs, dir));
   auto state = std::make_unique<LatestState>(nullptr);
   for (const SSTableLocation& location : locations) {
@@ -138,6 +141,18 @@ Result<std::unique_ptr<LatestState>> ReadSystemTable(FileSystem& fs, const std::
     RETURN_IF_ERROR(sstable->Scan(*state));
   }
   return state;
+}
+
+// A live node compacts its system_schema tables at any moment: an SSTable
+// listed may be gone before it is read, and the listing is then read again.
+Result<std::unique_ptr<LatestState>> ReadSystemTable(FileSystem& fs, const std::string& dir) {
+  constexpr int kAttempts = 8;
+  for (int attempt = 1;; ++attempt) {
+    auto state = ReadSystemTableOnce(fs, dir);
+    if (state.ok() || state.status().kind() != StatusKind::kNotFound || attempt == kAttempts) return state;
+    // (Its components are removed one after another.)
+    std::this_thread::sleep_for(std::chrono::milliseconds(25 << attempt));
+  }
 }
 
 // `<root>/system_schema/<name>-<id>` if present.

@@ -76,6 +76,7 @@ void PrintText(const std::vector<materialize::TableReport>& reports, double seco
       std::cout << "\n  files: " << r.data_files << " data, " << r.delete_files << " position delete, "
                 << r.bytes_written << " bytes; TTLs evaluated at " << r.now_seconds << "\n  metadata: "
                 << r.metadata_location << "\n";
+      if (!r.schema_changes.empty()) std::cout << "  schema changed: " << Join(r.schema_changes, "; ") << "\n";
       if (!r.folded_everything_because.empty()) {
         std::cout << "  folded every kept generation: " << r.folded_everything_because << "\n";
       }
@@ -137,6 +138,12 @@ void PrintJson(const std::vector<materialize::TableReport>& reports, const std::
     if (!r.folded_everything_because.empty()) {
       w.Key("folded_everything_because");
       w.String(r.folded_everything_because);
+    }
+    if (!r.schema_changes.empty()) {
+      w.Key("schema_changes");
+      w.BeginArray();
+      for (const std::string& change : r.schema_changes) w.String(change);
+      w.EndArray();
     }
     w.Key("message"); w.String(r.message);
     if (!r.warning.empty()) {

@@ -64,6 +64,37 @@ Status ForEachRow(parquet::ParquetReader& reader, const std::function<Status(con
   return Status::OK();
 }
 
+// `value`, of field `from` of a data file written with an earlier schema, as
+// a value of `to`, the same field (by id) in the current schema: struct
+// fields found by their ids, those the file lacks (added since) null, those
+// the current schema lacks (dropped since) left out.
+parquet::Value ProjectById(const parquet::Value& value, const parquet::Field& from, const parquet::Field& to) {
+  using Kind = parquet::Field::Kind;
+  if (value.is_null() || to.kind == Kind::kPrimitive) return value;
+  if (to.kind == Kind::kList) {
+    std::vector<parquet::Value> elements;
+    for (const parquet::Value& e : value.elements()) elements.push_back(ProjectById(e, from.children[0], to.children[0]));
+    return parquet::Value::List(std::move(elements));
+  }
+  if (to.kind == Kind::kMap) {
+    std::vector<std::pair<parquet::Value, parquet::Value>> entries;
+    for (size_t i = 0; i < value.map_size(); ++i) {
+      entries.emplace_back(ProjectById(value.map_key(i), from.children[0], to.children[0]),
+                           ProjectById(value.map_value(i), from.children[1], to.children[1]));
+    }
+    return parquet::Value::Map(std::move(entries));
+  }
+  std::vector<parquet::Value> fields;
+  for (const parquet::Field& field : to.children) {
+    parquet::Value projected;
+    for (size_t i = 0; i < from.children.size() && i < value.fields().size(); ++i) {
+      if (from.children[i].field_id == field.field_id) projected = ProjectById(value.fields()[i], from.children[i], field);
+    }
+    fields.push_back(std::move(projected));
+  }
+  return parquet::Value::Struct(std::move(fields));
+}
+
 parquet::WriterOptions DataFileWriterOptions(const iceberg::TableMetadata& metadata) {
   parquet::WriterOptions options;
   auto codec = metadata.properties.find("write.parquet.compression-codec");
@@ -295,15 +326,21 @@ Result<std::optional<PlannedVersion>> RewriteDataFiles(FileSystem& fs, const cat
       }
       batch.Clear();
     } else {
-      // Written before a key column was made optional: row by row, each
-      // checked against the current schema.
+      // Written with an earlier schema (the Cassandra table was altered, or
+      // a key column made optional since): row by row, each read by field
+      // id into the current schema and checked against it.
+      parquet::Field file_row = parquet::Field::Struct("row", parquet::Repetition::kRequired, std::nullopt,
+                                                       reader->schema().fields);
+      parquet::Field table_row = parquet::Field::Struct("row", parquet::Repetition::kRequired, std::nullopt,
+                                                        parquet_schema.fields);
       int64_t position = 0;
       auto next_deleted = d.positions.begin();
       RETURN_IF_ERROR(ForEachRow(*reader, [&](const parquet::Value& row) -> Status {
         if (next_deleted != d.positions.end() && *next_deleted == position) {
           ++next_deleted;
         } else {
-          RETURN_IF_ERROR(writer->WriteRow(row).WithContext(StrCat(input.file_path, ": row ", position)));
+          RETURN_IF_ERROR(writer->WriteRow(ProjectById(row, file_row, table_row))
+                              .WithContext(StrCat(input.file_path, ": row ", position)));
           ++report->rows_rewritten;
         }
         ++position;

@@ -4,6 +4,7 @@
 #include "envelope/envelope_merge.h"
 #include "envelope/envelope_reader.h"
 #include "fold/range_source.h"
+#include "fold/schema_projection.h"
 #include "fold/sstable_source.h"
 #include "util/strings.h"
 
@@ -89,64 +90,52 @@ Result<FactsSet> KeepGeneration(FileSystem& fs, const SSTable& sstable, size_t g
 
 namespace {
 
-// How every set of `sets` is read: with the schema of the envelope facts
-// among them (all written with one), else the table's; in the order of the
-// table's partitioner, or, when no SSTable of the table is left (every one
-// compacted away), of the facts' own.
+// How every set of `sets` is read: with the table's schema (envelope facts
+// written with an earlier one are projected onto it: ALTER TABLE between
+// runs), in the order of the table's partitioner, or, when no SSTable of the
+// table is left (every one compacted away), of the facts' own.
 Result<OpenedFacts> FactsReading(FileSystem& fs, const std::vector<FactsSet>& sets, const TableSSTables& table) {
   OpenedFacts reading;
   reading.schema = std::make_shared<const TableSchema>(table.schema.table);
   reading.partitioner = table.partitioner;
-  bool partitioner_known = !table.sstables.empty();
+  if (!table.sstables.empty()) return reading;
   for (const FactsSet& set : sets) {
     if (set.form == FactsForm::kEnvelope) {
       ASSIGN_OR_RETURN(envelope::EnvelopeInputs inputs, envelope::OpenEnvelopeChains(fs, {set.files}, {}));
-      if (partitioner_known && inputs.partitioner != reading.partitioner) {
-        return Status::InvalidArgument(StrCat(set.files.front(), ": written by another partitioner than ",
-                                              table.sstables.front()->location().DataPath()));
-      }
-      reading.schema = std::move(inputs.schema);
       reading.partitioner = inputs.partitioner;
-      return reading;
-    }
-    if (!partitioner_known) {
+    } else {
       ASSIGN_OR_RETURN(std::string data_file, KeptDataFile(set));
       ASSIGN_OR_RETURN(std::vector<SSTableLocation> found, FindSSTables(fs, data_file));
       ASSIGN_OR_RETURN(auto sstable, SSTable::Open(fs, found.front()));
       reading.partitioner = sstable->Partitioner();
-      partitioner_known = true;
     }
+    break;
   }
   return reading;
 }
 
-// Opens `sets` as `reading` (FactsReading) says.
+// Opens `sets` as `reading` (FactsReading) says, one source per set, in the
+// sets' order.
 Result<OpenedFacts> OpenFactsAs(FileSystem& fs, const std::vector<FactsSet>& sets, const OpenedFacts& reading) {
   OpenedFacts opened;
   opened.schema = reading.schema;
   opened.partitioner = reading.partitioner;
-  std::vector<std::vector<std::string>> chains;
   for (const FactsSet& set : sets) {
-    if (set.form == FactsForm::kEnvelope) chains.push_back(set.files);
-  }
-  std::vector<std::unique_ptr<FoldSource>> envelope_sources;
-  if (!chains.empty()) {
-    ASSIGN_OR_RETURN(envelope::EnvelopeInputs inputs, envelope::OpenEnvelopeChains(fs, chains, {}));
-    if (inputs.partitioner != opened.partitioner) {
-      return Status::InvalidArgument(StrCat(chains.front().front(), ": written by another partitioner than the "
-                                                                    "table's other facts"));
-    }
-    envelope_sources = std::move(inputs.sources);
-  }
-  // One source per set, in the sets' order.
-  size_t next_envelope = 0;
-  for (const FactsSet& set : sets) {
-    if (set.form == FactsForm::kEnvelope) {
-      opened.sources.push_back(std::move(envelope_sources[next_envelope++]));
-    } else {
+    if (set.form != FactsForm::kEnvelope) {
       ASSIGN_OR_RETURN(auto source, OpenKeptSSTable(fs, set, opened.schema, opened.partitioner));
       opened.sources.push_back(std::move(source));
+      continue;
     }
+    ASSIGN_OR_RETURN(envelope::EnvelopeInputs inputs, envelope::OpenEnvelopeChains(fs, {set.files}, {}));
+    if (inputs.partitioner != opened.partitioner) {
+      return Status::InvalidArgument(StrCat(set.files.front(), ": written by another partitioner than the "
+                                                               "table's other facts"));
+    }
+    std::unique_ptr<FoldSource> source = std::move(inputs.sources.front());
+    if (NeedsProjection(*inputs.schema, *opened.schema)) {
+      source = ProjectToSchema(std::move(source), inputs.schema, opened.schema);
+    }
+    opened.sources.push_back(std::move(source));
   }
   return opened;
 }

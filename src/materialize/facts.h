@@ -35,9 +35,8 @@ Result<FactsSet> KeepGeneration(FileSystem& fs, const SSTable& sstable, size_t g
 // Facts sets opened as fold sources, one each, with the schema and
 // partitioner the fold reads them with.
 struct OpenedFacts {
-  // The table's schema, or, where envelope facts are among the sets, the
-  // schema they were written with (every set is then read with it, so that
-  // columns are numbered alike).
+  // The table's current schema: envelope facts written with an earlier one
+  // are read as if written with it (fold/schema_projection.h).
   std::shared_ptr<const TableSchema> schema;
   std::optional<Partitioner> partitioner;
   std::vector<std::unique_ptr<FoldSource>> sources;

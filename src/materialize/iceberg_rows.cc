@@ -603,6 +603,7 @@ RowBatchConverter::RowBatchConverter(const TableSchema& table, const TableMappin
     FieldPlan field;
     field.column_index = mapping.columns[i];
     field.column = &table.columns[field.column_index];
+    field.field_id = mapping.schema.fields[i].id;
     field.type = mapping.schema.fields[i].type.get();
     field.required = mapping.schema.fields[i].required;
     field.scalar = IcebergScalar::IsScalarKind(field.column->type->kind);
@@ -646,7 +647,7 @@ Result<uint64_t> RowBatchConverter::Append(std::string_view key, const FoldRow* 
     has_split_key_ = true;
   }
   RowHasher hasher;
-  hasher.Struct(fields_.size());
+  RowHasher nulls;  // a null field adds nothing to the row's hash
   // Where each static or regular column's data is, looked up once per row
   // rather than once per field.
   ++row_serial_;
@@ -664,6 +665,7 @@ Result<uint64_t> RowBatchConverter::Append(std::string_view key, const FoldRow* 
       data = column_data_[field.column_index].data;
     }
     if (field.scalar_collection && data && data->is_complex && !data->cells.empty()) {
+      hasher.Field(field.field_id);
       Status appended = AppendCells(field, *data, batch, &hasher);
       if (!appended.ok()) {
         return Status::InvalidArgument(StrCat("column ", column.name, ": value ", appended.message()));
@@ -690,7 +692,10 @@ Result<uint64_t> RowBatchConverter::Append(std::string_view key, const FoldRow* 
         if (!converted.ok()) return fail(converted.status());
         value = std::move(*converted);
       }
-      hasher.Add(value);
+      if (value.kind() != parquet::Value::Kind::kNull) {
+        hasher.Field(field.field_id);
+        hasher.Add(value);
+      }
       if (batch) {
         Status appended = batch->AppendField(static_cast<int>(i), value);
         if (!appended.ok()) return fail(appended);
@@ -708,7 +713,9 @@ Result<uint64_t> RowBatchConverter::Append(std::string_view key, const FoldRow* 
       if (bytes && bytes->empty()) return EmptyKeyValueError(column.name);
       return Status::InvalidArgument(StrCat("column ", column.name, ": is null, but the Iceberg field is required"));
     }
-    AppendScalar(scalar, batch ? &batch->column(field.leaf) : nullptr, field.null_def_level, 0, &hasher);
+    if (scalar.kind != Kind::kNull) hasher.Field(field.field_id);
+    AppendScalar(scalar, batch ? &batch->column(field.leaf) : nullptr, field.null_def_level, 0,
+                 scalar.kind == Kind::kNull ? &nulls : &hasher);
   }
   if (batch) batch->EndRows(1);
   return hasher.hash();

@@ -121,7 +121,7 @@ Status ToIcebergScalar(const CqlType& cql, const iceberg::Type& type, std::strin
 // decided once, when the converter is made; a scalar goes from its
 // serialized bytes straight into its leaf column, and only nested values
 // (collections, tuples, user types, durations) are built as value trees
-// first. Each row's hash (row_hash.h) is the one HashValue gives the value
+// first. Each row's hash (row_hash.h) is the one HashRow gives the value
 // tree RowConverter::Convert makes of it.
 class RowBatchConverter {
  public:
@@ -141,6 +141,7 @@ class RowBatchConverter {
   struct FieldPlan {
     const ColumnSchema* column = nullptr;
     int column_index = 0;  // into TableSchema::columns
+    int32_t field_id = 0;  // its Iceberg field's, which the row hash names it by
     const iceberg::Type* type = nullptr;
     bool required = false;
     bool scalar = false;   // IcebergScalar::IsScalarKind

@@ -11,6 +11,12 @@
 namespace cqlite::materialize {
 namespace {
 
+std::vector<int32_t> FieldIds(const iceberg::Schema& schema) {
+  std::vector<int32_t> ids;
+  for (const iceberg::NestedField& field : schema.fields) ids.push_back(field.id);
+  return ids;
+}
+
 using iceberg::NestedField;
 using iceberg::Type;
 using iceberg::TypePtr;
@@ -612,7 +618,7 @@ TEST_F(RowConverterTest, ErrorsNameTheColumn) {
 }
 
 // RowBatchConverter must fill a batch exactly as shredding RowConverter's
-// value tree does, and hash each row as HashValue hashes that tree.
+// value tree does, and hash each row as HashRow hashes that tree.
 void ExpectSameBatches(const parquet::RowBatch& a, const parquet::RowBatch& b) {
   ASSERT_EQ(a.num_rows(), b.num_rows());
   ASSERT_EQ(a.num_columns(), b.num_columns());
@@ -665,7 +671,7 @@ TEST_F(RowConverterTest, BatchConverterFillsColumnsAsTheValueTreeShreds) {
     ASSERT_TRUE(expected.AppendRow(*value).ok());
     auto hash = batch_converter.Append(*c.key, c.static_row, c.row, &got);
     ASSERT_TRUE(hash.ok()) << hash.status().ToString();
-    EXPECT_EQ(*hash, HashValue(*value)) << value->ToString();
+    EXPECT_EQ(*hash, HashRow(*value, FieldIds(mapping_.schema))) << value->ToString();
     // Hashing alone appends nothing and gives the same hash.
     auto hash_only = batch_converter.Append(*c.key, c.static_row, c.row, nullptr);
     ASSERT_TRUE(hash_only.ok());
@@ -731,7 +737,7 @@ TEST(RowBatchConverterTest, CollectionsFromTheirCellsAsFromTheirPackedValues) {
       ASSERT_TRUE(expected.AppendRow(*value).ok()) << value->ToString();
       auto hash = batch_converter.Append(key, with_static, *row, &got);
       ASSERT_TRUE(hash.ok()) << hash.status().ToString();
-      EXPECT_EQ(*hash, HashValue(*value)) << value->ToString();
+      EXPECT_EQ(*hash, HashRow(*value, FieldIds(mapping->schema))) << value->ToString();
     }
   }
   ExpectSameBatches(got, expected);

@@ -16,6 +16,7 @@
 #include "materialize/facts.h"
 #include "materialize/fold_state.h"
 #include "materialize/row_changes.h"
+#include "materialize/schema_evolution.h"
 #include "materialize/snapshot.h"
 #include "materialize/staged.h"
 #include "materialize/touched_rows.h"
@@ -135,13 +136,44 @@ bool SplitVanishedFacts(const FoldState& state, const std::set<std::string>& pre
   return held == state.generations.size();
 }
 
+// The run's mapping with the ids of the table `base` loaded (schema_evolution.h);
+// a new table's as MapTable numbered it.
+Result<SchemaEvolution> EvolveFromTable(const Run& run, const Baseline& base) {
+  if (!base.table) {
+    SchemaEvolution fresh;
+    fresh.mapping = run.mapping;
+    fresh.last_column_id = run.mapping.schema.HighestFieldId();
+    return fresh;
+  }
+  const iceberg::TableMetadata& metadata = base.table->metadata;
+  std::optional<ColumnDrops> seen;
+  if (base.parent) {
+    auto drops = base.parent->summary.find(kColumnDropsKey);
+    if (drops != base.parent->summary.end()) {
+      ASSIGN_OR_RETURN(seen, ColumnDropsFromString(drops->second, base.table->metadata_location));
+    }
+  }
+  return EvolveMapping(run.mapping, run.table.schema.table, *metadata.CurrentSchema(), metadata.last_column_id, seen,
+                       StrCat(run.namespace_name, ".", run.table_name));
+}
+
 // One attempt: the steps of materializer.h, then the catalog's commit (or,
 // with a stage directory, the staged result: staged.h).
 Status RunOnce(const Run& run, TableReport* report) {
   const TableSchema& source = run.table.schema.table;
   ASSIGN_OR_RETURN(Baseline base, LoadBaseline(run.fs, run.catalog, run.options.warehouse, run.namespace_name,
-                                               run.table_name, run.mapping.schema,
-                                               StrCat(source.keyspace, ".", source.table), run.options.token_ranges));
+                                               run.table_name, run.options.token_ranges));
+  // The table's fields keep their ids; a change of the Cassandra schema
+  // since the last snapshot becomes the next snapshot's schema.
+  ASSIGN_OR_RETURN(SchemaEvolution evolution, EvolveFromTable(run, base));
+  const TableMapping& mapping = evolution.mapping;
+  const bool schema_changed =
+      base.table && !iceberg::SameStructure(*base.table->metadata.CurrentSchema(), mapping.schema);
+  report->schema_changes = evolution.changes;
+  if (!evolution.changes.empty()) {
+    Progress(run.options, StrCat(source.keyspace, ".", source.table, ": schema changed: ",
+                                 Join(evolution.changes, "; ")));
+  }
   int64_t exported = std::count_if(base.state.facts.begin(), base.state.facts.end(), [](const FactsSet& set) {
     return set.form == FactsForm::kEnvelope && set.generations == 1;
   });
@@ -195,7 +227,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   staged.base_fold_state = base.fold_state_path;
   staged.lineage = source_path;
   staged.now_seconds = now;
-  staged.schema = run.mapping.schema;
+  staged.schema = mapping.schema;
   staged.format_version = format_version;
   // A staged run that changes nothing says so, for the commit to keep the part as it is.
   auto stage_unchanged = [&](const std::string& run_id) -> Status {
@@ -204,7 +236,8 @@ Status RunOnce(const Run& run, TableReport* report) {
     report->message = "staged: nothing new in its token ranges";
     return WriteStagedResult(run.fs, stage_dir, staged);
   };
-  if (base.has_fold_state && fresh.empty() && !refold && vanished_facts.empty() && now < base.state.next_expiry) {
+  if (base.has_fold_state && fresh.empty() && !refold && vanished_facts.empty() && now < base.state.next_expiry &&
+      !schema_changed) {
     if (!stage_dir.empty()) return stage_unchanged(iceberg::RandomUuid());
     report->message = "nothing new: every generation was consumed before and no row has expired since";
     report->metadata_location = base.table->metadata_location;
@@ -256,9 +289,15 @@ Status RunOnce(const Run& run, TableReport* report) {
   // (touched_rows.h), else by folding every kept generation.
   std::optional<TouchedRowsFold> touched;
   // (A run gets here with nothing new only when rows expired since the last.)
-  if (base.has_fold_state && !refold && run.options.fold_touched_rows) {
+  if (!evolution.dropped.empty()) {
+    // A row whose only live cells were in a dropped column is gone, and no
+    // generation touched it.
+    report->folded_everything_because =
+        StrCat("column(s) ", Join(evolution.dropped, ", "), " dropped: rows that held only them are gone");
+    Progress(run.options, StrCat("folding every kept generation: ", report->folded_everything_because));
+  } else if (base.has_fold_state && !refold && run.options.fold_touched_rows) {
     std::string why_not;
-    ASSIGN_OR_RETURN(touched, FoldTouchedRows(run.fs, run.table, run.mapping, run.table_dir, new_facts,
+    ASSIGN_OR_RETURN(touched, FoldTouchedRows(run.fs, run.table, mapping, run.table_dir, new_facts,
                                               vanished_facts, facts, base.state, row_options, files, &why_not));
     if (!touched) {
       report->folded_everything_because = why_not;
@@ -271,7 +310,7 @@ Status RunOnce(const Run& run, TableReport* report) {
     report->read_kept_facts_because = touched->read_kept_facts_because;
     changes = std::move(touched->changes);
   } else {
-    ASSIGN_OR_RETURN(changes, FoldRowChanges(run.fs, run.table, run.mapping, run.table_dir, facts,
+    ASSIGN_OR_RETURN(changes, FoldRowChanges(run.fs, run.table, mapping, run.table_dir, facts,
                                              base.state.row_index_files(), row_options, files));
   }
   report->rows_appended = changes.rows_appended;
@@ -285,7 +324,8 @@ Status RunOnce(const Run& run, TableReport* report) {
     (f.content == iceberg::FileContent::kData ? report->data_files : report->delete_files)++;
   }
   report->delete_files += static_cast<int>(changes.deleted_positions.size());  // deletion vectors
-  if (base.table && fresh.empty() && vanished_facts.empty() && added.empty() && changes.deleted_positions.empty()) {
+  if (base.table && fresh.empty() && vanished_facts.empty() && added.empty() && changes.deleted_positions.empty() &&
+      !schema_changed) {
     if (!stage_dir.empty()) return stage_unchanged(files.run_id());
     report->message = "nothing new: no generation to consume, and no row changed since the last snapshot";
     report->metadata_location = base.table->metadata_location;
@@ -293,7 +333,8 @@ Status RunOnce(const Run& run, TableReport* report) {
   }
 
   NextSnapshot next;
-  next.schema = &run.mapping.schema;
+  next.schema = &mapping.schema;
+  next.column_drops = ColumnDropsToString(DropsOf(source));
   next.state = base.state;
   if (refold) next.state.generations.clear();
   if (!vanished_facts.empty()) {
@@ -374,8 +415,7 @@ Status RunOnce(const Run& run, TableReport* report) {
       return status;
     }
     ASSIGN_OR_RETURN(Baseline newer, LoadBaseline(run.fs, run.catalog, run.options.warehouse, run.namespace_name,
-                                                  run.table_name, run.mapping.schema,
-                                                  StrCat(source.keyspace, ".", source.table), next.ranges));
+                                                  run.table_name, next.ranges));
     bool same_schema = !newer.table || !base.table ||
                        newer.table->metadata.current_schema_id == base.table->metadata.current_schema_id;
     if (newer.fold_state_path != base.fold_state_path || newer.location != base.location || !same_schema) {

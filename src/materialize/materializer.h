@@ -142,6 +142,9 @@ struct TableReport {
   std::string read_kept_facts_because;
   // Why a run with new generations folded every kept one instead, if it did.
   std::string folded_everything_because;
+  // How the Iceberg schema followed the Cassandra table's since the last
+  // snapshot (schema_evolution.h), one phrase each; empty: unchanged.
+  std::vector<std::string> schema_changes;
   int64_t snapshot_id = 0;
   int attempts = 0;
   int64_t now_seconds = 0;

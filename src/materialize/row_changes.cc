@@ -130,21 +130,15 @@ Result<RowChanges> FoldRange(FileSystem& fs, const TableSSTables& table, const T
   ASSIGN_OR_RETURN(OpenedFacts opened, OpenFactsIn(fs, facts, table, ranges ? *ranges : Murmur3RangeSet::WholeRing()));
   const TableSchema& fold_schema = *opened.schema;
   const std::optional<Partitioner> partitioner = opened.partitioner;
-  // Envelope facts carry the schema they were written with; its columns may
-  // be ordered otherwise than the SSTables' schema, so rows are converted
-  // with a mapping made from it (after checking it maps to the same table).
-  ASSIGN_OR_RETURN(TableMapping fold_mapping, MapTable(fold_schema, options.mapping));
-  if (!iceberg::SameStructure(fold_mapping.schema, mapping.schema)) {
-    return Status::NotSupported(StrCat(table_dir, ": the schema of the consumed generations differs from the "
-                                                  "table's; schema changes are not supported yet"));
-  }
+  // The table's schema (envelope facts written with an earlier one are
+  // projected onto it), whose columns `mapping` numbers.
   if (!partitioner) {
     return Status::NotSupported(StrCat(table_dir, ": written by a partitioner whose key order cqlite does not "
                                                   "know; materialize needs Murmur3, Random or ByteOrdered"));
   }
   ASSIGN_OR_RETURN(auto fold, TableFold::Make(fold_schema, partitioner, std::move(opened.sources),
                                               options.now_seconds));
-  RowBatchConverter converter(fold_schema, fold_mapping, options.mapping);
+  RowBatchConverter converter(fold_schema, mapping, options.mapping);
   ClusteringOrder order = ClusteringOrder::OfTable(fold_schema);
   // A COMPACT STORAGE table without (visible) clustering columns keeps its
   // rows as static rows: SELECT shows each as the partition's one row.

@@ -95,4 +95,15 @@ uint64_t HashValue(const parquet::Value& value) {
   return hasher.hash();
 }
 
+uint64_t HashRow(const parquet::Value& row, const std::vector<int32_t>& field_ids) {
+  RowHasher hasher;
+  for (size_t i = 0; i < row.elements().size() && i < field_ids.size(); ++i) {
+    const parquet::Value& value = row.elements()[i];
+    if (value.kind() == Kind::kNull) continue;
+    hasher.Field(field_ids[i]);
+    hasher.Add(value);
+  }
+  return hasher.hash();
+}
+
 }  // namespace cqlite::materialize

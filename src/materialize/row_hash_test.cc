@@ -136,3 +136,19 @@ TEST(RowHasherTest, ValuesOneAtATimeHashAsTheTree) {
 
 }  // namespace
 }  // namespace cqlite::materialize
+
+namespace cqlite::materialize {
+namespace {
+
+TEST(HashRowTest, NullFieldsDoNotChangeARowsHash) {
+  using parquet::Value;
+  const uint64_t row = HashRow(Value::Struct({Value::Int32(1), Value::String("a")}), {1, 2});
+  // A column added since (null in the row), wherever it sorts.
+  EXPECT_EQ(HashRow(Value::Struct({Value::Null(), Value::Int32(1), Value::String("a")}), {7, 1, 2}), row);
+  // A value under another field (a column dropped and added again) is another row.
+  EXPECT_NE(HashRow(Value::Struct({Value::Int32(1), Value::String("a")}), {1, 3}), row);
+  EXPECT_NE(HashRow(Value::Struct({Value::Int32(1), Value::Null()}), {1, 2}), row);
+}
+
+}  // namespace
+}  // namespace cqlite::materialize

@@ -7,6 +7,7 @@
 
 #include "iceberg/deletion_vector.h"
 #include "iceberg/manifest.h"
+#include "materialize/schema_evolution.h"
 #include "parquet/reader.h"
 #include "util/strings.h"
 #include "util/version.h"
@@ -70,22 +71,6 @@ int64_t WallClockMillis() {
       .count();
 }
 
-// Whether `next` is `current` with some required fields made optional and,
-// then, no identifier fields: the one schema change a run makes
-// (MappingOptions::nullable_keys).
-bool OnlyRelaxesFields(const iceberg::Schema& current, const iceberg::Schema& next) {
-  if (current.fields.size() != next.fields.size()) return false;
-  iceberg::Schema relaxed = current;
-  bool changed = false;
-  for (size_t i = 0; i < relaxed.fields.size(); ++i) {
-    if (relaxed.fields[i].required && !next.fields[i].required) {
-      relaxed.fields[i].required = false;
-      changed = true;
-    }
-  }
-  if (changed && next.identifier_field_ids.empty()) relaxed.identifier_field_ids.clear();
-  return iceberg::SameStructure(relaxed, next);
-}
 
 
 // The delete entries of a v3 snapshot that deletes `deleted` positions on
@@ -169,25 +154,17 @@ Result<DeletionVectorPlan> PlanDeletionVectors(FileSystem& fs, const std::vector
   return plan;
 }
 
-// The table (none yet: where it will be), after checking that `schema`
-// is its schema or relaxes it, and its current snapshot.
+// The table (none yet: where it will be) and its current snapshot.
 Result<Baseline> LoadTableAndParent(FileSystem& fs, catalog::Catalog& catalog, const std::string& warehouse,
-                                    const std::string& namespace_name, const std::string& table_name,
-                                    const iceberg::Schema& schema, const std::string& source_name) {
+                                    const std::string& namespace_name, const std::string& table_name) {
   Baseline base;
   ASSIGN_OR_RETURN(base.table, catalog.LoadTableMetadata(fs, {namespace_name}, table_name));
   if (!base.table) {
     base.location = TableLocation(warehouse, namespace_name, table_name);
     return base;
   }
-  const std::string& current = base.table->metadata_location;
   const iceberg::TableMetadata& metadata = base.table->metadata;
   base.location = iceberg::LocalFilePath(metadata.location);
-  if (!iceberg::SameStructure(*metadata.CurrentSchema(), schema) &&
-      !OnlyRelaxesFields(*metadata.CurrentSchema(), schema)) {
-    return Status::NotSupported(StrCat(current, ": the Iceberg table's schema differs from the one ", source_name,
-                                       " maps to now; schema changes are not supported yet"));
-  }
   const iceberg::Snapshot* parent = metadata.CurrentSnapshot();
   if (parent == nullptr) return base;
   base.parent = *parent;
@@ -197,9 +174,8 @@ Result<Baseline> LoadTableAndParent(FileSystem& fs, catalog::Catalog& catalog, c
 }  // namespace
 
 Result<Baseline> LoadPartsBaseline(FileSystem& fs, catalog::Catalog& catalog, const std::string& warehouse,
-                                   const std::string& namespace_name, const std::string& table_name,
-                                   const iceberg::Schema& schema, const std::string& source_name) {
-  ASSIGN_OR_RETURN(Baseline base, LoadTableAndParent(fs, catalog, warehouse, namespace_name, table_name, schema, source_name));
+                                   const std::string& namespace_name, const std::string& table_name) {
+  ASSIGN_OR_RETURN(Baseline base, LoadTableAndParent(fs, catalog, warehouse, namespace_name, table_name));
   if (!base.parent) return base;
   const std::string& current = base.table->metadata_location;
   const iceberg::Snapshot* parent = &*base.parent;
@@ -216,9 +192,8 @@ Result<Baseline> LoadPartsBaseline(FileSystem& fs, catalog::Catalog& catalog, co
 
 Result<Baseline> LoadBaseline(FileSystem& fs, catalog::Catalog& catalog, const std::string& warehouse,
                               const std::string& namespace_name, const std::string& table_name,
-                              const iceberg::Schema& schema, const std::string& source_name,
                               const Murmur3RangeSet& ranges) {
-  ASSIGN_OR_RETURN(Baseline base, LoadTableAndParent(fs, catalog, warehouse, namespace_name, table_name, schema, source_name));
+  ASSIGN_OR_RETURN(Baseline base, LoadTableAndParent(fs, catalog, warehouse, namespace_name, table_name));
   if (!base.parent) return base;
   const std::string& current = base.table->metadata_location;
   const iceberg::Snapshot* parent = &*base.parent;
@@ -292,7 +267,7 @@ Result<std::map<std::string, std::string>> WriteUnchangedRowsFoldStates(FileSyst
                                                                        const SnapshotFoldStates& states,
                                                                        RunFiles& files) {
   std::map<std::string, std::string> summary;
-  for (const char* key : {kDeltaHorizonKey, kLineageKey, kNowKey}) {
+  for (const char* key : {kDeltaHorizonKey, kLineageKey, kNowKey, kColumnDropsKey}) {
     auto it = parent.summary.find(key);
     if (it != parent.summary.end()) summary[key] = it->second;
   }
@@ -358,8 +333,9 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
   if (parent) {
     ASSIGN_OR_RETURN(manifests, iceberg::ReadManifestList(fs, parent->manifest_list));
   }
-  // Key columns made optional (LoadBaseline allows no other change) make
-  // the table's next schema.
+  // A schema that differs from the table's current one (schema_evolution.h:
+  // its ids are the table's, new fields' after its last-column-id) becomes
+  // the table's next.
   std::optional<iceberg::Schema> evolved;
   if (base_metadata && !iceberg::SameStructure(*base_metadata->CurrentSchema(), *next.schema)) {
     evolved = *next.schema;
@@ -463,6 +439,11 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
       std::to_string(staged ? next.staged_delta_horizon_micros : next.state.DeltaHorizonMicros());
   snapshot.summary[kLineageKey] = next.lineage;
   snapshot.summary[kNowKey] = std::to_string(next.now_seconds);
+  if (next.column_drops) {
+    snapshot.summary[kColumnDropsKey] = *next.column_drops;
+  } else if (parent && parent->summary.count(kColumnDropsKey)) {
+    snapshot.summary[kColumnDropsKey] = parent->summary.at(kColumnDropsKey);
+  }
   if (staged) snapshot.summary[kStagedRunsKey] = Join(next.staged_runs, ",");
   if (next.ranges.whole_ring() && !staged) {
     snapshot.summary[kFoldStateKey] = state_path;
@@ -500,6 +481,7 @@ Result<WrittenSnapshot> WriteSnapshot(FileSystem& fs, const Baseline& base, cons
   if (evolved) {
     next_metadata.current_schema_id = evolved->schema_id;
     next_metadata.schemas.push_back(*evolved);
+    next_metadata.last_column_id = std::max(next_metadata.last_column_id, evolved->HighestFieldId());
   }
   snapshot.schema_id = next_metadata.current_schema_id;
   if (v3) iceberg::AssignSnapshotRowIds(next_metadata, added_rows, &snapshot);

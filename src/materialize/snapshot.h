@@ -17,9 +17,10 @@
 // part's entry and keeps the others; parts never overlap, so runs of
 // different parts commit one after another without re-folding.
 //
-// The one schema change a run makes is a primary key column made optional
-// (MappingOptions::nullable_keys): the next metadata file then adds that
-// schema and makes it current.
+// A run whose schema differs from the table's current one (the Cassandra
+// table was altered, schema_evolution.h, or a primary key column was made
+// optional, MappingOptions::nullable_keys) adds it to the next metadata
+// file and makes it current; old snapshots keep theirs.
 #pragma once
 
 #include <cstdint>
@@ -59,24 +60,20 @@ struct Baseline {
 };
 
 // Loads `namespace_name`.`table_name` from `catalog`; a table that does not
-// exist yet is to be made at TableLocation(warehouse, ...). NotSupported when
-// its schema differs from `schema` (what `source_name`, keyspace.table, maps
-// to now); InvalidArgument when its current snapshot was not written by
-// CQLite. With `ranges` other than the whole ring, the fold state is that of
+// exist yet is to be made at TableLocation(warehouse, ...). InvalidArgument
+// when its current snapshot was not written by CQLite. With `ranges` other than the whole ring, the fold state is that of
 // the part with exactly those ranges (none yet: an empty one);
 // InvalidArgument when the table is published whole, or a part overlaps
 // them without being them (and the other way round).
 Result<Baseline> LoadBaseline(FileSystem& fs, catalog::Catalog& catalog, const std::string& warehouse,
                               const std::string& namespace_name, const std::string& table_name,
-                              const iceberg::Schema& schema, const std::string& source_name,
                               const Murmur3RangeSet& ranges = Murmur3RangeSet::WholeRing());
 
 // The table as a commit of staged parts (staged.h) finds it: as LoadBaseline,
 // with the parent's parts and no fold state. InvalidArgument when its
 // current snapshot is not of a table published by token range.
 Result<Baseline> LoadPartsBaseline(FileSystem& fs, catalog::Catalog& catalog, const std::string& warehouse,
-                                   const std::string& namespace_name, const std::string& table_name,
-                                   const iceberg::Schema& schema, const std::string& source_name);
+                                   const std::string& namespace_name, const std::string& table_name);
 
 // What the next snapshot holds.
 struct NextSnapshot {
@@ -105,6 +102,9 @@ struct NextSnapshot {
   std::vector<FoldStatePart> staged_parts;
   std::vector<std::string> staged_runs;
   int64_t staged_delta_horizon_micros = 0;
+  // The column drops the table's schema has taken in (kColumnDropsKey);
+  // none: the parent's.
+  std::optional<std::string> column_drops;
 };
 
 struct WrittenSnapshot {

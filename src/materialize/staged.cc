@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "materialize/schema_evolution.h"
 #include "materialize/snapshot.h"
 #include "materialize/warehouse_files.h"
 #include "util/strings.h"
@@ -373,10 +374,10 @@ Result<StagedTableReport> CommitTable(FileSystem& fs, catalog::Catalog& catalog,
     const StagedResult& first = *all.front();
     ASSIGN_OR_RETURN(iceberg::Schema schema, MergedSchema(all));
     auto load = [&]() {
-      return LoadPartsBaseline(fs, catalog, options.warehouse, table.namespace_name, table.table_name, schema,
-                               first.source_table);
+      return LoadPartsBaseline(fs, catalog, options.warehouse, table.namespace_name, table.table_name);
     };
     ASSIGN_OR_RETURN(Baseline base, load());
+    if (base.table) RETURN_IF_ERROR(CheckEvolvesFrom(base.table->metadata, schema, name));
     if (base.location != location) {
       return Status::InvalidArgument(StrCat(name, ": the runs were staged for a table at ", location,
                                             ", but the table is at ", base.location));

@@ -739,14 +739,9 @@ Result<RangeChanges> FoldTouchedRange(FileSystem& fs, const TableSSTables& table
   }
   const TableSchema& fold_schema = *opened.schema;
   const Partitioner partitioner = *opened.partitioner;
-  ASSIGN_OR_RETURN(TableMapping fold_mapping, MapTable(fold_schema, options.mapping));
-  if (!iceberg::SameStructure(fold_mapping.schema, mapping.schema)) {
-    return Status::NotSupported(StrCat(table_dir, ": the schema of the new generations differs from the "
-                                                  "table's; schema changes are not supported yet"));
-  }
   ASSIGN_OR_RETURN(auto fold, TableFold::Make(fold_schema, partitioner, std::move(opened.sources),
                                               options.now_seconds));
-  RowBatchConverter converter(fold_schema, fold_mapping, options.mapping);
+  RowBatchConverter converter(fold_schema, mapping, options.mapping);
   RangeOutput output(fs, mapping.schema, options, files, k);
   BatchedDataFile& data = output.data;
   PositionDeleteWriter& deletes = output.deletes;
