@@ -85,8 +85,9 @@ CommandRunner AddDumpCommand(CLI::App& app) {
       ->required();
   cmd->add_option("--schema", options->schema_file,
                   "A CQL file with the table's CREATE TABLE (and CREATE TYPE) statements. Without it the "
-                  "schema comes from a snapshot's schema.cql, else the data directory's system_schema "
-                  "tables, else the SSTable's own serialization header")
+                  "schema comes from the schema.cql of the SSTables' directory, of their table directory or of "
+                  "their keyspace directory, else the data directory's system_schema tables, else the "
+                  "SSTables' own serialization headers")
       ->check(CLI::ExistingFile);
   return [options] { return RunDump(*options); };
 }

@@ -150,7 +150,6 @@ class Watcher {
   // Starts the runs due, at most max(1, --threads) at once; joins those done.
   void Dispatch(const std::atomic<bool>& stop);
   void JoinFinished(bool all);
-  Status StageSchema(const std::string& stage_root);
   void WriteStatus(const TableWatch& t);
   std::string Metrics();
   // When the loop must look at `t` again without a notice.
@@ -264,27 +263,15 @@ Status Watcher::Discover(bool at_start) {
   return Status::OK();
 }
 
-Status Watcher::StageSchema(const std::string& stage_root) {
-  std::string schema_dir = JoinPath(options_.data_dir, "system_schema");
-  if (!fs_.IsDirectory(schema_dir)) return Status::OK();
-  ASSIGN_OR_RETURN(std::vector<DirectoryEntry> entries, fs_.ListDirectory(schema_dir));
-  for (const DirectoryEntry& e : entries) {
-    if (!e.is_directory || !TableDirectoryLocation(JoinPath(schema_dir, e.name))) continue;
-    std::string dir = JoinPath(schema_dir, e.name);
-    ASSIGN_OR_RETURN(TableDirectoryScan scan, ScanTableDirectory(fs_, dir));
-    RETURN_IF_ERROR(
-        StageGenerations(fs_, dir, scan.complete, JoinPath(JoinPath(stage_root, "system_schema"), e.name)));
-  }
-  return Status::OK();
-}
-
 Status Watcher::Attempt(TableWatch& t, catalog::Catalog& catalog, TableDirectoryScan scan, int threads) {
   std::string stage_root = StageRoot(t);
   std::string staged = JoinPath(JoinPath(stage_root, t.keyspace), BaseName(t.source_dir));
   for (int rescans = 0;; ++rescans) {
     RETURN_IF_ERROR(RemoveTree(fs_, stage_root));
     Status s = StageGenerations(fs_, t.source_dir, scan.complete, staged);
-    if (s.ok() && options_.run.schema_file.empty()) s = StageSchema(stage_root);
+    // --schema is read where it is; other schema sources are staged beside
+    // the table, where the run looks for them.
+    if (s.ok() && options_.run.schema_file.empty()) s = StageSchemaSources(fs_, t.source_dir, stage_root);
     if (s.ok()) break;
     (void)RemoveTree(fs_, stage_root);
     if (s.kind() != StatusKind::kNotFound || rescans == kStagingRescans) return s;
