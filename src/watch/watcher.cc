@@ -12,12 +12,15 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include "catalog/catalog.h"
+#include "cassandra/schema_change.h"
 #include "cassandra/sstable.h"
+#include "cassandra/table_sstables.h"
 #include "util/json_writer.h"
 #include "util/strings.h"
 #include "util/time_format.h"
@@ -86,6 +89,9 @@ struct TableWatch {
   std::string source_dir;  // the live table directory
   std::unique_ptr<TableLock> lock;
   std::string signature;   // the generations of the last run that succeeded
+  // The schema the last run resolved (from the staged sources, as the run
+  // does), to log a change at the next.
+  std::optional<TableSchema> schema;
   bool ran = false;        // a run succeeded since the start
   double last_run = 0;     // when the last run started
   double retry_at = 0;     // after a failure: not before
@@ -146,6 +152,9 @@ class Watcher {
   // its outcome recorded and, when due, the table maintained.
   void RunTable(TableWatch& t, Result<TableDirectoryScan> scan, int threads, const std::atomic<bool>& stop);
   Status Attempt(TableWatch& t, catalog::Catalog& catalog, TableDirectoryScan scan, int threads);
+  // Logs how the schema of `t`'s staged table directory differs from the
+  // one its previous run resolved, and keeps it.
+  void NoteSchema(TableWatch& t, const std::string& staged);
   void Maintain(TableWatch& t, catalog::Catalog& catalog);
   // Starts the runs due, at most max(1, --threads) at once; joins those done.
   void Dispatch(const std::atomic<bool>& stop);
@@ -263,6 +272,18 @@ Status Watcher::Discover(bool at_start) {
   return Status::OK();
 }
 
+void Watcher::NoteSchema(TableWatch& t, const std::string& staged) {
+  // What the run resolves too; when that fails, the run says why.
+  auto opened = OpenTableSSTables(fs_, staged, options_.run.schema_file);
+  if (!opened.ok()) return;
+  TableSchema& schema = opened->schema.table;
+  if (t.schema) {
+    std::string change = DescribeSchemaChange(*t.schema, schema);
+    if (!change.empty()) Log(StrCat(t.key, ": schema changed: ", change));
+  }
+  t.schema = std::move(schema);
+}
+
 Status Watcher::Attempt(TableWatch& t, catalog::Catalog& catalog, TableDirectoryScan scan, int threads) {
   std::string stage_root = StageRoot(t);
   std::string staged = JoinPath(JoinPath(stage_root, t.keyspace), BaseName(t.source_dir));
@@ -277,6 +298,7 @@ Status Watcher::Attempt(TableWatch& t, catalog::Catalog& catalog, TableDirectory
     if (s.kind() != StatusKind::kNotFound || rescans == kStagingRescans) return s;
     ASSIGN_OR_RETURN(scan, ScanTableDirectory(fs_, t.source_dir));
   }
+  NoteSchema(t, staged);
   std::vector<std::string> prefixes;
   double newest = 0;
   for (const GenerationFiles& g : scan.complete) {

@@ -38,7 +38,10 @@
 // writing), logging what it did; a failure is logged and retried at the
 // next period.
 //
-// State: one log line per commit; after every run a status file per table
+// State: one log line per commit, and one when the schema a run resolves
+// differs from the one the table's previous run resolved
+// (cassandra/schema_change.h: "shop.orders: schema changed: column note
+// (text) added"); after every run a status file per table
 // (`<warehouse>/.cqlite-watch/status/<keyspace>.<table>.json`, what
 // `cqlite watch --status` prints) and, when asked, Prometheus metrics on
 // 127.0.0.1 (metrics_server.h).

@@ -217,5 +217,37 @@ TEST(WatcherTest, AStagedRunPublishesTheSchemaTheDataDirectoryDeclares) {
   }
 }
 
+TEST(WatcherTest, ASchemaChangeIsLoggedOnceAtTheNextRun) {
+  TempDir dir("cqlite-watcher-test");
+  ExampleWatcher watcher(dir.path());
+  const std::string warehouse = watcher.options().run.warehouse;
+  EXPECT_TRUE(watcher.WaitFor([&] { return Committed(warehouse, "shop.orders"); })) << watcher.Log();
+
+  // ALTER TABLE shop.orders ADD note text; ALTER TYPE shop.address ADD zone text.
+  std::string schema_path = JoinPath(watcher.data(), "shop/schema.cql");
+  auto schema = LocalFileSystem().ReadFileToString(schema_path);
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  std::string text = *schema;
+  size_t fields = text.find("    country text\n");
+  ASSERT_NE(fields, std::string::npos);
+  text.insert(fields + std::string("    country text").size(), ",\n    zone text");
+  size_t columns = text.find("    tags set<text>,\n");
+  ASSERT_NE(columns, std::string::npos);
+  text.insert(columns, "    note text,\n");
+  ASSERT_TRUE(LocalFileSystem().WriteStringToFile(schema_path + ".tmp", text).ok());
+  ASSERT_TRUE(LocalFileSystem().Rename(schema_path + ".tmp", schema_path).ok());
+
+  const std::string change =
+      "shop.orders: schema changed: column note (text) added, user type shop.address: field zone (text) added";
+  EXPECT_TRUE(watcher.WaitFor([&] { return watcher.Log().find(change) != std::string::npos; })) << watcher.Log();
+  // The runs after it resolve the same schema: nothing more to say.
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  Status stopped = watcher.Stop();
+  EXPECT_TRUE(stopped.ok()) << stopped.ToString();
+  std::string log = watcher.Log();
+  EXPECT_EQ(log.find(change), log.rfind(change)) << log;
+  EXPECT_EQ(log.find("shop.price_points: schema changed"), std::string::npos) << log;
+}
+
 }  // namespace
 }  // namespace cqlite::watch
