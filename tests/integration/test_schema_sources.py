@@ -8,6 +8,13 @@ materialize` publishes and `cqlite watch` (whose runs read a staging folder
 of links, not the data directory) publishes the same columns. A `cqlite
 materialize` of the data directory into the warehouse the watcher wrote then
 finds nothing to change: it resolves the schema the watcher published.
+
+On a live Cassandra 5.0 node, `cqlite watch` says in one log line how a
+table's schema changed since its previous run (a column added, one dropped,
+a user type field added), read from the node's system_schema tables after
+schema changes flushed over several generations (a column dropped and added
+again, a table dropped), and `cqlite select` of the node's data directory
+then shows exactly the table's columns.
 """
 import json
 import pathlib
@@ -15,11 +22,13 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
 
 import iceberg_readers
+import live_node
 from conftest import REPO, cqlite_binary
 
 CATALOG_NAME = "cqlite"
@@ -64,31 +73,54 @@ def _published_columns(warehouse, key):
     return [field["name"] for field in iceberg_readers.current_schema(metadata)["fields"]]
 
 
-def _watch_until_committed(data_dir, warehouse, keys):
-    """Runs `cqlite watch` until every table of `keys` has committed, then stops it with SIGTERM."""
-    proc = subprocess.Popen([str(cqlite_binary()), "watch", str(data_dir), "--warehouse", str(warehouse),
-                             "--interval", "0.5", "--rescan", "0.5", "--no-inotify", "--threads", "1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    status_dir = warehouse / ".cqlite-watch" / "status"
+class Watch:
+    """A `cqlite watch` process, its log lines collected as they come."""
 
-    def committed(key):
+    def __init__(self, data_dir, warehouse):
+        self.warehouse = pathlib.Path(warehouse)
+        self.lines = []
+        self.proc = subprocess.Popen([str(cqlite_binary()), "watch", str(data_dir), "--warehouse", str(warehouse),
+                                      "--interval", "0.5", "--rescan", "0.5", "--no-inotify", "--threads", "1"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def log(self):
+        return "\n".join(self.lines)
+
+    def committed(self, key):
         try:
-            return json.loads((status_dir / f"{key}.json").read_text()).get("commits", 0) > 0
+            status = self.warehouse / ".cqlite-watch" / "status" / f"{key}.json"
+            return json.loads(status.read_text()).get("commits", 0) > 0
         except (OSError, ValueError):
             return False
 
-    try:
-        deadline = time.time() + 120
-        while time.time() < deadline and proc.poll() is None and not all(committed(k) for k in keys):
+    def wait_until(self, done, what, timeout=120):
+        deadline = time.time() + timeout
+        while time.time() < deadline and self.proc.poll() is None and not done():
             time.sleep(0.2)
-        done = all(committed(k) for k in keys)
+        assert done(), f"{what}:\n{self.log()}"
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=120)
+        self.reader.join(timeout=10)
+        assert self.proc.returncode == 0, self.log()
+
+
+def _watch_until_committed(data_dir, warehouse, keys):
+    """Runs `cqlite watch` until every table of `keys` has committed, then stops it with SIGTERM."""
+    watch = Watch(data_dir, warehouse)
+    try:
+        watch.wait_until(lambda: all(watch.committed(k) for k in keys), "the watcher did not commit every table")
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        log, _ = proc.communicate(timeout=120)
-    assert done, f"the watcher did not commit every table:\n{log}"
-    assert proc.returncode == 0, log
-    return log
+        watch.stop()
+    return watch.log()
 
 
 def _check_one_schema(cqlite, data_dir, tmp_path, expected=None):
@@ -129,3 +161,42 @@ def test_system_schema_of_the_data_directory(cqlite, fixtures_dir, tmp_path):
         shutil.copytree(source / ks, data_dir / ks)
     # Key column names come from system_schema only (a header has none).
     _check_one_schema(cqlite, data_dir, tmp_path, expected={"sina_test.songs": ["title"], "sina_test.users": ["login"]})
+
+
+def test_watch_logs_schema_changes_of_a_live_node(oracle, cqlite, tmp_path):
+    node = live_node.LiveNode(oracle, tmp_path / "node").start()
+    watch = None
+    try:
+        node.cql("CREATE KEYSPACE ev WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        node.cql("CREATE TYPE ev.addr (street text)")
+        node.cql("CREATE TABLE ev.t (k int, c int, v text, gone int, a frozen<addr>, PRIMARY KEY (k, c))")
+        node.cql("CREATE TABLE ev.doomed (k int PRIMARY KEY, x int)")
+        node.cql("INSERT INTO ev.t (k, c, v, gone, a) VALUES (1, 1, 'one', 1, {street: 'Main'})")
+        node.flush("ev", "t")
+        node.flush_schema()
+        watch = Watch(node.data_dir(), tmp_path / "warehouse")
+        watch.wait_until(lambda: watch.committed("ev.t"), "the watcher did not commit ev.t")
+
+        # Each change in a generation of its own: v dropped, then added again.
+        node.cql("ALTER TABLE ev.t DROP v")
+        node.flush_schema()
+        node.cql("ALTER TABLE ev.t ADD v text")
+        node.cql("ALTER TABLE ev.t DROP gone")
+        node.cql("ALTER TABLE ev.t ADD note text")
+        node.cql("ALTER TYPE ev.addr ADD zip text")
+        node.cql("DROP TABLE ev.doomed")
+        node.flush_schema()
+        node.cql("INSERT INTO ev.t (k, c, v, note) VALUES (2, 2, 'two', 'new')")
+        node.flush("ev", "t")
+        change = ("ev.t: schema changed: column note (text) added, column gone (int) dropped, "
+                  "user type ev.addr: field zip (text) added")
+        watch.wait_until(lambda: any(change in line for line in watch.lines), "no schema change logged")
+        assert sum("schema changed" in line for line in watch.lines) == 1, watch.log()
+    finally:
+        if watch:
+            watch.stop()
+        data_dir = node.data_dir()
+        node.stop()
+    # The node's system_schema, folded over its generations, has the table's columns now.
+    table_dir = next((data_dir / "ev").glob("t-*"))
+    assert _select_columns(cqlite, table_dir) == {"k", "c", "v", "a", "note"}
