@@ -82,7 +82,7 @@ const Table& GetTable() {
       t.status = first.status();
       return t;
     }
-    auto schema = ResolveSchema(fs, t.sstables.front(), (*first)->header(), "");
+    auto schema = ResolveTableSchema(fs, t.sstables.front(), {first->get()}, "");
     if (!schema.ok()) {
       t.status = schema.status();
       return t;

@@ -163,7 +163,7 @@ Status LoadRows(Rows* out) {
   FileSystem& fs = LocalFileSystem();
   ASSIGN_OR_RETURN(std::vector<SSTableLocation> locations, FindSSTables(fs, GetFlags().data_dir));
   ASSIGN_OR_RETURN(auto first, SSTable::Open(fs, locations.front()));
-  ASSIGN_OR_RETURN(ResolvedSchema resolved, ResolveSchema(fs, locations.front(), first->header(), ""));
+  ASSIGN_OR_RETURN(ResolvedSchema resolved, ResolveTableSchema(fs, locations.front(), {first.get()}, ""));
   const TableSchema& table = resolved.table;
   std::vector<std::unique_ptr<SSTable>> sstables;
   std::vector<std::unique_ptr<FoldSource>> sources;

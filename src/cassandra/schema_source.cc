@@ -168,13 +168,14 @@ std::optional<std::string> SystemTableDir(FileSystem& fs, const std::string& roo
   return std::nullopt;
 }
 
-// The data directory above `<keyspace>/<table>-<id>/...`.
-std::optional<std::string> DataRoot(const SSTableLocation& location) {
+// The table directory `<keyspace>/<table>-<id>` that `location` is in (its
+// SSTables' directory, or a snapshot or backup below it).
+std::optional<std::string> TableDirectoryOf(const SSTableLocation& location) {
   if (location.table_id.empty()) return std::nullopt;
-  std::string dir = location.directory;
+  std::string dir = WithoutTrailingSlash(location.directory);
   std::string table_dir = location.table + "-" + location.table_id;
   while (!dir.empty() && dir != "/" && dir != ".") {
-    if (BaseName(dir) == table_dir) return DirName(DirName(dir));
+    if (BaseName(dir) == table_dir) return dir;
     dir = DirName(dir);
   }
   return std::nullopt;
@@ -437,10 +438,24 @@ Status CheckSchemaAgainstHeader(const TableSchema& schema, const SerializationHe
   return check_columns(header.regular_columns, false);
 }
 
+std::vector<SchemaCandidate> SchemaCandidates(const SSTableLocation& table, const std::string& schema_file) {
+  if (!schema_file.empty()) return {{SchemaOrigin::kSchemaFile, schema_file}};
+  std::vector<SchemaCandidate> candidates;
+  std::string dir = WithoutTrailingSlash(table.directory);
+  candidates.push_back({SchemaOrigin::kSnapshotSchema, JoinPath(dir, "schema.cql")});
+  if (std::optional<std::string> table_dir = TableDirectoryOf(table)) {
+    if (*table_dir != dir) candidates.push_back({SchemaOrigin::kSnapshotSchema, JoinPath(*table_dir, "schema.cql")});
+    std::string keyspace_dir = DirName(*table_dir);
+    candidates.push_back({SchemaOrigin::kSnapshotSchema, JoinPath(keyspace_dir, "schema.cql")});
+    candidates.push_back({SchemaOrigin::kSystemSchema, DirName(keyspace_dir)});
+  }
+  return candidates;
+}
+
 namespace {
 
-// The schema a declared source gives (sources 1 to 3), or nullopt when there
-// is none and only a serialization header could tell.
+// The schema the first candidate found declares (sources 1 to 3), or nullopt
+// when there is none and only a serialization header could tell.
 Result<std::optional<ResolvedSchema>> FindDeclaredSchema(FileSystem& fs, const SSTableLocation& location,
                                                          const std::string& schema_file) {
   auto pick = [&](std::vector<TableSchema> tables, const std::string& path) -> Result<TableSchema> {
@@ -455,53 +470,56 @@ Result<std::optional<ResolvedSchema>> FindDeclaredSchema(FileSystem& fs, const S
     }
     return std::move(matching[0]);
   };
-  auto from_cql_file = [&](const std::string& path, SchemaOrigin origin) -> Result<std::optional<ResolvedSchema>> {
-    ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(path));
+  for (const SchemaCandidate& candidate : SchemaCandidates(location, schema_file)) {
+    if (candidate.origin == SchemaOrigin::kSystemSchema) {
+      ASSIGN_OR_RETURN(auto table, SchemaFromSystemTables(fs, candidate.path, location.keyspace, location.table));
+      if (table) return std::optional<ResolvedSchema>(ResolvedSchema{std::move(*table), candidate.origin, candidate.path});
+      continue;
+    }
+    // An explicit file must be there; schema.cql files may not be.
+    if (candidate.origin != SchemaOrigin::kSchemaFile && !fs.Exists(candidate.path)) continue;
+    ASSIGN_OR_RETURN(std::string text, fs.ReadFileToString(candidate.path));
     auto tables = ParseCqlSchema(text);
-    if (!tables.ok()) return tables.status().WithContext(path);
-    ASSIGN_OR_RETURN(TableSchema table, pick(std::move(*tables), path));
-    return std::optional<ResolvedSchema>(ResolvedSchema{std::move(table), origin, path});
-  };
-
-  if (!schema_file.empty()) return from_cql_file(schema_file, SchemaOrigin::kSchemaFile);
-  // nodetool snapshot writes schema.cql beside the SSTables; a keyspace-level
-  // one (as DESCRIBE KEYSPACE prints) also serves.
-  std::string snapshot_schema = JoinPath(location.directory, "schema.cql");
-  if (!fs.Exists(snapshot_schema) && !location.table_id.empty()) {
-    snapshot_schema = JoinPath(DirName(location.directory), "schema.cql");
-  }
-  if (fs.Exists(snapshot_schema)) return from_cql_file(snapshot_schema, SchemaOrigin::kSnapshotSchema);
-  if (auto root = DataRoot(location)) {
-    ASSIGN_OR_RETURN(auto table, SchemaFromSystemTables(fs, *root, location.keyspace, location.table));
-    if (table) return std::optional<ResolvedSchema>(ResolvedSchema{std::move(*table), SchemaOrigin::kSystemSchema, *root});
+    if (!tables.ok()) return tables.status().WithContext(candidate.path);
+    ASSIGN_OR_RETURN(TableSchema table, pick(std::move(*tables), candidate.path));
+    return std::optional<ResolvedSchema>(ResolvedSchema{std::move(table), candidate.origin, candidate.path});
   }
   return std::optional<ResolvedSchema>();
 }
 
 }  // namespace
 
-Result<ResolvedSchema> ResolveSchema(FileSystem& fs, const SSTableLocation& location,
-                                     const SerializationHeader& header, const std::string& schema_file) {
-  std::string statistics = location.ComponentPath("Statistics.db");
-  ASSIGN_OR_RETURN(std::optional<ResolvedSchema> declared, FindDeclaredSchema(fs, location, schema_file));
-  if (!declared) {
-    return ResolvedSchema{SchemaFromHeader(header, location.keyspace, location.table),
-                          SchemaOrigin::kSerializationHeader, statistics};
+Result<ResolvedSchema> ResolveTableSchema(FileSystem& fs, const SSTableLocation& table,
+                                          const std::vector<const SSTable*>& sstables,
+                                          const std::string& schema_file) {
+  ASSIGN_OR_RETURN(std::optional<ResolvedSchema> declared, FindDeclaredSchema(fs, table, schema_file));
+  if (sstables.empty()) {
+    if (!declared) {
+      return Status::NotFound(StrCat(table.directory, ": no SSTable, and no schema for ", table.keyspace, ".",
+                                     table.table, " (give one with --schema)"));
+    }
+    return std::move(*declared);
   }
-  AddStaticCompactColumns(header, &declared->table);
-  RETURN_IF_ERROR(CheckSchemaAgainstHeader(declared->table, header, statistics)
-                      .WithContext(StrCat("using the ", declared->Describe())));
+  const SSTable& front = *sstables.front();
+  if (!declared) {
+    // A header names the columns its generation wrote: take them all.
+    ResolvedSchema resolved{SchemaFromHeader(front.header(), table.keyspace, table.table),
+                            SchemaOrigin::kSerializationHeader, front.location().ComponentPath("Statistics.db")};
+    for (const SSTable* sstable : sstables) AddColumnsFromHeader(sstable->header(), &resolved.table);
+    return resolved;
+  }
+  AddStaticCompactColumns(front.header(), &declared->table);
+  for (const SSTable* sstable : sstables) {
+    RETURN_IF_ERROR(CheckSchemaAgainstHeader(declared->table, sstable->header(),
+                                             sstable->location().ComponentPath("Statistics.db"))
+                        .WithContext(StrCat("using the ", declared->Describe())));
+  }
   return std::move(*declared);
 }
 
 Result<ResolvedSchema> ResolveSchemaWithoutSSTables(FileSystem& fs, const SSTableLocation& location,
                                                     const std::string& schema_file) {
-  ASSIGN_OR_RETURN(std::optional<ResolvedSchema> declared, FindDeclaredSchema(fs, location, schema_file));
-  if (!declared) {
-    return Status::NotFound(StrCat(location.directory, ": no SSTable, and no schema for ", location.keyspace, ".",
-                                   location.table, " (give one with --schema)"));
-  }
-  return std::move(*declared);
+  return ResolveTableSchema(fs, location, {}, schema_file);
 }
 
 }  // namespace cqlite

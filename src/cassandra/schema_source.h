@@ -1,16 +1,19 @@
-// Finds the schema of the table an SSTable belongs to, from the best source
-// there is (DESIGN D2), in this order:
+// Finds the schema of a table, from the best source there is (DESIGN D2),
+// in this order:
 //   1. an explicit CQL file (`--schema`: CREATE TYPE / CREATE TABLE, as
 //      DESCRIBE prints them);
-//   2. the schema.cql that `nodetool snapshot` writes beside the SSTables;
+//   2. the schema.cql that `nodetool snapshot` writes beside the SSTables,
+//      or one for the whole keyspace in the keyspace directory;
 //   3. the system_schema tables (tables, columns, types, dropped_columns) of
 //      the same data directory, read with our own SSTable reader;
-//   4. the SSTable's serialization header alone (no key column names).
-// It also checks that the schema agrees with the header, since a schema that
-// contradicts the file would silently misread it.
+//   4. the SSTables' serialization headers alone (no key column names).
+// It also checks that the schema agrees with every header, since a schema
+// that contradicts a file would silently misread it. ResolveTableSchema is
+// the one function that decides; everything else here is its parts.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "cassandra/sstable.h"
 #include "cassandra/table_schema.h"
@@ -28,12 +31,38 @@ struct ResolvedSchema {
   std::string Describe() const;
 };
 
-// `schema_file` may be empty. NotFound if an explicit file lacks the table.
-Result<ResolvedSchema> ResolveSchema(FileSystem& fs, const SSTableLocation& location,
-                                     const SerializationHeader& header, const std::string& schema_file);
+// One place where a schema may be declared (sources 1 to 3): a CQL file, or
+// (kSystemSchema) the data directory holding `system_schema/`.
+struct SchemaCandidate {
+  SchemaOrigin origin;
+  std::string path;
+};
 
-// The schema of a table that has no SSTable yet (or no more: compaction can
-// leave a table directory empty), from sources 1 to 3. NotFound without one.
+// Where the schema of the table `table` locates (its SSTables' directory, or
+// its table directory) may be declared, best first, whether or not the files
+// exist: `schema_file` alone when given; else the schema.cql of that
+// directory, of its table directory when it is a snapshot or backup in one,
+// of the keyspace directory (as DESCRIBE KEYSPACE prints it), then the
+// system_schema tables of the data directory. What ResolveTableSchema reads,
+// and what a copy of a table directory must carry along to resolve the same
+// schema (the watcher's staging folder, watch/staging.h).
+std::vector<SchemaCandidate> SchemaCandidates(const SSTableLocation& table, const std::string& schema_file);
+
+// The schema of one table: the one owner of that decision, which every
+// command (select, dump, delta-export, plan, materialize, watch, a staged
+// run) asks. `table` locates the table (an SSTable's location, or
+// TableDirectoryLocation of a directory without SSTables); `sstables` are its
+// generations, none when it has none (compaction can leave a table directory
+// empty). The first candidate found declares it (InvalidArgument naming the
+// file and column when it contradicts a generation's serialization header;
+// NotFound if an explicit file lacks the table); without one, the
+// serialization headers tell (source 4), each generation adding the columns
+// it wrote; NotFound with neither.
+Result<ResolvedSchema> ResolveTableSchema(FileSystem& fs, const SSTableLocation& table,
+                                          const std::vector<const SSTable*>& sstables,
+                                          const std::string& schema_file);
+
+// ResolveTableSchema of a table without SSTables.
 Result<ResolvedSchema> ResolveSchemaWithoutSSTables(FileSystem& fs, const SSTableLocation& location,
                                                     const std::string& schema_file);
 

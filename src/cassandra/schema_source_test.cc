@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "test_paths.h"
 
 namespace cqlite {
@@ -85,7 +89,7 @@ TEST(SchemaSourceTest, ReadsSystemSchemaOfACassandra3DataDirectory) {
   ASSERT_NE(songs, nullptr);
   auto sstable = SSTable::Open(LocalFileSystem(), *songs);
   ASSERT_TRUE(sstable.ok()) << sstable.status().ToString();
-  auto schema = ResolveSchema(LocalFileSystem(), *songs, (*sstable)->header(), "");
+  auto schema = ResolveTableSchema(LocalFileSystem(), *songs, {sstable->get()}, "");
   ASSERT_TRUE(schema.ok()) << schema.status().ToString();
   EXPECT_EQ(schema->origin, SchemaOrigin::kSystemSchema);
   // The README of the fixture: info frozen<band_info_type>, tags frozen<tags>.
@@ -98,6 +102,53 @@ TEST(SchemaSourceTest, ReadsSystemSchemaOfACassandra3DataDirectory) {
   ASSERT_NE(tags, nullptr);
   EXPECT_TRUE(tags->type->frozen);
   EXPECT_EQ(schema->table.PartitionKeyColumns().size(), 1u);
+}
+
+TEST(SchemaSourceTest, CandidatesOfASnapshotReachItsKeyspaceAndDataDirectory) {
+  auto location = TableDirectoryLocation("/d/shop/orders-c85b1a00ebce11f1ba4d733417774d07");
+  ASSERT_TRUE(location.has_value());
+  location->directory += "/snapshots/tag";
+  std::vector<SchemaCandidate> candidates = SchemaCandidates(*location, "");
+  std::vector<std::string> paths;
+  for (const SchemaCandidate& c : candidates) paths.push_back(c.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"/d/shop/orders-c85b1a00ebce11f1ba4d733417774d07/snapshots/tag/schema.cql",
+                                             "/d/shop/orders-c85b1a00ebce11f1ba4d733417774d07/schema.cql",
+                                             "/d/shop/schema.cql", "/d"}));
+  EXPECT_EQ(candidates.back().origin, SchemaOrigin::kSystemSchema);
+  // --schema is the one place then.
+  candidates = SchemaCandidates(*location, "/elsewhere/orders.cql");
+  ASSERT_EQ(candidates.size(), 1u);
+  EXPECT_EQ(candidates[0].origin, SchemaOrigin::kSchemaFile);
+}
+
+TEST(SchemaSourceTest, ATableOfTheExampleKeyspaceIsDeclaredByTheKeyspacesSchemaCql) {
+  auto found = FindSSTables(LocalFileSystem(), CQLITE_SOURCE_DIR "/examples/data/shop");
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  std::vector<std::unique_ptr<SSTable>> orders;
+  std::vector<const SSTable*> generations;
+  for (const SSTableLocation& l : *found) {
+    if (l.table != "orders") continue;
+    auto sstable = SSTable::Open(LocalFileSystem(), l);
+    ASSERT_TRUE(sstable.ok()) << sstable.status().ToString();
+    generations.push_back(sstable->get());
+    orders.push_back(std::move(*sstable));
+  }
+  ASSERT_EQ(generations.size(), 2u);
+  auto schema = ResolveTableSchema(LocalFileSystem(), generations[0]->location(), generations, "");
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  EXPECT_EQ(schema->origin, SchemaOrigin::kSnapshotSchema);
+  EXPECT_EQ(schema->origin_path, CQLITE_SOURCE_DIR "/examples/data/shop/schema.cql");
+  ASSERT_EQ(schema->table.PartitionKeyColumns().size(), 1u);
+  EXPECT_EQ(schema->table.PartitionKeyColumns()[0]->name, "customer");
+  // Without any declared schema, every generation's header adds its columns.
+  auto without = ResolveTableSchema(LocalFileSystem(), *TableDirectoryLocation("/nowhere/shop/orders-c85b1a00ebce11f1ba4d733417774d07"), generations, "");
+  ASSERT_TRUE(without.ok()) << without.status().ToString();
+  EXPECT_EQ(without->origin, SchemaOrigin::kSerializationHeader);
+  EXPECT_EQ(without->table.PartitionKeyColumns()[0]->name, "key");
+  for (const SSTable* g : generations) EXPECT_TRUE(CheckSchemaAgainstHeader(without->table, g->header(), "x").ok());
+  // No SSTable and no schema: nothing to tell.
+  auto none = ResolveTableSchema(LocalFileSystem(), *TableDirectoryLocation("/nowhere/shop/orders-c85b1a00ebce11f1ba4d733417774d07"), {}, "");
+  EXPECT_EQ(none.status().kind(), StatusKind::kNotFound);
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ Result<TableSSTables> OpenTableSSTables(FileSystem& fs, const std::string& given
     // fact purged): that is a table with no rows, not an error.
     if (auto location = TableDirectoryLocation(path)) {
       TableSSTables table;
-      ASSIGN_OR_RETURN(table.schema, ResolveSchemaWithoutSSTables(fs, *location, schema_file));
+      ASSIGN_OR_RETURN(table.schema, ResolveTableSchema(fs, *location, {}, schema_file));
       table.partitioner = Partitioner::kMurmur3;
       return table;
     }
@@ -42,24 +42,19 @@ Result<TableSSTables> OpenTableSSTables(FileSystem& fs, const std::string& given
     }
   }
   TableSSTables table;
+  std::vector<const SSTable*> generations;
   for (const SSTableLocation& location : locations) {
     ASSIGN_OR_RETURN(auto sstable, SSTable::Open(fs, location));
+    generations.push_back(sstable.get());
     table.sstables.push_back(std::move(sstable));
   }
+  ASSIGN_OR_RETURN(table.schema, ResolveTableSchema(fs, first, generations, schema_file));
   const SSTable& front = *table.sstables.front();
-  ASSIGN_OR_RETURN(table.schema, ResolveSchema(fs, first, front.header(), schema_file));
-  if (table.schema.origin == SchemaOrigin::kSerializationHeader) {
-    for (auto& sstable : table.sstables) AddColumnsFromHeader(sstable->header(), &table.schema.table);
-  }
   table.partitioner = front.Partitioner();
   for (auto& sstable : table.sstables) {
-    if (sstable.get() != &front) {
-      RETURN_IF_ERROR(CheckSchemaAgainstHeader(table.schema.table, sstable->header(),
-                                               sstable->location().ComponentPath("Statistics.db")));
-      if (sstable->Partitioner() != table.partitioner) {
-        return Status::InvalidArgument(
-            StrCat(sstable->location().DataPath(), ": written by another partitioner than ", first.DataPath()));
-      }
+    if (sstable->Partitioner() != table.partitioner) {
+      return Status::InvalidArgument(
+          StrCat(sstable->location().DataPath(), ": written by another partitioner than ", first.DataPath()));
     }
     sstable->UseSchema(table.schema.table);
   }

@@ -24,10 +24,10 @@ struct TableSSTables {
   std::optional<Partitioner> partitioner;
 };
 
-// `schema_file` may be empty (see ResolveSchema). A table directory
-// (`<table>-<id>/`) without SSTables is a table without generations, provided
-// a schema for it is found; its partitioner is then taken to be Murmur3. A schema taken from the
-// serialization header gets the columns of every generation's header.
+// `schema_file` may be empty. The schema is ResolveTableSchema's for these
+// generations (schema_source.h). A table directory (`<table>-<id>/`) without
+// SSTables is a table without generations, provided a schema for it is found;
+// its partitioner is then taken to be Murmur3.
 Result<TableSSTables> OpenTableSSTables(FileSystem& fs, const std::string& path, const std::string& schema_file);
 
 }  // namespace cqlite

@@ -1,6 +1,8 @@
 // `cqlite dump <sstable|table-dir>`: what Cassandra's sstabledump prints, as JSON.
+#include <algorithm>
 #include <iostream>
 #include <memory>
+#include <vector>
 
 #include "cassandra/schema_source.h"
 #include "cassandra/sstable.h"
@@ -30,27 +32,43 @@ int RunDump(const DumpOptions& options) {
     return 1;
   }
   int64_t now_seconds = WallClockSeconds();
-  for (const SSTableLocation& location : *locations) {
-    auto sstable = SSTable::Open(fs, location);
-    Status status = sstable.status();
-    if (status.ok()) {
-      auto schema = ResolveSchema(fs, location, (*sstable)->header(), options.schema_file);
-      status = schema.status();
-      if (status.ok()) (*sstable)->UseSchema(schema->table);
+  // The SSTables of one directory are one table's generations, with one
+  // schema (as select and materialize resolve it); they come in a row.
+  for (auto group = locations->begin(); group != locations->end();) {
+    auto group_end = std::find_if(group, locations->end(), [&](const SSTableLocation& l) {
+      return l.directory != group->directory || l.keyspace != group->keyspace || l.table != group->table;
+    });
+    std::vector<std::unique_ptr<SSTable>> sstables;
+    std::vector<const SSTable*> generations;
+    Status status;
+    for (auto location = group; location != group_end && status.ok(); ++location) {
+      auto sstable = SSTable::Open(fs, *location);
+      status = sstable.status();
+      if (!status.ok()) break;
+      generations.push_back(sstable->get());
+      sstables.push_back(std::move(*sstable));
     }
     if (status.ok()) {
-      SSTableDumpWriter writer(std::cout, (*sstable)->layout(), (*sstable)->header().partition_key_type,
-                               now_seconds);
+      auto schema = ResolveTableSchema(fs, *group, generations, options.schema_file);
+      status = schema.status();
+      if (status.ok()) {
+        for (auto& sstable : sstables) sstable->UseSchema(schema->table);
+      }
+    }
+    for (size_t i = 0; i < sstables.size() && status.ok(); ++i) {
+      const SSTable& sstable = *sstables[i];
+      SSTableDumpWriter writer(std::cout, sstable.layout(), sstable.header().partition_key_type, now_seconds);
       writer.Begin();
-      status = (*sstable)->Scan(writer);
+      status = sstable.Scan(writer);
       if (status.ok()) writer.End();
+      std::cout.flush();
     }
     if (!status.ok()) {
       std::cout << std::endl;  // end the partial output before the error
       std::cerr << "cqlite dump: " << status.ToString() << "\n";
       return 1;
     }
-    std::cout.flush();
+    group = group_end;
   }
   return 0;
 }
@@ -67,8 +85,9 @@ CommandRunner AddDumpCommand(CLI::App& app) {
       ->required();
   cmd->add_option("--schema", options->schema_file,
                   "A CQL file with the table's CREATE TABLE (and CREATE TYPE) statements. Without it the "
-                  "schema comes from a snapshot's schema.cql, else the data directory's system_schema "
-                  "tables, else the SSTable's own serialization header")
+                  "schema comes from the schema.cql of the SSTables' directory, of their table directory or of "
+                  "their keyspace directory, else the data directory's system_schema tables, else the "
+                  "SSTables' own serialization headers")
       ->check(CLI::ExistingFile);
   return [options] { return RunDump(*options); };
 }

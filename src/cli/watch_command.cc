@@ -167,8 +167,8 @@ CommandRunner AddWatchCommand(CLI::App& app) {
   cmd->add_flag("--status", options->status,
                 "Print what the watchers of --warehouse last did, table by table, and exit");
   cmd->add_option("--schema", options->schema_file,
-                  "A CQL file with the tables' CREATE TABLE (and CREATE TYPE) statements (default: the data "
-                  "directory's system_schema tables)")
+                  "A CQL file with the tables' CREATE TABLE (and CREATE TYPE) statements; default as for dump "
+                  "(a table's or its keyspace's schema.cql, else the data directory's system_schema tables)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--threads", options->threads,
                   "Tables run at once, and threads folding and writing them: the first run under way gets them all, "

@@ -12,12 +12,15 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include "catalog/catalog.h"
+#include "cassandra/schema_change.h"
 #include "cassandra/sstable.h"
+#include "cassandra/table_sstables.h"
 #include "util/json_writer.h"
 #include "util/strings.h"
 #include "util/time_format.h"
@@ -86,6 +89,9 @@ struct TableWatch {
   std::string source_dir;  // the live table directory
   std::unique_ptr<TableLock> lock;
   std::string signature;   // the generations of the last run that succeeded
+  // The schema the last run resolved (from the staged sources, as the run
+  // does), to log a change at the next.
+  std::optional<TableSchema> schema;
   bool ran = false;        // a run succeeded since the start
   double last_run = 0;     // when the last run started
   double retry_at = 0;     // after a failure: not before
@@ -146,11 +152,13 @@ class Watcher {
   // its outcome recorded and, when due, the table maintained.
   void RunTable(TableWatch& t, Result<TableDirectoryScan> scan, int threads, const std::atomic<bool>& stop);
   Status Attempt(TableWatch& t, catalog::Catalog& catalog, TableDirectoryScan scan, int threads);
+  // Logs how the schema of `t`'s staged table directory differs from the
+  // one its previous run resolved, and keeps it.
+  void NoteSchema(TableWatch& t, const std::string& staged);
   void Maintain(TableWatch& t, catalog::Catalog& catalog);
   // Starts the runs due, at most max(1, --threads) at once; joins those done.
   void Dispatch(const std::atomic<bool>& stop);
   void JoinFinished(bool all);
-  Status StageSchema(const std::string& stage_root);
   void WriteStatus(const TableWatch& t);
   std::string Metrics();
   // When the loop must look at `t` again without a notice.
@@ -264,18 +272,16 @@ Status Watcher::Discover(bool at_start) {
   return Status::OK();
 }
 
-Status Watcher::StageSchema(const std::string& stage_root) {
-  std::string schema_dir = JoinPath(options_.data_dir, "system_schema");
-  if (!fs_.IsDirectory(schema_dir)) return Status::OK();
-  ASSIGN_OR_RETURN(std::vector<DirectoryEntry> entries, fs_.ListDirectory(schema_dir));
-  for (const DirectoryEntry& e : entries) {
-    if (!e.is_directory || !TableDirectoryLocation(JoinPath(schema_dir, e.name))) continue;
-    std::string dir = JoinPath(schema_dir, e.name);
-    ASSIGN_OR_RETURN(TableDirectoryScan scan, ScanTableDirectory(fs_, dir));
-    RETURN_IF_ERROR(
-        StageGenerations(fs_, dir, scan.complete, JoinPath(JoinPath(stage_root, "system_schema"), e.name)));
+void Watcher::NoteSchema(TableWatch& t, const std::string& staged) {
+  // What the run resolves too; when that fails, the run says why.
+  auto opened = OpenTableSSTables(fs_, staged, options_.run.schema_file);
+  if (!opened.ok()) return;
+  TableSchema& schema = opened->schema.table;
+  if (t.schema) {
+    std::string change = DescribeSchemaChange(*t.schema, schema);
+    if (!change.empty()) Log(StrCat(t.key, ": schema changed: ", change));
   }
-  return Status::OK();
+  t.schema = std::move(schema);
 }
 
 Status Watcher::Attempt(TableWatch& t, catalog::Catalog& catalog, TableDirectoryScan scan, int threads) {
@@ -284,12 +290,15 @@ Status Watcher::Attempt(TableWatch& t, catalog::Catalog& catalog, TableDirectory
   for (int rescans = 0;; ++rescans) {
     RETURN_IF_ERROR(RemoveTree(fs_, stage_root));
     Status s = StageGenerations(fs_, t.source_dir, scan.complete, staged);
-    if (s.ok() && options_.run.schema_file.empty()) s = StageSchema(stage_root);
+    // --schema is read where it is; other schema sources are staged beside
+    // the table, where the run looks for them.
+    if (s.ok() && options_.run.schema_file.empty()) s = StageSchemaSources(fs_, t.source_dir, stage_root);
     if (s.ok()) break;
     (void)RemoveTree(fs_, stage_root);
     if (s.kind() != StatusKind::kNotFound || rescans == kStagingRescans) return s;
     ASSIGN_OR_RETURN(scan, ScanTableDirectory(fs_, t.source_dir));
   }
+  NoteSchema(t, staged);
   std::vector<std::string> prefixes;
   double newest = 0;
   for (const GenerationFiles& g : scan.complete) {

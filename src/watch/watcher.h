@@ -7,8 +7,9 @@
 // each table directory is scanned for complete generations
 // (generation_scan.h); a table whose set of generations changed since its
 // last run (or whose last run is ten intervals old: TTLs run out) and whose
-// last run started at least `interval` ago is run: its generations, and the
-// data directory's system_schema tables, are hard-linked into a staging
+// last run started at least `interval` ago is run: its generations, and
+// what its schema is read from (its keyspace's schema.cql, the data
+// directory's system_schema tables), are hard-linked into a staging
 // folder (staging.h), `MaterializeTable` folds them as a complete source
 // (materializer.h: a compacted-away generation makes the table be folded
 // anew, an empty directory is an empty table), and the staging folder is
@@ -37,7 +38,10 @@
 // writing), logging what it did; a failure is logged and retried at the
 // next period.
 //
-// State: one log line per commit; after every run a status file per table
+// State: one log line per commit, and one when the schema a run resolves
+// differs from the one the table's previous run resolved
+// (cassandra/schema_change.h: "shop.orders: schema changed: column note
+// (text) added"); after every run a status file per table
 // (`<warehouse>/.cqlite-watch/status/<keyspace>.<table>.json`, what
 // `cqlite watch --status` prints) and, when asked, Prometheus metrics on
 // 127.0.0.1 (metrics_server.h).
