@@ -4,7 +4,7 @@
         --stage-root DIR [--executor-cqlite PATH] [--cluster] [--tables ks.t,...]
         [--range-bytes B] [--ranges N] [--now T] [--json] [--catalog-name N]
         [--allow-missing-replicas] [--repaired-only] [--decimal-scale S] [--truncate-time]
-        SOURCE...
+        [--time-as time|long|string] SOURCE...
 
 SOURCE is what `cqlite materialize` takes: a data directory, snapshot or backup
 folder, local or s3://bucket/prefix; with --cluster, one data directory per
@@ -215,6 +215,8 @@ def parse_args(argv):
     p.add_argument("--repaired-only", action="store_true", help="as for cqlite materialize")
     p.add_argument("--decimal-scale", help="as for cqlite materialize")
     p.add_argument("--truncate-time", action="store_true", help="as for cqlite materialize")
+    p.add_argument("--time-as", choices=["time", "long", "string"],
+                   help="as for cqlite materialize (long or string for tables Spark reads)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     return p.parse_args(argv)
 
@@ -246,6 +248,7 @@ def fold_args(args):
     """The options of materialize alone."""
     out = ["--repaired-only"] if args.repaired_only else []
     out += ["--decimal-scale", args.decimal_scale] if args.decimal_scale else []
+    out += ["--time-as", args.time_as] if args.time_as else []
     return out + (["--truncate-time"] if args.truncate_time else [])
 
 

@@ -39,6 +39,12 @@ CLI::Validator ByteSizeOption();
 inline constexpr const char* kNowHelp =
     "When TTLs are evaluated: seconds since the Unix epoch or an ISO-8601 time such as 2027-01-01T08:30:00Z "
     "(default: now)";
+inline constexpr const char* kTimeAsHelp =
+    "What CQL time columns (also inside collections, tuples and user types) become: time, an Iceberg time in "
+    "microseconds (default); long, the nanoseconds since midnight; string, as SELECT JSON prints a time "
+    "(08:12:54.123456789). Engines without Iceberg times (Spark) read long and string. A table keeps what it was "
+    "created with (table property cqlite.time-as): a later run without the option does too, one asking otherwise "
+    "fails";
 
 // `path` made absolute and normal (as given if the working directory is gone).
 std::string AbsolutePath(const std::string& path);

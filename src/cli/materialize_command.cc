@@ -52,6 +52,7 @@ struct MaterializeCommandOptions {
   std::string schema_file;
   int32_t decimal_scale = 18;
   bool truncate_time = false;
+  std::string time_as;  // empty: not given
   std::string compression = "zstd";
   int compression_level = 0;  // 0: not given (3)
   int format_version = 2;
@@ -264,6 +265,10 @@ int Materialize(const MaterializeCommandOptions& options) {
   run.now_seconds = options.now_seconds;
   run.mapping.decimal_scale = options.decimal_scale;
   run.mapping.truncate_time = options.truncate_time;
+  if (!options.time_as.empty()) {
+    run.mapping.time_as = *materialize::ParseTimeAs(options.time_as);  // checked by the option
+    run.mapping.time_as_given = true;
+  }
   run.compression = options.compression == "snappy" ? parquet::CompressionCodec::kSnappy
                     : options.compression == "none" ? parquet::CompressionCodec::kUncompressed
                                                     : parquet::CompressionCodec::kZstd;
@@ -454,8 +459,9 @@ CommandRunner AddMaterializeCommand(CLI::App& app) {
       ->check(CLI::Range(0, 38))
       ->capture_default_str();
   cmd->add_flag("--truncate-time", options->truncate_time,
-                "Drop the sub-microsecond digits of CQL time values (Iceberg times are in microseconds) "
-                "instead of failing the run");
+                "Drop the sub-microsecond digits of CQL time values published as Iceberg times (in "
+                "microseconds) instead of failing the run");
+  cmd->add_option("--time-as", options->time_as, kTimeAsHelp)->check(CLI::IsMember({"time", "long", "string"}));
   cmd->add_option("--compression", options->compression, "Parquet compression of data files")
       ->check(CLI::IsMember({"zstd", "snappy", "none"}))
       ->capture_default_str();

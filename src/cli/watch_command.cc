@@ -51,6 +51,7 @@ struct WatchCommandOptions {
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int32_t decimal_scale = 18;
   bool truncate_time = false;
+  std::string time_as;  // empty: not given
   int64_t maintain_every = 86400;  // seconds; 0: never
   int64_t expire_older_than = 7 * 86400;
   int retain_last = 5;
@@ -103,6 +104,10 @@ int Watch(const WatchCommandOptions& options) {
   watch.run.schema_file = options.schema_file.empty() ? "" : AbsolutePath(options.schema_file);
   watch.run.mapping.decimal_scale = options.decimal_scale;
   watch.run.mapping.truncate_time = options.truncate_time;
+  if (!options.time_as.empty()) {
+    watch.run.mapping.time_as = *materialize::ParseTimeAs(options.time_as);  // checked by the option
+    watch.run.mapping.time_as_given = true;
+  }
   watch.run.threads = options.threads;
   watch.maintain_every_seconds = static_cast<double>(options.maintain_every);
   watch.maintain.retention_ms = options.expire_older_than * 1000;
@@ -192,6 +197,7 @@ CommandRunner AddWatchCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--truncate-time", options->truncate_time,
                 "Drop the sub-microsecond digits of CQL time values instead of failing the run");
+  cmd->add_option("--time-as", options->time_as, kTimeAsHelp)->check(CLI::IsMember({"time", "long", "string"}));
   return [options] { return Watch(*options); };
 }
 

@@ -22,6 +22,7 @@ using Int128 = __int128;
 
 constexpr int32_t kDecimalPrecision = 38;
 constexpr int64_t kDateEpochOffset = int64_t{1} << 31;  // SimpleDateSerializer: day 0 of 1970
+constexpr int64_t kNanosPerDay = int64_t{86400} * 1000000000;  // TimeSerializer's values are below it
 
 // Assigns ids to nested fields after the top-level ones, depth first.
 class IdAllocator {
@@ -53,7 +54,10 @@ Result<TypePtr> MapType(const CqlType& cql, const MappingOptions& options, IdAll
     case CqlKind::kVarint: return Type::Decimal(kDecimalPrecision, 0);
     case CqlKind::kTimestamp: return Type::Primitive(Type::Kind::kTimestamptz);
     case CqlKind::kDate: return Type::Primitive(Type::Kind::kDate);
-    case CqlKind::kTime: return Type::Primitive(Type::Kind::kTime);
+    case CqlKind::kTime:
+      return Type::Primitive(options.time_as == TimeAs::kLong     ? Type::Kind::kLong
+                             : options.time_as == TimeAs::kString ? Type::Kind::kString
+                                                                  : Type::Kind::kTime);
     case CqlKind::kUuid:
     case CqlKind::kTimeuuid:
       return Type::Primitive(Type::Kind::kUuid);
@@ -317,6 +321,19 @@ namespace {
     case CqlKind::kTime: {
       if (bytes.size() != 8) return WrongWidth(cql, bytes.size(), 8);
       auto nanos = static_cast<int64_t>(ReadBigEndian64(bytes));
+      if (nanos < 0 || nanos >= kNanosPerDay) {
+        return Status::InvalidArgument(StrCat("is a time of ", nanos, " ns, outside one day"));
+      }
+      // The field's type says how the table maps times (MappingOptions::time_as).
+      if (type.kind == Type::Kind::kLong) {
+        out->kind = Kind::kInt64;
+        out->int_value = nanos;
+        return Status::OK();
+      }
+      if (type.kind == Type::Kind::kString) {
+        ASSIGN_OR_RETURN(std::string text, ValueToString(cql, bytes));
+        return owned(std::move(text));
+      }
       if (nanos % 1000 != 0 && !options.truncate_time) {
         return Status::InvalidArgument(StrCat("is a time with sub-microsecond digits (", nanos,
                                               " ns); Iceberg times are in microseconds (pass "
@@ -496,6 +513,47 @@ Result<Value> ToIcebergValue(const CqlType& cql, const Type& type, std::string_v
     default:
       return Status::NotSupported(StrCat("type ", cql.ToCql(), " has no Iceberg form"));
   }
+}
+
+std::string_view TimeAsName(TimeAs time_as) {
+  switch (time_as) {
+    case TimeAs::kTime: return "time";
+    case TimeAs::kLong: return "long";
+    case TimeAs::kString: return "string";
+  }
+  return "time";
+}
+
+std::optional<TimeAs> ParseTimeAs(std::string_view name) {
+  for (TimeAs time_as : {TimeAs::kTime, TimeAs::kLong, TimeAs::kString}) {
+    if (name == TimeAsName(time_as)) return time_as;
+  }
+  return std::nullopt;
+}
+
+Status ResolveTimeAs(const std::map<std::string, std::string>* properties, const std::string& table_name,
+                     MappingOptions* options) {
+  if (properties == nullptr) return Status::OK();
+  TimeAs recorded = TimeAs::kTime;
+  auto it = properties->find(kTimeAsProperty);
+  if (it != properties->end()) {
+    std::optional<TimeAs> parsed = ParseTimeAs(it->second);
+    if (!parsed) {
+      return Status::InvalidArgument(StrCat(table_name, ": table property ", kTimeAsProperty, " is '", it->second,
+                                            "', which is none of time, long and string"));
+    }
+    recorded = *parsed;
+  }
+  if (options->time_as_given && options->time_as != recorded) {
+    return Status::InvalidArgument(StrCat(
+        table_name, ": its time columns are published as ", TimeAsName(recorded),
+        it == properties->end() ? " (the table has no " : " (table property ", kTimeAsProperty,
+        it == properties->end() ? " property: an earlier CQLite made it)" : ")", ", not as --time-as ",
+        TimeAsName(options->time_as), " asks; run without --time-as (or with --time-as ", TimeAsName(recorded),
+        "), or publish into a new table (--table) to map them otherwise"));
+  }
+  options->time_as = recorded;
+  return Status::OK();
 }
 
 Result<TableMapping> MapTable(const TableSchema& table, const MappingOptions& options) {

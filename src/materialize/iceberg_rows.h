@@ -4,13 +4,15 @@
 // shape of ToParquetSchema). Static columns are denormalised onto each row
 // of their partition; counters are their totals. Values the mapping cannot
 // hold exactly (a decimal with more fractional digits than the table's
-// scale, a time with sub-microsecond digits, a varint beyond 38 digits) are
+// scale, a time with sub-microsecond digits published as an Iceberg time, a
+// varint beyond 38 digits) are
 // errors naming the column, never silently changed. An empty value (which
 // Cassandra accepts for any type) is null, as result sets show it, except for
 // text, ascii and blob, where it is the empty string.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,11 +28,33 @@
 
 namespace cqlite::materialize {
 
+// What a CQL `time` (nanoseconds since midnight) becomes: an Iceberg `time`
+// (microseconds), a `long` holding the nanoseconds, or a `string` as SELECT
+// JSON prints it ("08:12:54.123456789"). The last two serve engines without
+// Iceberg times (Spark refuses a table with a time field) and keep every
+// nanosecond.
+enum class TimeAs { kTime, kLong, kString };
+
+// The table property recording a table's TimeAs when it is created, so that
+// later runs map its times alike; a table without it (made by an earlier
+// CQLite) maps them to `time`.
+inline constexpr char kTimeAsProperty[] = "cqlite.time-as";
+
+// "time", "long", "string": the names of --time-as and kTimeAsProperty.
+std::string_view TimeAsName(TimeAs time_as);
+std::optional<TimeAs> ParseTimeAs(std::string_view name);
+
 struct MappingOptions {
   // Decimal columns become decimal(38, decimal_scale); varint decimal(38, 0).
   int32_t decimal_scale = 18;
-  // Drop the sub-microsecond digits of CQL times instead of failing.
+  // Drop the sub-microsecond digits of CQL times mapped to Iceberg times
+  // instead of failing.
   bool truncate_time = false;
+  // How CQL times map, wherever they appear (nested ones too). When the user
+  // chose it (`time_as_given`) a table's recorded choice must agree; when not,
+  // it yields to that choice (ResolveTimeAs).
+  TimeAs time_as = TimeAs::kTime;
+  bool time_as_given = false;
   // Primary key columns mapped to optional fields, their empty values to
   // null: Cassandra accepts a zero-byte value for a key column of any type
   // (`blobAsInt(0x)`), which no value of a required int, uuid, timestamp...
@@ -49,6 +73,14 @@ struct TableMapping {
   // or later clustering column, which may be null): says why, for a warning.
   std::string identifier_warning;
 };
+
+// Sets options->time_as for a run on the table `table_name` (for messages)
+// whose Iceberg table properties are `properties` (null: there is no table
+// yet, which the run creates with options->time_as): the table's recorded
+// choice, or InvalidArgument naming the table when the user's choice differs
+// from it or the recorded value is unknown.
+Status ResolveTimeAs(const std::map<std::string, std::string>* properties, const std::string& table_name,
+                     MappingOptions* options);
 
 // NotSupported naming the column and its type when a column's type has no
 // Iceberg form (custom types, the empty type).

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <map>
+#include <tuple>
 
 #include "cassandra/cql_schema.h"
 #include "materialize/row_hash.h"
@@ -170,6 +172,84 @@ TEST(MapTableTest, DecimalScaleOptionAndCounters) {
   expected.fields = {Req(1, "k", P(Kind::kInt)), Opt(2, "d", Type::Decimal(38, 4)), Opt(3, "hits", P(Kind::kLong))};
   expected.identifier_field_ids = {1};
   EXPECT_TRUE(iceberg::SameStructure(mapping->schema, expected)) << iceberg::SchemaToJson(mapping->schema).dump();
+}
+
+TEST(MapTableTest, TimeAsMapsEveryTimeAlike) {
+  TableSchema table = Table(R"(
+    CREATE TYPE ks.shift (name text, starts time);
+    CREATE TABLE ks.t (k time, c time, v time, l list<time>, m map<time, time>, tp tuple<time, int>,
+                       u frozen<shift>, PRIMARY KEY (k, c)))");
+  for (auto [time_as, kind] : {std::pair{TimeAs::kTime, Kind::kTime}, std::pair{TimeAs::kLong, Kind::kLong},
+                               std::pair{TimeAs::kString, Kind::kString}}) {
+    SCOPED_TRACE(TimeAsName(time_as));
+    MappingOptions options;
+    options.time_as = time_as;
+    auto mapping = MapTable(table, options);
+    ASSERT_TRUE(mapping.ok()) << mapping.status().ToString();
+    iceberg::Schema expected;
+    expected.fields = {
+        Req(1, "k", P(kind)),
+        Req(2, "c", P(kind)),
+        Opt(3, "l", Type::List(8, false, P(kind))),
+        Opt(4, "m", Type::Map(9, P(kind), 10, false, P(kind))),
+        Opt(5, "tp", Type::Struct({Opt(11, "f0", P(kind)), Opt(12, "f1", P(Kind::kInt))})),
+        Opt(6, "u", Type::Struct({Opt(13, "name", P(Kind::kString)), Opt(14, "starts", P(kind))})),
+        Opt(7, "v", P(kind)),
+    };
+    expected.identifier_field_ids = {1, 2};
+    EXPECT_TRUE(iceberg::SameStructure(mapping->schema, expected))
+        << "got:      " << iceberg::SchemaToJson(mapping->schema).dump() << "\nexpected: "
+        << iceberg::SchemaToJson(expected).dump();
+  }
+}
+
+TEST(TimeAsTest, NamesRoundTrip) {
+  for (TimeAs time_as : {TimeAs::kTime, TimeAs::kLong, TimeAs::kString}) {
+    EXPECT_EQ(ParseTimeAs(TimeAsName(time_as)), time_as);
+  }
+  EXPECT_EQ(TimeAsName(TimeAs::kLong), "long");
+  EXPECT_FALSE(ParseTimeAs("int").has_value());
+  EXPECT_FALSE(ParseTimeAs("").has_value());
+}
+
+TEST(TimeAsTest, ATableKeepsItsRecordedChoice) {
+  const std::map<std::string, std::string> made_long = {{kTimeAsProperty, "long"}, {"other", "x"}};
+  const std::map<std::string, std::string> made_before = {{"cqlite.source.table", "t"}};  // an earlier CQLite's
+  auto resolve = [](const std::map<std::string, std::string>* properties, TimeAs asked, bool given) {
+    MappingOptions options;
+    options.time_as = asked;
+    options.time_as_given = given;
+    Status status = ResolveTimeAs(properties, "ks.t", &options);
+    return std::pair{status, options.time_as};
+  };
+  // No table yet: what the run asks, given or not.
+  EXPECT_EQ(resolve(nullptr, TimeAs::kString, true).second, TimeAs::kString);
+  EXPECT_EQ(resolve(nullptr, TimeAs::kTime, false).second, TimeAs::kTime);
+  // A run without the option takes the table's choice; without the property, time.
+  auto [status, time_as] = resolve(&made_long, TimeAs::kTime, false);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(time_as, TimeAs::kLong);
+  std::tie(status, time_as) = resolve(&made_before, TimeAs::kTime, false);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(time_as, TimeAs::kTime);
+  // Asking for the recorded choice is fine.
+  EXPECT_TRUE(resolve(&made_long, TimeAs::kLong, true).first.ok());
+  EXPECT_TRUE(resolve(&made_before, TimeAs::kTime, true).first.ok());
+  // Asking otherwise is an error naming the table, both choices and what to do.
+  status = resolve(&made_long, TimeAs::kString, true).first;
+  EXPECT_EQ(status.kind(), StatusKind::kInvalidArgument);
+  for (const char* says : {"ks.t", "published as long", "--time-as string", "run without --time-as"}) {
+    EXPECT_NE(status.message().find(says), std::string::npos) << says << ": " << status.ToString();
+  }
+  EXPECT_EQ(status.message().find('\n'), std::string::npos);
+  status = resolve(&made_before, TimeAs::kLong, true).first;
+  EXPECT_EQ(status.kind(), StatusKind::kInvalidArgument);
+  EXPECT_NE(status.message().find("earlier CQLite"), std::string::npos) << status.ToString();
+  // A recorded value this CQLite does not know.
+  const std::map<std::string, std::string> unknown = {{kTimeAsProperty, "nanos"}};
+  status = resolve(&unknown, TimeAs::kTime, false).first;
+  EXPECT_EQ(status.kind(), StatusKind::kInvalidArgument);
+  EXPECT_NE(status.message().find("nanos"), std::string::npos) << status.ToString();
 }
 
 TEST(MapTableTest, KeysThatCannotBeIdentifierFields) {
@@ -349,6 +429,36 @@ TEST_F(ValueTest, TimestampsDatesTimes) {
   ExpectValue("time", BE64(45296789012345), Value::Int64(45296789012), truncate);
   ExpectValue("time", BE64(1500), Value::Int64(1), truncate);
   ExpectError("time", BE32(0));
+}
+
+TEST_F(ValueTest, TimesAsLongsAndStrings) {
+  MappingOptions as_long, as_string;
+  as_long.time_as = TimeAs::kLong;
+  as_string.time_as = TimeAs::kString;
+  // Every nanosecond is kept, without --truncate-time.
+  ExpectValue("time", BE64(45296789012345), Value::Int64(45296789012345), as_long);
+  ExpectValue("time", BE64(0), Value::Int64(0), as_long);
+  ExpectValue("time", BE64(86399999999999), Value::Int64(86399999999999), as_long);
+  // As SELECT JSON prints a time (TimeSerializer.toString).
+  ExpectValue("time", BE64(45296789012345), Value::String("12:34:56.789012345"), as_string);
+  ExpectValue("time", BE64(29574123456789), Value::String("08:12:54.123456789"), as_string);
+  ExpectValue("time", BE64(0), Value::String("00:00:00.000000000"), as_string);
+  ExpectValue("time", BE64(86399999999999), Value::String("23:59:59.999999999"), as_string);
+  // Nested times map alike.
+  ExpectValue("list<time>", BE32(2) + Element(BE64(1)) + Element(BE64(2000)),
+              Value::List({Value::Int64(1), Value::Int64(2000)}), as_long);
+  ExpectValue("tuple<time, int>", Element(BE64(1500)) + Element(BE32(3)),
+              Value::Struct({Value::String("00:00:00.000001500"), Value::Int32(3)}), as_string);
+  ExpectValue("map<time, time>", BE32(1) + Element(BE64(1)) + Element(BE64(2)),
+              Value::Map({{Value::String("00:00:00.000000001"), Value::String("00:00:00.000000002")}}), as_string);
+  // An empty value is null; a value of the wrong width or outside one day is an error.
+  ExpectValue("time", std::string_view(), Value::Null(), as_string);
+  ExpectValue("time", std::string_view(), Value::Null(), as_long);
+  for (const MappingOptions& options : {MappingOptions{}, as_long, as_string}) {
+    ExpectError("time", BE32(0), "bytes", options);
+    ExpectError("time", BE64(86400000000000), "outside one day", options);
+    ExpectError("time", BE64(static_cast<uint64_t>(-1000)), "outside one day", options);
+  }
 }
 
 TEST_F(ValueTest, Decimals) {
@@ -748,6 +858,101 @@ TEST(RowBatchConverterTest, CollectionsFromTheirCellsAsFromTheirPackedValues) {
   EXPECT_FALSE(batch_converter.Append(key, &null_key, sparse, &got).ok());
   auto value = converter.Convert(key, &null_key, sparse);
   EXPECT_TRUE(!value.ok() || !expected.AppendRow(*value).ok());
+}
+
+TEST(RowBatchConverterTest, TimesAsLongsAndStringsAsTheValueTreeHasThem) {
+  TableSchema table = Table(R"(
+    CREATE TYPE ks.shift (name text, starts time);
+    CREATE TABLE ks.t (k time, c time, v time, st time static, s set<time>, m map<time, time>,
+                       l list<frozen<tuple<time, int>>>, u frozen<shift>, PRIMARY KEY (k, c)))");
+  auto index = [&](const char* name) { return static_cast<int>(table.FindColumn(name) - table.columns.data()); };
+  auto complex = [&](const char* name, std::vector<std::pair<std::string, std::string>> cells) {
+    FoldColumn column;
+    column.column = index(name);
+    column.is_complex = true;
+    for (auto& [path, value] : cells) {
+      FoldCell cell;
+      cell.timestamp = 1;
+      cell.path = path;
+      cell.value = value;
+      column.cells.push_back(cell);
+    }
+    return column;
+  };
+  auto sorted = [](std::vector<FoldColumn> columns) {
+    std::sort(columns.begin(), columns.end(), [](auto& x, auto& y) { return x.column < y.column; });
+    return columns;
+  };
+  FoldRow full;
+  full.clustering.values = {BE64(29574123456789)};
+  full.columns = sorted({Simple(table, "v", BE64(1)),
+                         complex("s", {{BE64(5), ""}, {BE64(86399999999999), ""}}),
+                         complex("m", {{BE64(7), BE64(8)}, {BE64(9), ""}}),
+                         complex("l", {{std::string(16, '\1'), Element(BE64(1500)) + Element(BE32(2))}}),
+                         Simple(table, "u", Element("early") + Element(BE64(3600000000000)))});
+  FoldRow sparse;
+  sparse.clustering.values = {BE64(0)};
+  sparse.columns = sorted({Simple(table, "v", ""), complex("m", {{BE64(1), BE64(2)}})});
+  FoldRow static_row;
+  static_row.columns = {Simple(table, "st", BE64(45296789012345))};
+  const std::string key = BE64(12345);
+
+  for (TimeAs time_as : {TimeAs::kLong, TimeAs::kString}) {
+    SCOPED_TRACE(TimeAsName(time_as));
+    MappingOptions options;
+    options.time_as = time_as;
+    auto mapping = MapTable(table, options);
+    ASSERT_TRUE(mapping.ok()) << mapping.status().ToString();
+    RowConverter converter(table, *mapping, options);
+    RowBatchConverter batch_converter(table, *mapping, options);
+    parquet::Schema parquet_schema = iceberg::ToParquetSchema(mapping->schema);
+    parquet::RowBatch expected(parquet_schema), got(parquet_schema);
+    const FoldRow* static_rows[] = {&static_row, nullptr};
+    for (const FoldRow* row : {&full, &sparse}) {
+      for (const FoldRow* with_static : static_rows) {
+        auto value = converter.Convert(key, with_static, *row);
+        ASSERT_TRUE(value.ok()) << value.status().ToString();
+        ASSERT_TRUE(expected.AppendRow(*value).ok()) << value->ToString();
+        auto hash = batch_converter.Append(key, with_static, *row, &got);
+        ASSERT_TRUE(hash.ok()) << hash.status().ToString();
+        EXPECT_EQ(*hash, HashValue(*value)) << value->ToString();
+      }
+    }
+    ExpectSameBatches(got, expected);
+
+    // Fields: k, c, st, l, m, s, u, v.
+    auto value = converter.Convert(key, &static_row, full);
+    ASSERT_TRUE(value.ok()) << value.status().ToString();
+    const std::vector<Value>& f = value->fields();
+    ASSERT_EQ(f.size(), 8u);
+    if (time_as == TimeAs::kLong) {
+      EXPECT_EQ(f[0], Value::Int64(12345));
+      EXPECT_EQ(f[1], Value::Int64(29574123456789));
+      EXPECT_EQ(f[2], Value::Int64(45296789012345));
+      EXPECT_EQ(f[3], Value::List({Value::Struct({Value::Int64(1500), Value::Int32(2)})}));
+      EXPECT_EQ(f[4], Value::Map({{Value::Int64(7), Value::Int64(8)}, {Value::Int64(9), Value::Null()}}));
+      EXPECT_EQ(f[5], Value::List({Value::Int64(5), Value::Int64(86399999999999)}));
+      EXPECT_EQ(f[6], Value::Struct({Value::String("early"), Value::Int64(3600000000000)}));
+      EXPECT_EQ(f[7], Value::Int64(1));
+    } else {
+      EXPECT_EQ(f[0], Value::String("00:00:00.000012345"));
+      EXPECT_EQ(f[1], Value::String("08:12:54.123456789"));
+      EXPECT_EQ(f[2], Value::String("12:34:56.789012345"));
+      EXPECT_EQ(f[3], Value::List({Value::Struct({Value::String("00:00:00.000001500"), Value::Int32(2)})}));
+      EXPECT_EQ(f[5], Value::List({Value::String("00:00:00.000000005"), Value::String("23:59:59.999999999")}));
+      EXPECT_EQ(f[6], Value::Struct({Value::String("early"), Value::String("01:00:00.000000000")}));
+      EXPECT_EQ(f[7], Value::String("00:00:00.000000001"));
+    }
+    // A time outside one day names its column in both converters.
+    FoldRow bad = sparse;
+    bad.columns = sorted({complex("s", {{BE64(86400000000000), ""}})});
+    auto hash = batch_converter.Append(key, nullptr, bad, &got);
+    ASSERT_FALSE(hash.ok());
+    EXPECT_NE(hash.status().message().find("column s"), std::string::npos) << hash.status().ToString();
+    auto converted = converter.Convert(key, nullptr, bad);
+    ASSERT_FALSE(converted.ok());
+    EXPECT_NE(converted.status().message().find("column s"), std::string::npos) << converted.status().ToString();
+  }
 }
 
 TEST_F(RowConverterTest, BatchConverterErrorsNameTheColumn) {

@@ -359,6 +359,7 @@ Status RunOnce(const Run& run, TableReport* report) {
       {"cqlite.source.keyspace", source.keyspace},
       {"cqlite.source.table", source.table},
       {"cqlite.source.path", source_path},
+      {kTimeAsProperty, std::string(TimeAsName(run.options.mapping.time_as))},
       {"write.parquet.compression-codec", run.options.compression == parquet::CompressionCodec::kZstd     ? "zstd"
                                           : run.options.compression == parquet::CompressionCodec::kSnappy ? "snappy"
                                                                                                          : "uncompressed"},
@@ -586,6 +587,15 @@ Result<TableReport> MaterializeTable(FileSystem& fs, catalog::Catalog& catalog, 
     report.warning = mapping.identifier_warning;
     return Status::OK();
   };
+  // A table maps times as it was made to (MappingOptions::time_as).
+  {
+    ASSIGN_OR_RETURN(std::optional<catalog::LoadedTable> existing,
+                     catalog.LoadTableMetadata(fs, {report.namespace_name}, report.table_name));
+    TimeAs asked = run_options.mapping.time_as;
+    RETURN_IF_ERROR(ResolveTimeAs(existing ? &existing->metadata.properties : nullptr,
+                                  StrCat(report.namespace_name, ".", report.table_name), &run_options.mapping));
+    if (run_options.mapping.time_as != asked) RETURN_IF_ERROR(remap());
+  }
   // Key columns an earlier run made optional stay optional.
   ASSIGN_OR_RETURN(std::vector<std::string> nullable,
                    NullableKeysOfTable(fs, catalog, report.namespace_name, report.table_name, mapping.schema));

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "materialize/iceberg_rows.h"
 #include "materialize/schema_evolution.h"
 #include "materialize/snapshot.h"
 #include "materialize/warehouse_files.h"
@@ -373,6 +374,18 @@ Result<StagedTableReport> CommitTable(FileSystem& fs, catalog::Catalog& catalog,
     for (const PartRuns& part : parts) all.insert(all.end(), part.staged.begin(), part.staged.end());
     const StagedResult& first = *all.front();
     ASSIGN_OR_RETURN(iceberg::Schema schema, MergedSchema(all));
+    // The table, if these runs create it, records one time mapping.
+    auto time_as = [](const StagedResult& r) {
+      auto it = r.new_table_properties.find(kTimeAsProperty);
+      return it == r.new_table_properties.end() ? std::string(TimeAsName(TimeAs::kTime)) : it->second;
+    };
+    for (const StagedResult* r : all) {
+      if (time_as(*r) != time_as(first)) {
+        return Status::InvalidArgument(StrCat(name, ": run ", r->run_id, " was staged with --time-as ", time_as(*r),
+                                              ", run ", first.run_id, " with --time-as ", time_as(first),
+                                              "; stage every range of a table alike"));
+      }
+    }
     auto load = [&]() {
       return LoadPartsBaseline(fs, catalog, options.warehouse, table.namespace_name, table.table_name);
     };

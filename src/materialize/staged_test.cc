@@ -67,9 +67,10 @@ class StagedTest : public ::testing::Test {
   }
 
   // A task of a job: one part staged; returns its report.
-  TableReport Stage(const std::string& job, const Murmur3RangeSet& ranges) {
+  TableReport Stage(const std::string& job, const Murmur3RangeSet& ranges, const MappingOptions& mapping = {}) {
     MaterializeOptions options;
     options.warehouse = Warehouse("parts");
+    options.mapping = mapping;
     options.now_seconds = kNow;
     options.token_ranges = ranges;
     options.stage_dir = StageDir(job);
@@ -108,6 +109,16 @@ class StagedTest : public ::testing::Test {
     auto loaded = catalog_->LoadTableMetadata(fs_, {"shop"}, "orders");
     EXPECT_TRUE(loaded.ok());
     return loaded.ok() && *loaded ? static_cast<int>((*loaded)->metadata.snapshots.size()) : 0;
+  }
+
+  // A property of the table, or "<none>".
+  std::string Property(const std::string& name) {
+    auto loaded = catalog_->LoadTableMetadata(fs_, {"shop"}, "orders");
+    EXPECT_TRUE(loaded.ok() && *loaded);
+    if (!loaded.ok() || !*loaded) return "<no table>";
+    const auto& properties = (*loaded)->metadata.properties;
+    auto it = properties.find(name);
+    return it == properties.end() ? "<none>" : it->second;
   }
 
   // The run ids of the staged results and marks under a job's directory.
@@ -249,6 +260,58 @@ TEST_F(StagedTest, OverlappingStagedRangesAreRefused) {
   auto refused = Commit("job1");
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("overlap"), std::string::npos) << refused.status().ToString();
+  EXPECT_EQ(Snapshots(), 0);
+}
+
+MappingOptions TimeAsGiven(TimeAs time_as) {
+  MappingOptions mapping;
+  mapping.time_as = time_as;
+  mapping.time_as_given = true;
+  return mapping;
+}
+
+// A table records the time mapping it was made with; a later run without
+// --time-as keeps it, and one asking for another is refused before it writes.
+TEST_F(StagedTest, ATableKeepsTheTimeMappingItWasMadeWith) {
+  const std::vector<Murmur3RangeSet> parts = ThreeParts();
+  for (const Murmur3RangeSet& part : parts) Stage("job1", part, TimeAsGiven(TimeAs::kLong));
+  auto committed = Commit("job1");
+  ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+  EXPECT_EQ(Property(kTimeAsProperty), "long");
+
+  AddGeneration2();
+  MaterializeOptions options;
+  options.warehouse = Warehouse("parts");
+  options.now_seconds = kNow;
+  options.token_ranges = parts[0];
+  options.stage_dir = StageDir("job2");
+  options.mapping = TimeAsGiven(TimeAs::kTime);
+  auto refused = MaterializeTable(fs_, *catalog_, ExampleOrders::table_dir(), options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().kind(), StatusKind::kInvalidArgument);
+  for (const char* says : {"shop.orders", "published as long", "--time-as time"}) {
+    EXPECT_NE(refused.status().message().find(says), std::string::npos) << says << ": " << refused.status().ToString();
+  }
+  EXPECT_TRUE(AllFiles(fs_, StageDir("job2")).empty());
+
+  Stage("job2", parts[0]);
+  Stage("job2", parts[1], TimeAsGiven(TimeAs::kLong));
+  Stage("job2", parts[2]);
+  auto second = Commit("job2");
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_TRUE(second->front().committed) << second->front().message;
+  EXPECT_EQ(Snapshots(), 2);
+  EXPECT_EQ(Property(kTimeAsProperty), "long");
+}
+
+TEST_F(StagedTest, PartsStagedWithOtherTimeMappingsAreRefused) {
+  const std::vector<Murmur3RangeSet> parts = ThreeParts();
+  Stage("job1", parts[0], TimeAsGiven(TimeAs::kString));
+  Stage("job1", parts[1]);
+  Stage("job1", parts[2]);
+  auto refused = Commit("job1");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("--time-as string"), std::string::npos) << refused.status().ToString();
   EXPECT_EQ(Snapshots(), 0);
 }
 

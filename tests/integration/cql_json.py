@@ -9,6 +9,9 @@ of its column (timestamps "2024-05-05 05:05:05.000Z" become microseconds,
 blobs "0xcafe" hex, durations "1mo2d3h" structs, tuples structs f0, f1...,
 map keys, which JSON must print as strings, are parsed back by key type; an
 empty value of a non-string type, which Cassandra prints as "", is null).
+A time published as a long (`--time-as long`) is the only long JSON prints
+as a string ("08:12:54.123456789"): it becomes its nanoseconds since
+midnight; one published as a string (`--time-as string`) stays as printed.
 
 SELECT JSON prints NaN and infinite floats and doubles as null (JSON has no
 such numbers): `mask_non_finite` makes rows comparable despite that.
@@ -55,7 +58,18 @@ def _time(text):
     return f"{hms}.{(fraction + '000000')[:6]}"
 
 
+_TIME_TEXT = re.compile(r"^(\d{2}):(\d{2}):(\d{2})\.(\d{9})$")
+
+
+def _time_nanos(text):
+    """A time as SELECT JSON prints it ("08:12:54.123456789") as nanoseconds since midnight."""
+    h, m, s, ns = map(int, _TIME_TEXT.match(text).groups())
+    return ((h * 60 + m) * 60 + s) * 1_000_000_000 + ns
+
+
 def _key(text, itype):
+    if itype == "long" and _TIME_TEXT.match(text):
+        return text
     if itype in ("string", "uuid", "date", "time", "timestamptz", "binary") or itype.startswith("decimal("):
         return text if not text.startswith('"') else json.loads(text)
     return json.loads(text, parse_float=decimal.Decimal)
@@ -99,6 +113,8 @@ def from_cql_json(value, itype):
         return _timestamp_micros(value)
     elif itype == "time":
         return _time(value)
+    elif itype == "long" and isinstance(value, str):
+        return _time_nanos(value)
     elif itype.startswith("decimal(") and not isinstance(value, decimal.Decimal):
         value = decimal.Decimal(str(value))
     return iceberg_readers.normalize(value, itype)

@@ -22,7 +22,10 @@
 The Iceberg Spark runtime has no Spark type for Iceberg's `time` and refuses
 to load a table with a time column ("Spark does not support time fields").
 Such tables are not compared; a test checks that they are the only tables
-Spark refuses, with that reason.
+Spark refuses, with that reason. Those same tables published again with
+`--time-as long` (each time a long of nanoseconds since midnight, nested
+ones too) are read by Spark, and must equal the node's answer to the
+nanosecond.
 
 Environment: CQLITE_SPARK_TIER_SEED (default 7), CQLITE_SPARK_TIER_WORKLOADS
 (default 40: the workloads of test_materialize's default run),
@@ -263,6 +266,55 @@ def test_spark_refuses_only_tables_with_time_columns(tier):
         if schema_has_time(schema):
             timed.add((ns, table))
     assert refused == timed
+
+
+def _node_answer(node, index, now):
+    """The node's SELECT JSON lines for workload `index` at query time `now`."""
+    for path in node.selects(index):
+        at, lines = node_runs.read_select(path)
+        if at == now:
+            return lines
+    raise AssertionError(f"w{index}: no SELECT JSON at {now}")
+
+
+def test_spark_reads_the_time_tables_published_with_time_as_long(node, tier, cqlite):
+    """The tier's tables with time columns, published again (all their generations in one run) with
+    --time-as long into a warehouse of their own: Spark reads each, equal to the node's answer with
+    every time as its nanoseconds since midnight."""
+    m = tier.m
+    warehouse = m.root / "warehouse-time-as-long"
+    catalog = warehouse / "catalog.db"
+    tables, expected, problems = [], {}, []
+    for index, (ns, table, _rows, now, schema) in sorted(m.final.items()):
+        if not schema_has_time(schema):
+            continue
+        source = next((m.root / "source" / ns).glob(table + "-*"))
+        proc, _report = tm._materialize(cqlite, source, warehouse, now, "--time-as", "long")
+        if proc.returncode != 0:
+            problems.append(f"w{index}: cqlite materialize --time-as long failed: {proc.stderr.strip()}")
+            continue
+        long_schema = _schema(catalog, ns, table)
+        if schema_has_time(long_schema):
+            problems.append(f"w{index}: --time-as long left a time field: {json.dumps(long_schema)}")
+            continue
+        tables.append((ns, table))
+        expected[(ns, table)] = (index, now, long_schema,
+                                 table_compare.expected_rows(_node_answer(node, index, now), long_schema))
+    reads = read_spark_many(catalog, warehouse, CATALOG_NAME, tables) if tables else {}
+    rows = 0
+    for key, (index, now, long_schema, want) in sorted(expected.items()):
+        got = reads[key]
+        problem = (f"Spark failed: {got['error']}" if isinstance(got, dict)
+                   else table_compare.differs(want, got, long_schema))
+        if problem:
+            problems.append(f"w{index} (--time-as long): Spark vs the node's SELECT JSON at {now}: {problem}")
+        else:
+            rows += len(got)
+    SUMMARY["time_as_long"] = {"tables": len(tables), "rows": rows}
+    print(f"spark tier: {len(tables)} tables with time columns published with --time-as long, {rows} rows "
+          "read by Spark equal to the node's")
+    assert tables, "no workload table has a time column"
+    assert not problems, "\n".join(problems)
 
 
 def pytest_terminal_summary_line():
