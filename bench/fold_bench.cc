@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "cassandra/data_file.h"
-#include "cassandra/schema_source.h"
+#include "source/schema_source.h"
 #include "cassandra/sstable.h"
 #include "fold/sstable_source.h"
 #include "fold/table_fold.h"

@@ -43,7 +43,7 @@
 #include <utility>
 #include <vector>
 
-#include "cassandra/schema_source.h"
+#include "source/schema_source.h"
 #include "cassandra/sstable.h"
 #include "cassandra/value_format.h"
 #include "envelope/value_convert.h"

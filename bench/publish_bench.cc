@@ -37,7 +37,7 @@
 #include <string>
 #include <vector>
 
-#include "cassandra/table_sstables.h"
+#include "source/table_sstables.h"
 #include "catalog/sql_catalog.h"
 #include "fold/sstable_source.h"
 #include "fold/table_fold.h"

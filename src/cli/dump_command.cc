@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "cassandra/schema_source.h"
+#include "source/schema_source.h"
 #include "cassandra/sstable.h"
 #include "cassandra/sstable_dump.h"
 #include "cli/commands.h"

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "cassandra/sstable.h"
-#include "cassandra/table_sstables.h"
+#include "source/table_sstables.h"
 #include "catalog/catalog.h"
 #include "catalog/postgres_db.h"
 #include "cli/commands.h"

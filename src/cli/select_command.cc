@@ -3,9 +3,9 @@
 #include <iostream>
 #include <memory>
 
-#include "cassandra/schema_source.h"
+#include "source/schema_source.h"
 #include "cassandra/sstable.h"
-#include "cassandra/table_sstables.h"
+#include "source/table_sstables.h"
 #include "cassandra/value_format.h"
 #include "cli/commands.h"
 #include "envelope/envelope_reader.h"

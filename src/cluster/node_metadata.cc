@@ -4,11 +4,9 @@
 #include <memory>
 #include <optional>
 
-#include "cassandra/table_sstables.h"
+#include "cassandra/sstable.h"
 #include "cassandra/value_format.h"
-#include "fold/result_values.h"
-#include "fold/sstable_source.h"
-#include "fold/table_fold.h"
+#include "source/system_table.h"
 #include "util/strings.h"
 
 namespace cqlite {
@@ -50,77 +48,13 @@ Result<std::string> FindTableSSTables(FileSystem& fs, const std::string& data_di
   return found.empty() ? std::string() : found[0];
 }
 
-// The live rows of a system table, each with its partition key components.
-struct SystemRow {
-  std::vector<std::string> key;
-  FoldRow row;
-};
-
-struct SystemTable {
-  std::string path;
-  TableSchema schema;
-  std::vector<SystemRow> rows;
-
-  // The value of regular column `name` in `row`, or nullopt when it is null
-  // or the table has no such column.
-  std::optional<std::string> Value(const SystemRow& row, const std::string& name) const {
-    const ColumnSchema* column = schema.FindColumn(name);
-    if (!column) return std::nullopt;
-    return ColumnValue(schema, static_cast<int>(column - schema.columns.data()), &row.row);
-  }
-
-  // The value as Cassandra's getString renders it (uuid and inet as text),
-  // or empty when null.
-  Result<std::string> Text(const SystemRow& row, const std::string& name) const {
-    std::optional<std::string> bytes = Value(row, name);
-    if (!bytes) return std::string();
-    Result<std::string> text = ValueToString(*schema.FindColumn(name)->type, *bytes);
-    if (!text.ok()) return text.status().WithContext(StrCat(path, ": column ", name));
-    return text;
-  }
-
-  // The elements of a set<text> or a map<text, text> column.
-  Result<std::vector<std::string>> Elements(const SystemRow& row, const std::string& name, size_t per_entry) const {
-    std::vector<std::string> out;
-    std::optional<std::string> bytes = Value(row, name);
-    if (!bytes) return out;
-    Result<std::vector<ValuePart>> parts = SplitCollection(*bytes, per_entry);
-    if (!parts.ok()) return parts.status().WithContext(StrCat(path, ": column ", name));
-    for (const ValuePart& part : *parts) out.emplace_back(part.bytes);
-    return out;
-  }
-};
-
 // Reads every live row of `keyspace`.`table`; an empty table when the node
 // has none.
 Result<SystemTable> ReadSystemTable(FileSystem& fs, const std::string& data_dir, const std::string& keyspace,
                                     const std::string& table, int64_t now_seconds) {
-  SystemTable out;
-  ASSIGN_OR_RETURN(out.path, FindTableSSTables(fs, data_dir, keyspace, table));
-  if (out.path.empty()) return out;
-  ASSIGN_OR_RETURN(TableSSTables sstables, OpenTableSSTables(fs, out.path, ""));
-  out.schema = sstables.schema.table;
-  std::vector<std::unique_ptr<FoldSource>> sources;
-  for (auto& sstable : sstables.sstables) {
-    ASSIGN_OR_RETURN(auto source, OpenSSTableFoldSource(*sstable, out.schema));
-    sources.push_back(std::move(source));
-  }
-  ASSIGN_OR_RETURN(auto fold, TableFold::Make(out.schema, sstables.partitioner, std::move(sources), now_seconds));
-  CqlTypePtr key_type = out.schema.PartitionKeyType();
-  std::vector<const ColumnSchema*> key_columns = out.schema.PartitionKeyColumns();
-  FoldedPartition partition;
-  while (true) {
-    ASSIGN_OR_RETURN(bool more, fold->Next(&partition));
-    if (!more) break;
-    ASSIGN_OR_RETURN(auto key_parts, SplitPartitionKey(*key_type, partition.key));
-    std::vector<std::string> key;
-    for (size_t i = 0; i < key_parts.size() && i < key_columns.size(); ++i) {
-      ASSIGN_OR_RETURN(std::string text, ValueToString(*key_columns[i]->type, key_parts[i]));
-      key.push_back(std::move(text));
-    }
-    for (FoldRow& row : partition.rows) out.rows.push_back({key, std::move(row)});
-  }
-  return out;
+  ASSIGN_OR_RETURN(std::string path, FindTableSSTables(fs, data_dir, keyspace, table));
+  if (path.empty()) return SystemTable{};
+  return ReadSystemTableDirectory(fs, path, now_seconds);
 }
 
 Result<std::vector<int64_t>> ParseTokens(const std::string& path, const std::vector<std::string>& texts) {

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cassandra/table_sstables.h"
+#include "source/table_sstables.h"
 #include "fold/select_json.h"
 #include "fold/sstable_source.h"
 #include "io/temp_dir_testing.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cassandra/table_sstables.h"
+#include "source/table_sstables.h"
 #include "io/file_system.h"
 #include "util/strings.h"
 #include "test_paths.h"

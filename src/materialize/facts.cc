@@ -1,6 +1,6 @@
 #include "materialize/facts.h"
 
-#include "cassandra/schema_source.h"
+#include "source/schema_source.h"
 #include "envelope/envelope_merge.h"
 #include "envelope/envelope_reader.h"
 #include "fold/range_source.h"

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "cassandra/sstable.h"
-#include "cassandra/table_sstables.h"
+#include "source/table_sstables.h"
 #include "fold/table_fold.h"
 #include "io/file_system.h"
 #include "materialize/fold_state.h"

@@ -6,9 +6,9 @@
 #include <optional>
 #include <set>
 
-#include "cassandra/schema_source.h"
+#include "source/schema_source.h"
 #include "cassandra/sstable.h"
-#include "cassandra/table_sstables.h"
+#include "source/table_sstables.h"
 #include "envelope/envelope_schema.h"
 #include "iceberg/data_files.h"
 #include "iceberg/table_metadata.h"

@@ -29,7 +29,7 @@
 #include <thread>
 #include <vector>
 
-#include "cassandra/table_sstables.h"
+#include "source/table_sstables.h"
 #include "iceberg/data_files.h"
 #include "io/file_system.h"
 #include "materialize/batched_data_file.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cassandra/table_sstables.h"
+#include "source/table_sstables.h"
 #include "cassandra/token.h"
 #include "catalog/sql_catalog.h"
 #include "fold/sstable_source.h"

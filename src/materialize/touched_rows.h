@@ -45,7 +45,7 @@
 #include <string>
 #include <vector>
 
-#include "cassandra/table_sstables.h"
+#include "source/table_sstables.h"
 #include "io/file_system.h"
 #include "materialize/fold_state.h"
 #include "materialize/iceberg_rows.h"

@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "cassandra/schema_source.h"
+#include "source/schema_source.h"
 #include "cassandra/sstable.h"
 #include "util/strings.h"
 

@@ -10,7 +10,7 @@
 //   <warehouse>/.cqlite-watch/staging/<keyspace>.<table>/system_schema/<t>-<id>/  (the schema tables)
 //
 // holding every place the table's schema may be read from
-// (SchemaCandidates, cassandra/schema_source.h), so that the run resolves
+// (SchemaCandidates, source/schema_source.h), so that the run resolves
 // the schema the live table directory resolves. It is removed after the
 // run's commit, and at the watcher's start (what a killed watcher left).
 #pragma once

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "cassandra/table_sstables.h"
+#include "source/table_sstables.h"
 #include "io/temp_dir_testing.h"
 #include "util/strings.h"
 #include "watch/generation_scan.h"

@@ -18,9 +18,9 @@
 #include <thread>
 
 #include "catalog/catalog.h"
-#include "cassandra/schema_change.h"
+#include "source/schema_change.h"
 #include "cassandra/sstable.h"
-#include "cassandra/table_sstables.h"
+#include "source/table_sstables.h"
 #include "util/json_writer.h"
 #include "util/strings.h"
 #include "util/time_format.h"

@@ -40,7 +40,7 @@
 //
 // State: one log line per commit, and one when the schema a run resolves
 // differs from the one the table's previous run resolved
-// (cassandra/schema_change.h: "shop.orders: schema changed: column note
+// (source/schema_change.h: "shop.orders: schema changed: column note
 // (text) added"); after every run a status file per table
 // (`<warehouse>/.cqlite-watch/status/<keyspace>.<table>.json`, what
 // `cqlite watch --status` prints) and, when asked, Prometheus metrics on

@@ -1,4 +1,4 @@
-#include "cassandra/table_sstables.h"
+#include "source/table_sstables.h"
 
 #include "util/strings.h"
 

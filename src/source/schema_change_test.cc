@@ -1,9 +1,9 @@
-#include "cassandra/schema_change.h"
+#include "source/schema_change.h"
 
 #include <gtest/gtest.h>
 
 #include "cassandra/cql_schema.h"
-#include "cassandra/schema_source.h"
+#include "source/schema_source.h"
 
 namespace cqlite {
 namespace {

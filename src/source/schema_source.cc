@@ -1,13 +1,12 @@
-#include "cassandra/schema_source.h"
-
-#include <chrono>
-#include <thread>
+#include "source/schema_source.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <optional>
 
 #include "cassandra/cql_schema.h"
+#include "source/system_table.h"
 #include "util/strings.h"
 
 namespace cqlite {
@@ -15,144 +14,28 @@ namespace cqlite {
 namespace {
 
 // ---------------------------------------------------------------------------
-// system_schema: the latest state of a few small tables.
+// system_schema, folded as every table is (system_table.h).
 //
-// Schema tables are tiny and change rarely, so their generations are folded
-// in memory with last-write-wins per cell and partition, range and row
-// deletions (no TTLs: schema tables do not use them). Only simple columns
-// are kept; the non-frozen maps of system_schema.tables are not needed.
+// The live rows of a system_schema table whose partition key is
+// `keyspace`, each as its clustering (text) and its simple columns' values.
+using SchemaRows = std::vector<std::pair<std::vector<std::string>, std::map<std::string, std::string>>>;
 
-struct LatestCell {
-  int64_t timestamp = kNoTimestamp;
-  bool tombstone = false;
-  std::string value;
-};
-
-struct LatestRow {
-  int64_t liveness = kNoTimestamp;
-  int64_t deleted_at = kNoTimestamp;
-  std::map<std::string, LatestCell> cells;
-};
-
-struct RangeDeletion {
-  std::vector<std::string> start, end;  // prefixes; inclusive both ends (schema deletes whole prefixes)
-  int64_t deleted_at;
-};
-
-struct LatestPartition {
-  int64_t deleted_at = kNoTimestamp;
-  std::map<std::vector<std::string>, LatestRow> rows;
-  std::vector<RangeDeletion> ranges;
-};
-
-// Rows of one system_schema table, by partition key (keyspace name).
-class LatestState : public EnvelopeConsumer {
- public:
-  explicit LatestState(const DataLayout* layout) : layout_(layout) {}
-  void set_layout(const DataLayout* layout) { layout_ = layout; }
-
-  Status OnPartitionStart(const PartitionHeader& p) override {
-    current_ = &partitions_[p.key];
-    if (!p.deletion.IsLive()) current_->deleted_at = std::max(current_->deleted_at, p.deletion.marked_for_delete_at);
-    return Status::OK();
-  }
-  Status OnRow(const Row& row) override {
-    if (row.is_static) return Status::OK();
-    LatestRow& latest = current_->rows[row.clustering.CopyValues()];
-    if (!row.liveness.IsEmpty()) latest.liveness = std::max(latest.liveness, row.liveness.timestamp);
-    if (!row.deletion.IsLive()) latest.deleted_at = std::max(latest.deleted_at, row.deletion.marked_for_delete_at);
-    for (const ColumnData& data : row.columns) {
-      if (data.is_complex) continue;
-      const Cell& cell = data.cells[0];
-      LatestCell& slot = latest.cells[layout_->regular_columns[data.column].name];
-      // Last write wins; on a tie a tombstone wins, then the larger value.
-      bool newer = cell.timestamp > slot.timestamp ||
-                   (cell.timestamp == slot.timestamp &&
-                    ((cell.is_tombstone && !slot.tombstone) ||
-                     (cell.is_tombstone == slot.tombstone && cell.value > slot.value)));
-      if (newer) slot = LatestCell{cell.timestamp, cell.is_tombstone, std::string(cell.value)};
+Result<SchemaRows> ReadSchemaRows(FileSystem& fs, const std::string& dir, const std::string& keyspace) {
+  // Schema tables use no TTLs: the time they are folded at changes nothing.
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch()).count();
+  ASSIGN_OR_RETURN(SystemTable table, ReadSystemTableDirectory(fs, dir, now));
+  SchemaRows out;
+  for (const SystemRow& row : table.rows) {
+    if (row.key.empty() || row.key[0] != keyspace) continue;
+    std::map<std::string, std::string> values;
+    for (const FoldColumn& column : row.row.columns) {
+      if (column.is_complex || column.cells.empty()) continue;
+      values[table.schema.columns[column.column].name] = column.cells.front().value;
     }
-    return Status::OK();
+    out.emplace_back(row.row.clustering.values, std::move(values));
   }
-  Status OnRangeTombstoneMarker(const RangeTombstoneMarker& m) override {
-    // Schema changes delete whole clustering prefixes: pair each start with its end.
-    bool is_start = m.kind == ClusteringKind::kInclStartBound || m.kind == ClusteringKind::kExclStartBound;
-    if (is_start || m.IsBoundary()) {
-      open_ = m.bound.CopyValues();
-      open_at_ = m.IsBoundary() ? m.start_deletion.marked_for_delete_at : m.deletion.marked_for_delete_at;
-    }
-    if (!is_start) {
-      int64_t at = m.IsBoundary() ? m.end_deletion.marked_for_delete_at : m.deletion.marked_for_delete_at;
-      current_->ranges.push_back({open_, m.bound.CopyValues(), at});
-    }
-    return Status::OK();
-  }
-  Status OnPartitionEnd() override { return Status::OK(); }
-
-  // Live rows of a partition: clustering -> column -> value.
-  std::vector<std::pair<std::vector<std::string>, std::map<std::string, std::string>>> LiveRows(
-      const std::string& partition_key) const {
-    std::vector<std::pair<std::vector<std::string>, std::map<std::string, std::string>>> out;
-    auto it = partitions_.find(partition_key);
-    if (it == partitions_.end()) return out;
-    const LatestPartition& p = it->second;
-    for (const auto& [clustering, row] : p.rows) {
-      int64_t deleted_at = std::max(p.deleted_at, row.deleted_at);
-      for (const RangeDeletion& range : p.ranges) {
-        if (Covers(range, clustering)) deleted_at = std::max(deleted_at, range.deleted_at);
-      }
-      std::map<std::string, std::string> values;
-      for (const auto& [name, cell] : row.cells) {
-        if (!cell.tombstone && cell.timestamp > deleted_at) values[name] = cell.value;
-      }
-      if (values.empty() && row.liveness <= deleted_at) continue;
-      out.emplace_back(clustering, std::move(values));
-    }
-    return out;
-  }
-
- private:
-  static bool PrefixLessOrEqual(const std::vector<std::string>& prefix, const std::vector<std::string>& key,
-                                bool as_end) {
-    size_t n = std::min(prefix.size(), key.size());
-    for (size_t i = 0; i < n; ++i) {
-      if (prefix[i] != key[i]) return as_end ? key[i] < prefix[i] : prefix[i] < key[i];
-    }
-    return true;
-  }
-  static bool Covers(const RangeDeletion& range, const std::vector<std::string>& key) {
-    return PrefixLessOrEqual(range.start, key, false) && PrefixLessOrEqual(range.end, key, true);
-  }
-
-  const DataLayout* layout_;
-  std::map<std::string, LatestPartition> partitions_;
-  LatestPartition* current_ = nullptr;
-  std::vector<std::string> open_;
-  int64_t open_at_ = kNoTimestamp;
-};
-
-Result<std::unique_ptr<LatestState>> ReadSystemTableOnce(FileSystem& fs, const std::string& dir) {
-  ASSIGN_OR_RETURN(auto locations, FindSSTables(fs, dir));
-  auto state = std::make_unique<LatestState>(nullptr);
-  for (const SSTableLocation& location : locations) {
-    if (location.directory != dir) continue;  // not snapshots or backups below it
-    ASSIGN_OR_RETURN(auto sstable, SSTable::Open(fs, location));
-    state->set_layout(&sstable->layout());
-    RETURN_IF_ERROR(sstable->Scan(*state));
-  }
-  return state;
-}
-
-// A live node compacts its system_schema tables at any moment: an SSTable
-// listed may be gone before it is read, and the listing is then read again.
-Result<std::unique_ptr<LatestState>> ReadSystemTable(FileSystem& fs, const std::string& dir) {
-  constexpr int kAttempts = 8;
-  for (int attempt = 1;; ++attempt) {
-    auto state = ReadSystemTableOnce(fs, dir);
-    if (state.ok() || state.status().kind() != StatusKind::kNotFound || attempt == kAttempts) return state;
-    // (Its components are removed one after another.)
-    std::this_thread::sleep_for(std::chrono::milliseconds(25 << attempt));
-  }
+  return out;
 }
 
 // `<root>/system_schema/<name>-<id>` if present.
@@ -217,14 +100,13 @@ Result<std::optional<TableSchema>> SchemaFromSystemTables(FileSystem& fs, const 
   auto columns_dir = SystemTableDir(fs, root, "columns");
   if (!columns_dir) return std::optional<TableSchema>();
   std::string what = StrCat("system_schema in ", root);
-  ASSIGN_OR_RETURN(auto columns, ReadSystemTable(fs, *columns_dir));
+  ASSIGN_OR_RETURN(SchemaRows columns, ReadSchemaRows(fs, *columns_dir, keyspace));
 
   // User types of the keyspace: name -> (field names, field type texts). Types
   // may refer to each other, so they are resolved in rounds.
   UserTypes user_types;
   if (auto types_dir = SystemTableDir(fs, root, "types")) {
-    ASSIGN_OR_RETURN(auto types, ReadSystemTable(fs, *types_dir));
-    auto pending = types->LiveRows(keyspace);
+    ASSIGN_OR_RETURN(SchemaRows pending, ReadSchemaRows(fs, *types_dir, keyspace));
     for (size_t round = 0; round <= pending.size() && !pending.empty(); ++round) {
       for (auto it = pending.begin(); it != pending.end();) {
         auto names = TextList(it->second["field_names"]);
@@ -256,7 +138,7 @@ Result<std::optional<TableSchema>> SchemaFromSystemTables(FileSystem& fs, const 
   TableSchema schema;
   schema.keyspace = keyspace;
   schema.table = table;
-  for (auto& [clustering, values] : columns->LiveRows(keyspace)) {
+  for (auto& [clustering, values] : columns) {
     if (clustering.size() != 2 || clustering[0] != table) continue;
     ColumnSchema column;
     column.name = clustering[1];
@@ -280,8 +162,8 @@ Result<std::optional<TableSchema>> SchemaFromSystemTables(FileSystem& fs, const 
   });
 
   if (auto dropped_dir = SystemTableDir(fs, root, "dropped_columns")) {
-    ASSIGN_OR_RETURN(auto dropped, ReadSystemTable(fs, *dropped_dir));
-    for (auto& [clustering, values] : dropped->LiveRows(keyspace)) {
+    ASSIGN_OR_RETURN(SchemaRows dropped, ReadSchemaRows(fs, *dropped_dir, keyspace));
+    for (auto& [clustering, values] : dropped) {
       if (clustering.size() != 2 || clustering[0] != table) continue;
       DroppedColumnSchema column;
       column.name = clustering[1];

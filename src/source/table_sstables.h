@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cassandra/schema_source.h"
+#include "source/schema_source.h"
 #include "cassandra/sstable.h"
 #include "cassandra/token.h"
 #include "io/file_system.h"

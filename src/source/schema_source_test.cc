@@ -1,4 +1,4 @@
-#include "cassandra/schema_source.h"
+#include "source/schema_source.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "cassandra/schema_change.h"
+#include "source/schema_change.h"
 
 #include <algorithm>
 #include <map>

@@ -5,7 +5,7 @@
 //   2. the schema.cql that `nodetool snapshot` writes beside the SSTables,
 //      or one for the whole keyspace in the keyspace directory;
 //   3. the system_schema tables (tables, columns, types, dropped_columns) of
-//      the same data directory, read with our own SSTable reader;
+//      the same data directory, folded as every table is (system_table.h);
 //   4. the SSTables' serialization headers alone (no key column names).
 // It also checks that the schema agrees with every header, since a schema
 // that contradicts a file would silently misread it. ResolveTableSchema is
