@@ -46,7 +46,7 @@
 #include "iceberg/schema.h"
 #include "iceberg/table_metadata.h"
 #include "io/file_system.h"
-#include "materialize/iceberg_rows.h"
+#include "mapping/iceberg_rows.h"
 #include "parquet/row_batch.h"
 #include "parquet/writer.h"
 #include "util/strings.h"

@@ -16,7 +16,7 @@
 #include "materialize/facts.h"
 #include "materialize/fold_state.h"
 #include "materialize/row_changes.h"
-#include "materialize/schema_evolution.h"
+#include "mapping/schema_evolution.h"
 #include "materialize/snapshot.h"
 #include "materialize/staged.h"
 #include "materialize/touched_rows.h"

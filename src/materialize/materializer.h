@@ -44,7 +44,7 @@
 #include "cassandra/token.h"
 #include "catalog/catalog.h"
 #include "io/file_system.h"
-#include "materialize/iceberg_rows.h"
+#include "mapping/iceberg_rows.h"
 #include "parquet/parquet_format.h"
 #include "util/status.h"
 

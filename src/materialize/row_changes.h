@@ -34,7 +34,7 @@
 #include "io/file_system.h"
 #include "materialize/batched_data_file.h"
 #include "materialize/fold_state.h"
-#include "materialize/iceberg_rows.h"
+#include "mapping/iceberg_rows.h"
 #include "materialize/position_deletes.h"
 #include "materialize/warehouse_files.h"
 #include "parquet/parquet_format.h"

@@ -7,7 +7,7 @@
 
 #include "iceberg/deletion_vector.h"
 #include "iceberg/manifest.h"
-#include "materialize/schema_evolution.h"
+#include "mapping/schema_evolution.h"
 #include "parquet/reader.h"
 #include "util/strings.h"
 #include "util/version.h"

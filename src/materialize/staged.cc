@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "materialize/iceberg_rows.h"
-#include "materialize/schema_evolution.h"
+#include "mapping/iceberg_rows.h"
+#include "mapping/schema_evolution.h"
 #include "materialize/snapshot.h"
 #include "materialize/warehouse_files.h"
 #include "util/strings.h"

@@ -48,7 +48,7 @@
 #include "source/table_sstables.h"
 #include "io/file_system.h"
 #include "materialize/fold_state.h"
-#include "materialize/iceberg_rows.h"
+#include "mapping/iceberg_rows.h"
 #include "materialize/row_changes.h"
 #include "materialize/warehouse_files.h"
 #include "util/status.h"

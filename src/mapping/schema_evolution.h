@@ -31,7 +31,7 @@
 #include "cassandra/table_schema.h"
 #include "iceberg/schema.h"
 #include "iceberg/table_metadata.h"
-#include "materialize/iceberg_rows.h"
+#include "mapping/iceberg_rows.h"
 #include "util/status.h"
 
 namespace cqlite::materialize {

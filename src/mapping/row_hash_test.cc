@@ -1,4 +1,4 @@
-#include "materialize/row_hash.h"
+#include "mapping/row_hash.h"
 
 #include <gtest/gtest.h>
 

@@ -21,7 +21,7 @@
 #include "cassandra/table_schema.h"
 #include "fold/fold_types.h"
 #include "iceberg/schema.h"
-#include "materialize/row_hash.h"
+#include "mapping/row_hash.h"
 #include "parquet/row_batch.h"
 #include "parquet/value.h"
 #include "util/status.h"

@@ -1,4 +1,4 @@
-#include "materialize/schema_evolution.h"
+#include "mapping/schema_evolution.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "materialize/iceberg_rows.h"
+#include "mapping/iceberg_rows.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "cassandra/cql_schema.h"
-#include "materialize/row_hash.h"
+#include "mapping/row_hash.h"
 
 namespace cqlite::materialize {
 namespace {

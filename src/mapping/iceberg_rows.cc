@@ -1,4 +1,4 @@
-#include "materialize/iceberg_rows.h"
+#include "mapping/iceberg_rows.h"
 
 #include <algorithm>
 #include <bit>
@@ -7,7 +7,7 @@
 #include "cassandra/value_bytes.h"
 #include "cassandra/value_format.h"
 #include "fold/result_values.h"
-#include "materialize/row_hash.h"
+#include "mapping/row_hash.h"
 #include "util/strings.h"
 
 namespace cqlite::materialize {
