@@ -72,7 +72,7 @@ struct TableCommit {
   // Where `next` goes when this catalog needs the metadata file written by
   // the committer (a SQL catalog always, a REST catalog for a new table):
   // a name in the table's metadata directory no other writer uses
-  // (materialize/warehouse_files.h).
+  // (fold_state/warehouse_files.h).
   std::string metadata_file;
 };
 

@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "maintain/expire.h"
-#include "materialize/warehouse_files.h"
+#include "fold_state/warehouse_files.h"
 #include "util/strings.h"
 
 namespace cqlite::maintain {

@@ -23,7 +23,7 @@
 #include "maintain/expire.h"
 #include "maintain/table_files.h"
 #include "materialize/example_orders_testing.h"
-#include "materialize/fold_state.h"
+#include "fold_state/fold_state.h"
 #include "materialize/materializer.h"
 #include "materialize/snapshot.h"
 #include "materialize/table_view_testing.h"

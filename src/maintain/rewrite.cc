@@ -11,7 +11,7 @@
 #include "iceberg/manifest.h"
 #include "iceberg/schema.h"
 #include "maintain/table_files.h"
-#include "materialize/fold_state.h"
+#include "fold_state/fold_state.h"
 #include "materialize/snapshot.h"
 #include "parquet/reader.h"
 #include "parquet/writer.h"

@@ -4,7 +4,7 @@
 // rewritten with its live rows only, together with the others so chosen,
 // into new data files cut at a target size; every other data file's position
 // delete files are merged into one. The row index of the fold state
-// (materialize/fold_state.h) is rewritten to name the rows' new places, so
+// (fold_state/fold_state.h) is rewritten to name the rows' new places, so
 // that the next `cqlite materialize` run deletes and replaces rows where
 // they now are; the facts stay as they are. The result is one snapshot of
 // operation "replace" whose rows are the current snapshot's, row for row.
@@ -21,7 +21,7 @@
 
 #include "catalog/catalog.h"
 #include "io/file_system.h"
-#include "materialize/warehouse_files.h"
+#include "fold_state/warehouse_files.h"
 #include "util/status.h"
 
 namespace cqlite::maintain {

@@ -23,7 +23,7 @@
 #include "iceberg/table_metadata.h"
 #include "io/fault_injection_file_system.h"
 #include "io/file_system.h"
-#include "materialize/fold_state.h"
+#include "fold_state/fold_state.h"
 #include "materialize/example_orders_testing.h"
 #include "materialize/table_view_testing.h"
 #include "parquet/reader.h"

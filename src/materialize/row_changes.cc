@@ -11,7 +11,7 @@
 #include "fold/value_order.h"
 #include "iceberg/schema.h"
 #include "materialize/batched_data_file.h"
-#include "materialize/facts.h"
+#include "fold_state/facts.h"
 #include "materialize/position_deletes.h"
 #include "parquet/row_batch.h"
 #include "parquet/writer.h"

@@ -34,9 +34,9 @@
 #include "iceberg/schema.h"
 #include "iceberg/table_metadata.h"
 #include "io/file_system.h"
-#include "materialize/fold_state.h"
+#include "fold_state/fold_state.h"
 #include "materialize/position_deletes.h"
-#include "materialize/warehouse_files.h"
+#include "fold_state/warehouse_files.h"
 #include "util/status.h"
 
 namespace cqlite::materialize {

@@ -9,7 +9,7 @@
 #include "mapping/iceberg_rows.h"
 #include "mapping/schema_evolution.h"
 #include "materialize/snapshot.h"
-#include "materialize/warehouse_files.h"
+#include "fold_state/warehouse_files.h"
 #include "util/strings.h"
 
 namespace cqlite::materialize {

@@ -42,8 +42,8 @@
 #include "iceberg/manifest.h"
 #include "iceberg/schema.h"
 #include "io/file_system.h"
-#include "materialize/fold_state.h"
-#include "materialize/warehouse_files.h"
+#include "fold_state/fold_state.h"
+#include "fold_state/warehouse_files.h"
 #include "util/status.h"
 
 namespace cqlite::materialize {

@@ -15,7 +15,7 @@
 #include "iceberg/manifest.h"
 #include "iceberg/table_metadata.h"
 #include "io/file_system.h"
-#include "materialize/fold_state.h"
+#include "fold_state/fold_state.h"
 #include "parquet/reader.h"
 #include "util/strings.h"
 

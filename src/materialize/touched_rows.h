@@ -47,10 +47,10 @@
 
 #include "source/table_sstables.h"
 #include "io/file_system.h"
-#include "materialize/fold_state.h"
+#include "fold_state/fold_state.h"
 #include "mapping/iceberg_rows.h"
 #include "materialize/row_changes.h"
-#include "materialize/warehouse_files.h"
+#include "fold_state/warehouse_files.h"
 #include "util/status.h"
 
 namespace cqlite::materialize {

@@ -1,4 +1,4 @@
-#include "materialize/fold_state.h"
+#include "fold_state/fold_state.h"
 
 #include <gtest/gtest.h>
 

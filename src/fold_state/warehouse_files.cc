@@ -1,4 +1,4 @@
-#include "materialize/warehouse_files.h"
+#include "fold_state/warehouse_files.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "materialize/facts.h"
+#include "fold_state/facts.h"
 
 #include "source/schema_source.h"
 #include "envelope/envelope_merge.h"

@@ -20,8 +20,8 @@
 #include "source/table_sstables.h"
 #include "fold/table_fold.h"
 #include "io/file_system.h"
-#include "materialize/fold_state.h"
-#include "materialize/warehouse_files.h"
+#include "fold_state/fold_state.h"
+#include "fold_state/warehouse_files.h"
 #include "util/status.h"
 
 namespace cqlite::materialize {

@@ -1,4 +1,4 @@
-#include "materialize/facts.h"
+#include "fold_state/facts.h"
 
 #include <unistd.h>
 
