@@ -2,8 +2,9 @@
 
 #include <chrono>
 
-#include "maintain/expire.h"
+#include "catalog/commit_retry.h"
 #include "fold_state/warehouse_files.h"
+#include "maintain/expire.h"
 #include "util/strings.h"
 
 namespace cqlite::maintain {
@@ -26,35 +27,16 @@ Result<catalog::LoadedTable> LoadTable(FileSystem& fs, catalog::Catalog& catalog
   return std::move(*table);
 }
 
-// A step's commit: OK(true) when it took effect, OK(false) when another
-// writer committed first (plan again), an error otherwise.
-Result<bool> TryCommit(FileSystem& fs, catalog::Catalog& catalog, const std::string& namespace_name,
-                       const std::string& table_name, const catalog::LoadedTable& base,
-                       const iceberg::TableMetadata& next, const std::string& metadata_file,
-                       materialize::RunFiles& files, std::string* metadata_location) {
-  catalog::TableCommit commit;
-  commit.ns = {namespace_name};
-  commit.table = table_name;
-  commit.base = &base;
-  commit.next = &next;
-  commit.metadata_file = metadata_file;
-  Result<std::string> committed = catalog.Commit(fs, commit);
-  if (committed.ok()) {
-    files.Keep();
-    *metadata_location = std::move(*committed);
-    return true;
+// The commit of a step that wrote `files`: kept once it took effect, or may
+// have (CommitUnknown).
+Status KeepCommittedFiles(const Result<std::optional<catalog::Committed>>& committed, materialize::RunFiles* files) {
+  if (committed.ok() || committed.status().kind() == StatusKind::kCommitUnknown) {
+    if (files) files->Keep();
   }
   if (committed.status().kind() == StatusKind::kCommitUnknown) {
-    files.Keep();
     return committed.status().WithContext("its files are kept; run maintain again to learn whether it committed");
   }
-  if (committed.status().kind() == StatusKind::kCommitConflict) return false;
   return committed.status();
-}
-
-Status GaveUp(const std::string& name, const char* step, int attempts) {
-  return Status::CommitConflict(StrCat(name, ": gave up the ", step, " after ", attempts,
-                                       " attempts: other writers kept committing first"));
 }
 
 }  // namespace
@@ -67,61 +49,71 @@ Status MaintainTable(FileSystem& fs, catalog::Catalog& catalog, const std::strin
   auto progress = [&](const std::string& line) {
     if (options.progress) options.progress(line);
   };
-  const int attempts = std::max(1, options.max_attempts);
+  catalog::CommitRetryOptions retry;
+  retry.max_attempts = options.max_attempts;
+  retry.table = name;
   if (options.rewrite_data_files) {
-    bool done = false;
-    for (int attempt = 0; attempt < attempts && !done; ++attempt) {
-      ASSIGN_OR_RETURN(catalog::LoadedTable table, LoadTable(fs, catalog, namespace_name, table_name));
-      report->metadata_location = table.metadata_location;
-      materialize::RunFiles files(fs, iceberg::LocalFilePath(table.metadata.location));
-      for (const std::string& dir : files.Directories()) RETURN_IF_ERROR(fs.CreateDirectories(dir));
-      RewriteReport rewrite;
+    // Each attempt plans on the table as it then is; a lost attempt's files
+    // go with its RunFiles.
+    std::optional<catalog::LoadedTable> table;
+    std::optional<materialize::RunFiles> files;
+    std::optional<PlannedVersion> planned;
+    RewriteReport rewrite;
+    auto plan = [&](int attempt, const Status&) -> Result<std::optional<catalog::TableCommit>> {
+      if (attempt > 1) progress("another writer committed first; planning the rewrite again");
+      planned.reset();
+      files.reset();
+      ASSIGN_OR_RETURN(table, LoadTable(fs, catalog, namespace_name, table_name));
+      report->metadata_location = table->metadata_location;
+      files.emplace(fs, iceberg::LocalFilePath(table->metadata.location));
+      for (const std::string& dir : files->Directories()) RETURN_IF_ERROR(fs.CreateDirectories(dir));
+      rewrite = RewriteReport{};
       RewriteOptions rewrite_options = options.rewrite;
       rewrite_options.progress = options.progress;
-      ASSIGN_OR_RETURN(std::optional<PlannedVersion> planned,
-                       RewriteDataFiles(fs, table, name, rewrite_options, files, &rewrite));
-      if (!planned) {
-        done = true;
-        break;
-      }
+      ASSIGN_OR_RETURN(planned, RewriteDataFiles(fs, *table, name, rewrite_options, *files, &rewrite));
+      if (!planned) return std::optional<catalog::TableCommit>();
       progress("committing the rewrite");
-      ASSIGN_OR_RETURN(done, TryCommit(fs, catalog, namespace_name, table_name, table, planned->metadata,
-                                       planned->metadata_file, files, &report->metadata_location));
-      if (done) {
-        report->rewrite = rewrite;
-        report->rewrite_snapshot_id = planned->snapshot_id;
-      } else {
-        progress("another writer committed first; planning the rewrite again");
-      }
+      return std::optional<catalog::TableCommit>(
+          catalog::TableCommit{{namespace_name}, table_name, &*table, &planned->metadata, planned->metadata_file});
+    };
+    retry.what = "the rewrite";
+    auto committed = catalog::CommitWithRetry(fs, catalog, plan, retry);
+    RETURN_IF_ERROR(KeepCommittedFiles(committed, files ? &*files : nullptr));
+    if (*committed) {
+      report->metadata_location = (*committed)->metadata_location;
+      report->rewrite = rewrite;
+      report->rewrite_snapshot_id = planned->snapshot_id;
     }
-    if (!done) return GaveUp(name, "rewrite", attempts);
   }
   if (options.expire_snapshots) {
     const int64_t now_ms = options.now_ms ? options.now_ms : WallClockMillis();
-    bool done = false;
-    for (int attempt = 0; attempt < attempts && !done; ++attempt) {
-      ASSIGN_OR_RETURN(catalog::LoadedTable table, LoadTable(fs, catalog, namespace_name, table_name));
-      report->metadata_location = table.metadata_location;
-      std::optional<ExpiryPlan> plan = PlanExpiry(table, now_ms, options.retention_ms, options.retain_last);
-      if (!plan) {
-        done = true;
-        break;
-      }
-      materialize::RunFiles files(fs, iceberg::LocalFilePath(table.metadata.location));
-      int previous = iceberg::MetadataFileVersion(table.metadata_location);
-      std::string metadata_file =
-          files.MetadataFile(previous >= 0 ? previous + 1 : static_cast<int>(plan->metadata.metadata_log.size()));
-      progress(StrCat("expiring ", plan->expired.size(), " snapshot(s)"));
-      ASSIGN_OR_RETURN(done, TryCommit(fs, catalog, namespace_name, table_name, table, plan->metadata, metadata_file,
-                                       files, &report->metadata_location));
-      if (!done) {
-        progress("another writer committed first; planning the expiry again");
-        continue;
-      }
-      report->snapshots_expired = static_cast<int>(plan->expired.size());
-      ASSIGN_OR_RETURN(report->files_removed, RemoveExpiredFiles(fs, plan->expired, plan->metadata.snapshots));
+    std::optional<catalog::LoadedTable> table;
+    std::optional<materialize::RunFiles> files;
+    std::optional<ExpiryPlan> expiry;
+    std::string metadata_file;
+    auto plan = [&](int attempt, const Status&) -> Result<std::optional<catalog::TableCommit>> {
+      if (attempt > 1) progress("another writer committed first; planning the expiry again");
+      files.reset();
+      ASSIGN_OR_RETURN(table, LoadTable(fs, catalog, namespace_name, table_name));
+      report->metadata_location = table->metadata_location;
+      expiry = PlanExpiry(*table, now_ms, options.retention_ms, options.retain_last);
+      if (!expiry) return std::optional<catalog::TableCommit>();
+      files.emplace(fs, iceberg::LocalFilePath(table->metadata.location));
+      int previous = iceberg::MetadataFileVersion(table->metadata_location);
+      metadata_file =
+          files->MetadataFile(previous >= 0 ? previous + 1 : static_cast<int>(expiry->metadata.metadata_log.size()));
+      progress(StrCat("expiring ", expiry->expired.size(), " snapshot(s)"));
+      return std::optional<catalog::TableCommit>(
+          catalog::TableCommit{{namespace_name}, table_name, &*table, &expiry->metadata, metadata_file});
+    };
+    retry.what = "the expiry";
+    auto committed = catalog::CommitWithRetry(fs, catalog, plan, retry);
+    RETURN_IF_ERROR(KeepCommittedFiles(committed, files ? &*files : nullptr));
+    if (*committed) {
+      report->metadata_location = (*committed)->metadata_location;
+      report->snapshots_expired = static_cast<int>(expiry->expired.size());
+      ASSIGN_OR_RETURN(report->files_removed, RemoveExpiredFiles(fs, expiry->expired, expiry->metadata.snapshots));
     }
-    if (!done) return GaveUp(name, "expiry", attempts);
   }
   return Status::OK();
 }

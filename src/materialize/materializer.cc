@@ -8,6 +8,7 @@
 
 #include "source/schema_source.h"
 #include "cassandra/sstable.h"
+#include "catalog/commit_retry.h"
 #include "source/table_sstables.h"
 #include "envelope/envelope_schema.h"
 #include "iceberg/data_files.h"
@@ -383,51 +384,48 @@ Status RunOnce(const Run& run, TableReport* report) {
     report->message = StrCat("staged run ", files.run_id(), " for cqlite commit --staged ", stage_dir);
     return Status::OK();
   }
-  ASSIGN_OR_RETURN(WrittenSnapshot written, WriteSnapshot(run.fs, base, next, files));
-  report->snapshot_id = written.snapshot_id;
-
   // Step 5: the one change that makes it all visible. A part of a table
   // published by token ranges that loses the race to a run of another part
   // goes on top of that run's snapshot as it is (the parts' rows, files and
-  // fold states are their own); any other lost race starts the attempt anew.
-  std::string metadata_location;
-  for (int rebases = 0;; ++rebases) {
-    Progress(run.options, "committing");
-    catalog::TableCommit commit;
-    commit.ns = {run.namespace_name};
-    commit.table = run.table_name;
-    commit.base = base.table ? &*base.table : nullptr;
-    commit.next = &written.metadata;
-    commit.metadata_file = written.metadata_file;
-    Result<std::string> committed = run.catalog.Commit(run.fs, commit);
-    if (committed.ok()) {
-      metadata_location = std::move(*committed);
-      break;
+  // fold states are their own); any other lost race starts the attempt anew
+  // (MaterializeTable).
+  WrittenSnapshot written;
+  auto plan = [&](int attempt, const Status& lost_to) -> Result<std::optional<catalog::TableCommit>> {
+    if (attempt > 1) {
+      if (next.ranges.whole_ring()) return lost_to;
+      ASSIGN_OR_RETURN(Baseline newer, LoadBaseline(run.fs, run.catalog, run.options.warehouse, run.namespace_name,
+                                                    run.table_name, next.ranges));
+      bool same_schema = !newer.table || !base.table ||
+                         newer.table->metadata.current_schema_id == base.table->metadata.current_schema_id;
+      if (newer.fold_state_path != base.fold_state_path || newer.location != base.location || !same_schema) {
+        return lost_to;
+      }
+      Progress(run.options, "a run of another part of the ring committed first; committing on top of its snapshot");
+      base = std::move(newer);
+      files.NextCommitAttempt();
     }
-    const Status& status = committed.status();
-    if (status.kind() == StatusKind::kCommitUnknown) {
+    ASSIGN_OR_RETURN(written, WriteSnapshot(run.fs, base, next, files));
+    report->snapshot_id = written.snapshot_id;
+    Progress(run.options, "committing");
+    return std::optional<catalog::TableCommit>(catalog::TableCommit{
+        {run.namespace_name}, run.table_name, base.table ? &*base.table : nullptr, &written.metadata,
+        written.metadata_file});
+  };
+  catalog::CommitRetryOptions retry;
+  retry.max_attempts = run.options.max_attempts;
+  retry.table = StrCat(run.namespace_name, ".", run.table_name);
+  retry.what = next.ranges.whole_ring() ? "the commit" : "committing its part of the ring";
+  auto committed = catalog::CommitWithRetry(run.fs, run.catalog, plan, retry);
+  if (!committed.ok()) {
+    if (committed.status().kind() == StatusKind::kCommitUnknown) {
       // The table may name this run's files now: none of them may go (if
       // it does not, they stay unreferenced).
       files.Keep();
-      return status.WithContext("the run's files are kept; run again to learn whether it committed");
+      return committed.status().WithContext("the run's files are kept; run again to learn whether it committed");
     }
-    if (status.kind() != StatusKind::kCommitConflict || next.ranges.whole_ring() ||
-        rebases + 1 >= std::max(1, run.options.max_attempts)) {
-      return status;
-    }
-    ASSIGN_OR_RETURN(Baseline newer, LoadBaseline(run.fs, run.catalog, run.options.warehouse, run.namespace_name,
-                                                  run.table_name, next.ranges));
-    bool same_schema = !newer.table || !base.table ||
-                       newer.table->metadata.current_schema_id == base.table->metadata.current_schema_id;
-    if (newer.fold_state_path != base.fold_state_path || newer.location != base.location || !same_schema) {
-      return status;
-    }
-    Progress(run.options, "a run of another part of the ring committed first; committing on top of its snapshot");
-    base = std::move(newer);
-    files.NextCommitAttempt();
-    ASSIGN_OR_RETURN(written, WriteSnapshot(run.fs, base, next, files));
-    report->snapshot_id = written.snapshot_id;
+    return committed.status();
   }
+  const std::string metadata_location = (*committed)->metadata_location;
   files.Keep();
   RemoveUnnamedKeptGenerations(run.fs, new_facts, next.state);
   report->committed = true;

@@ -6,10 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/commit_retry.h"
+#include "fold_state/warehouse_files.h"
 #include "mapping/iceberg_rows.h"
 #include "mapping/schema_evolution.h"
 #include "materialize/snapshot.h"
-#include "fold_state/warehouse_files.h"
 #include "util/strings.h"
 
 namespace cqlite::materialize {
@@ -433,44 +434,44 @@ Result<StagedTableReport> CommitTable(FileSystem& fs, catalog::Catalog& catalog,
       RunFiles& files = *commit_files;
       for (const std::string& dir : files.Directories()) RETURN_IF_ERROR(fs.CreateDirectories(dir));
       Progress(options, StrCat(name, ": committing ", next.staged_parts.size(), " staged part(s)"));
-      ASSIGN_OR_RETURN(WrittenSnapshot written, WriteSnapshot(fs, base, next, files));
-      for (int attempt = 1;; ++attempt) {
+      // Another writer committed first: the staged parts go on top of its
+      // snapshot as they are, when their states are still the table's.
+      WrittenSnapshot written;
+      auto plan = [&](int attempt, const Status&) -> Result<std::optional<catalog::TableCommit>> {
         report.attempts = attempt;
-        catalog::TableCommit commit;
-        commit.ns = {table.namespace_name};
-        commit.table = table.table_name;
-        commit.base = base.table ? &*base.table : nullptr;
-        commit.next = &written.metadata;
-        commit.metadata_file = written.metadata_file;
-        Result<std::string> committed = catalog.Commit(fs, commit);
-        if (committed.ok()) {
-          report.metadata_location = std::move(*committed);
-          break;
-        }
-        const Status& status = committed.status();
-        if (status.kind() == StatusKind::kCommitUnknown) {
-          files.Keep();
-          return status.WithContext(StrCat(name, ": run the commit again to learn whether it took effect"));
-        }
-        if (status.kind() != StatusKind::kCommitConflict || attempt >= std::max(1, options.max_attempts)) {
-          return status.WithContext(name);
-        }
-        // Another writer committed first: the staged parts go on top of its
-        // snapshot as they are, when their states are still the table's.
-        Progress(options, StrCat(name, ": another writer committed first; committing on top of its snapshot"));
-        ASSIGN_OR_RETURN(base, load());
-        for (const PartRuns& part : parts) {
-          if (part.committed_before) continue;
-          ASSIGN_OR_RETURN(std::string current, PartFoldState(base, part.ranges, name));
-          if (current != part.winner->base_fold_state) {
-            return Status::CommitConflict(StrCat(name, ": token ranges ", part.ranges.ToString(),
-                                                 " were committed by another job while this one was staged; "
-                                                 "discard this stage directory and run the job again"));
+        if (attempt > 1) {
+          Progress(options, StrCat(name, ": another writer committed first; committing on top of its snapshot"));
+          ASSIGN_OR_RETURN(base, load());
+          for (const PartRuns& part : parts) {
+            if (part.committed_before) continue;
+            ASSIGN_OR_RETURN(std::string current, PartFoldState(base, part.ranges, name));
+            if (current != part.winner->base_fold_state) {
+              return Status::CommitConflict(StrCat(name, ": token ranges ", part.ranges.ToString(),
+                                                   " were committed by another job while this one was staged; "
+                                                   "discard this stage directory and run the job again"));
+            }
           }
+          files.NextCommitAttempt();
         }
-        files.NextCommitAttempt();
         ASSIGN_OR_RETURN(written, WriteSnapshot(fs, base, next, files));
+        return std::optional<catalog::TableCommit>(
+            catalog::TableCommit{{table.namespace_name}, table.table_name, base.table ? &*base.table : nullptr,
+                                 &written.metadata, written.metadata_file});
+      };
+      catalog::CommitRetryOptions retry;
+      retry.max_attempts = options.max_attempts;
+      retry.table = name;
+      retry.what = "the commit";
+      auto committed = catalog::CommitWithRetry(fs, catalog, plan, retry);
+      if (!committed.ok()) {
+        if (committed.status().kind() == StatusKind::kCommitUnknown) {
+          files.Keep();
+          return committed.status().WithContext(StrCat(name, ": run the commit again to learn whether it took effect"));
+        }
+        if (committed.status().kind() == StatusKind::kCommitConflict) return committed.status();
+        return committed.status().WithContext(name);
       }
+      report.metadata_location = (*committed)->metadata_location;
       files.Keep();
       report.committed = true;
       report.snapshot_id = written.snapshot_id;
