@@ -466,13 +466,14 @@ Result<std::string> AddExpiredRows(FileSystem& fs, const std::vector<std::string
     const parquet::FlatColumn& keys = *entries.partition_key;
     bool inside = true;
     for (size_t i = entries.begin; i < entries.end; ++i) {
-      if (entries.removes(i)) continue;
       std::string_view key = keys.Bytes(i);
+      // Each key's place is told at its first entry, a removal's too: the
+      // entries after it are of the same partition.
       if (share && (i == entries.begin || key != keys.Bytes(i - 1))) {
         const int64_t token = Murmur3Token(key);
         inside = token >= share->first && token <= share->last;
       }
-      if (!inside) continue;
+      if (!inside || entries.removes(i)) continue;
       const int64_t expires = entries.expiry(i);
       if (expires == kExpiryUnknown) {
         return std::string("the row index does not say when its rows expire (an earlier CQLite wrote it); "
