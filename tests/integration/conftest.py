@@ -180,7 +180,7 @@ def pytest_terminal_summary(terminalreporter):
             f"compaction property: seed {compaction['seed']}, {compaction['steps']} steps"
             + (f", {compaction['runs']} runs into A, folded {compaction['folded']}, compactions "
                f"{compaction['compactions']} ({compaction['purged_unconsumed']} purging tombstones no run had "
-               f"consumed), rows at the end {compaction['rows']}, {compaction['seconds']:.1f} s"
+               f"consumed, {compaction['partial']} compacting only some SSTables), rows at the end {compaction['rows']}, {compaction['seconds']:.1f} s"
                if "runs" in compaction else ", did not finish")
             + f"; steps in {compaction['log']} (CQLITE_COMPACTION_SEED={compaction['seed']} reproduces it)")
     summary = getattr(sys.modules.get("test_select_parity"), "SUMMARY", None)

@@ -19,15 +19,20 @@ it is written "clean", as clients that write rows whole write: INSERTs of
 every column and row deletions at the node's clock, without TTLs. Between steps, at random:
 
   - flushes of some tables;
-  - compactions of some tables (major compactions: the node's harness
-    compacts every SSTable of a table, not a chosen subset), of three kinds:
-    `merge` (gc_grace_seconds as created, ten days: nothing is purged, and
-    the table does not change), `purge` (ALTER TABLE ... WITH
-    gc_grace_seconds = 0, compact, then back to ten days: tombstones are
-    purged with what they shadowed, among them tombstones no run ever
-    consumed, and so are cells whose TTL ran out) and `expire` (a wait for
-    some TTLs to run out, then a compaction that drops the expired cells,
-    with gc_grace_seconds 0, or turns them into tombstones, with ten days);
+  - compactions of some tables, of four kinds: `merge` (a major compaction
+    with gc_grace_seconds as created, ten days: nothing is purged, and the
+    table does not change), `purge` (ALTER TABLE ... WITH gc_grace_seconds
+    = 0, a major compaction, then back to ten days: tombstones are purged
+    with what they shadowed, among them tombstones no run ever consumed, and
+    so are cells whose TTL ran out), `expire` (a wait for some TTLs to run
+    out, then a major compaction that drops the expired cells, with
+    gc_grace_seconds 0, or turns them into tombstones, with ten days) and
+    `some` (the node's harness cannot compact chosen SSTables, so
+    size-tiered compaction is turned on with a minimum SSTable size of one
+    byte, triggered by a write and a flush, and turned off once it is done:
+    SSTables of similar sizes are compacted together and the others left as
+    they were; half the time with gc_grace_seconds 0, where a tombstone is
+    purged only when no SSTable left out holds older data it shadows);
   - runs: for some tables, `cqlite materialize <table dir> --warehouse A
     --threads N --now T` (N from 1 to 3), where T is the node's clock of the
     SELECT JSON * it is compared with, so that TTLs are judged at the same
@@ -250,6 +255,48 @@ def _compact(node, log, table, table_dir):
     assert after == live, f"{table}: the directory holds {sorted(after)}, the node reads {sorted(live)}"
 
 
+STCS_OFF = "{'class': 'SizeTieredCompactionStrategy', 'enabled': 'false'}"
+# Every SSTable of these tests is small: a minimum size of one byte buckets them by size, so that
+# only SSTables of similar sizes are compacted together.
+STCS_ON = ("{'class': 'SizeTieredCompactionStrategy', 'enabled': 'true', 'min_threshold': 2, 'max_threshold': 3, "
+           "'min_sstable_size': 1}")
+
+
+def _quiet(node, table, table_dir, seconds=40):
+    """Waits until no compaction runs on the table: the directory holds exactly the SSTables the node
+    reads and no transaction log, three times in a row; returns its Data.db files."""
+    deadline = time.monotonic() + seconds
+    seen = []
+    while time.monotonic() < deadline:
+        files, live = _data_files(table_dir), _live_sstables(node, table)
+        seen = seen + [files] if files == live and not any(table_dir.glob("*_txn_*.log")) else []
+        if len(seen) >= 3 and seen[-1] == seen[-2] == seen[-3]:
+            return files
+        time.sleep(0.4)
+    raise AssertionError(f"{table}: compactions still running after {seconds} s: {sorted(_data_files(table_dir))}")
+
+
+def _compact_some(node, log, table, table_dir, trigger):
+    """Compactions of some of the table's SSTables, chosen by the node: size-tiered compaction is turned
+    on, `trigger` (a statement) written and flushed, which starts it, and it is turned off again once
+    no compaction runs. Returns (SSTables compacted, SSTables left as they were)."""
+    node.flush(KS, table)  # a schema change flushes the table, and not before it returns
+    log.add(f"-- flush {table}")
+    before = _data_files(table_dir)
+    for statement in (f"ALTER TABLE {KS}.{table} WITH compaction = {STCS_ON}", trigger):
+        log.add(statement)
+        node.cql(statement)
+    node.flush(KS, table)
+    log.add(f"-- flush {table}")
+    _quiet(node, table, table_dir)
+    log.add(f"ALTER TABLE {KS}.{table} WITH compaction = {STCS_OFF}")
+    node.cql(f"ALTER TABLE {KS}.{table} WITH compaction = {STCS_OFF}")
+    after = _quiet(node, table, table_dir)
+    log.add(f"-- {table}: size-tiered compactions took {sorted(before - after)}, left {sorted(before & after)}, "
+            f"wrote {sorted(after - before)}")
+    return len(before - after), len(before & after)
+
+
 def _materialize(cqlite, table_dir, warehouse, now, threads):
     proc = cqlite("materialize", table_dir, "--warehouse", warehouse, "--now", now, "--threads", threads, "--json",
                   check=False)
@@ -321,8 +368,9 @@ def test_random_runs_and_compactions_equal_one_run_and_the_node(node, cqlite, tm
     writer = Writer(rng)
     table_dirs = {t: node.table_dir(KS, t) for t in TABLES}
     folded = {"new generations": 0, "touched rows": 0, "every generation": 0, "nothing new": 0}
-    compactions = {"merge": 0, "purge": 0, "expire": 0}
+    compactions = {"merge": 0, "purge": 0, "expire": 0, "some": 0}
     purged_unconsumed = 0  # purge compactions over tombstones flushed since the table's last run
+    partial = 0  # size-tiered compactions that left some SSTables as they were
     runs = 0
     unexplained = []  # runs after compactions that purged nothing which folded everything without a reason
     first_run = set()
@@ -388,7 +436,7 @@ def test_random_runs_and_compactions_equal_one_run_and_the_node(node, cqlite, tm
                 log.add(f"-- flush {t}")
                 flushed_since_run[t] = True
         if rng.random() < 0.3:
-            kind = rng.choices(["merge", "purge", "expire"], [4, 4, 2])[0]
+            kind = rng.choices(["merge", "purge", "expire", "some"], [3, 3, 2, 3])[0]
             chosen = [t for t in TABLES if rng.random() < 0.6] or [rng.choice(list(TABLES))]
             if kind == "expire":
                 wait = rng.uniform(1, 6)
@@ -397,7 +445,7 @@ def test_random_runs_and_compactions_equal_one_run_and_the_node(node, cqlite, tm
             for t in chosen:
                 compactions[kind] += 1
                 # An expiry compaction purges the expired cells half the time, else turns them into tombstones.
-                purge = kind == "purge" or (kind == "expire" and rng.random() < 0.5)
+                purge = kind == "purge" or (kind in ("expire", "some") and rng.random() < 0.5)
                 if purge:
                     if flushed_since_run[t] and kind == "purge":
                         purged_unconsumed += 1
@@ -407,8 +455,13 @@ def test_random_runs_and_compactions_equal_one_run_and_the_node(node, cqlite, tm
                     time.sleep(1.0 if rng.random() < 0.5 else 0)  # tombstones of this second are not purgeable yet
                     node.cql(f"ALTER TABLE {KS}.{t} WITH gc_grace_seconds = 0")
                     log.add(f"ALTER TABLE {KS}.{t} WITH gc_grace_seconds = 0")
-                log.add(f"-- compact {t} ({kind})")
-                _compact(node, log, t, table_dirs[t])
+                if kind == "some":
+                    writer.clean = clean[t]
+                    taken, left = _compact_some(node, log, t, table_dirs[t], writers[t]())
+                    partial += bool(taken and left)
+                else:
+                    log.add(f"-- compact {t} ({kind})")
+                    _compact(node, log, t, table_dirs[t])
                 if purge:
                     node.cql(f"ALTER TABLE {KS}.{t} WITH gc_grace_seconds = {TEN_DAYS}")
                     log.add(f"ALTER TABLE {KS}.{t} WITH gc_grace_seconds = {TEN_DAYS}")
@@ -435,6 +488,7 @@ def test_random_runs_and_compactions_equal_one_run_and_the_node(node, cqlite, tm
             problems.append(f"{t}: warehouse A ({len(rows_a[t])} rows) differs from one run over the final "
                             f"directory (B, {len(rows_b[t])} rows): {table_compare.differs(rows_b[t], rows_a[t], _schema(fresh, t))}")
     SUMMARY.update(runs=runs, folded=dict(folded), compactions=dict(compactions), purged_unconsumed=purged_unconsumed,
+                   partial=partial,
                    rows={t: len(rows_b[t]) for t in TABLES}, seconds=time.monotonic() - started)
     assert not problems, (f"seed {SEED} (replay: {log.path}):\n" + "\n".join(problems)
                           + "\nlast steps:\n" + "\n".join(log.lines[-40:]))
