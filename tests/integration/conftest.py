@@ -173,7 +173,16 @@ def sanitized(path) -> str:
 
 
 def pytest_terminal_summary(terminalreporter):
-    """Prints the seed and size of the select parity run, pass or fail."""
+    """Prints the seed and size of the select parity run and of the compaction property run, pass or fail."""
+    compaction = getattr(sys.modules.get("test_compaction_property"), "SUMMARY", None)
+    if compaction:
+        terminalreporter.write_line(
+            f"compaction property: seed {compaction['seed']}, {compaction['steps']} steps"
+            + (f", {compaction['runs']} runs into A, folded {compaction['folded']}, compactions "
+               f"{compaction['compactions']} ({compaction['purged_unconsumed']} purging tombstones no run had "
+               f"consumed, {compaction['partial']} compacting only some SSTables), rows at the end {compaction['rows']}, {compaction['seconds']:.1f} s"
+               if "runs" in compaction else ", did not finish")
+            + f"; steps in {compaction['log']} (CQLITE_COMPACTION_SEED={compaction['seed']} reproduces it)")
     summary = getattr(sys.modules.get("test_select_parity"), "SUMMARY", None)
     if not summary:
         return
