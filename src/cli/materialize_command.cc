@@ -129,7 +129,8 @@ void PrintJson(const std::vector<materialize::TableReport>& reports, const std::
     w.Key("ttl_evaluated_at"); w.Int(r.now_seconds);
     w.Key("attempts"); w.Int(r.attempts);
     w.Key("folded");
-    w.String(!r.folded_touched_rows                ? "every generation"
+    w.String(r.folded_nothing                      ? "nothing"
+             : !r.folded_touched_rows                ? "every generation"
              : r.read_kept_facts_because.empty() ? "new generations"
                                                   : "touched rows");
     if (!r.read_kept_facts_because.empty()) {

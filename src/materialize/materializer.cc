@@ -241,6 +241,7 @@ Status RunOnce(const Run& run, TableReport* report) {
       !schema_changed) {
     if (!stage_dir.empty()) return stage_unchanged(iceberg::RandomUuid());
     report->message = "nothing new: every generation was consumed before and no row has expired since";
+    report->folded_nothing = true;
     report->metadata_location = base.table->metadata_location;
     return Status::OK();
   }

@@ -139,6 +139,9 @@ struct TableReport {
   // (MaterializeOptions::fold_touched_rows): from the new generations alone,
   // or, for the reason given, from every facts set at those rows.
   bool folded_touched_rows = false;
+  // Nothing was folded: every generation was consumed before and no row
+  // has expired since (nor did the schema change).
+  bool folded_nothing = false;
   std::string read_kept_facts_because;
   // Why a run with new generations folded every kept one instead, if it did.
   std::string folded_everything_because;
