@@ -201,6 +201,7 @@ Status RunOnce(const Run& run, TableReport* report) {
   std::vector<FactsSet> kept_facts = base.state.facts;
   std::vector<FactsSet> vanished_facts;
   bool refold = gone > 0 && !SplitVanishedFacts(base.state, present, &kept_facts, &vanished_facts);
+  if (refold) vanished_facts.clear();
   std::vector<size_t> fresh;
   for (size_t i = 0; i < run.identities.size(); ++i) {
     if (refold || !consumed.count(run.identities[i])) fresh.push_back(i);
@@ -261,10 +262,12 @@ Status RunOnce(const Run& run, TableReport* report) {
                                        "held, and those the new generations touch"));
   }
   if (refold) {
-    Progress(run.options, StrCat(gone, " consumed generation(s) were compacted away, and the fold state does not "
-                                       "say which kept facts are theirs (an earlier CQLite wrote it); folding the ",
-                                 run.identities.size(), " generation(s) of ", run.table_dir,
-                                 " anew, which records it for later runs"));
+    report->folded_everything_because =
+        StrCat(gone, " consumed generation(s) were compacted away, and the fold state cannot keep the facts of the "
+                     "others without theirs (a merged facts set holds generations of both, or an earlier CQLite did "
+                     "not record which set holds which)");
+    Progress(run.options, StrCat(report->folded_everything_because, "; folding the ", run.identities.size(),
+                                 " generation(s) of ", run.table_dir, " anew"));
   }
   std::vector<FactsSet> facts = refold ? std::vector<FactsSet>() : kept_facts;
   for (const FactsSet& set : new_facts) facts.push_back(set);
