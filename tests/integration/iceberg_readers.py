@@ -417,8 +417,17 @@ def _pyiceberg_catalog(catalog_file, warehouse, catalog_name):
 def read_pyiceberg(catalog_file, warehouse, catalog_name, ns, table):
     catalog = _pyiceberg_catalog(catalog_file, warehouse, catalog_name)
     tbl = catalog.load_table(_ns_tuple(ns) + (table,))
+    import pyarrow
+
     schema = json.loads(tbl.schema().model_dump_json())
-    return normalize_rows(tbl.scan().to_arrow().to_pylist(), schema)
+    scan = tbl.scan()
+    try:
+        rows = scan.to_arrow().to_pylist()
+    except pyarrow.lib.ArrowNotImplementedError:
+        # A scan without rows is made into pyarrow's empty table, which cannot hold a uuid inside a
+        # list or map (ArrowNotImplementedError "extension"): read its record batches instead.
+        rows = [row for batch in scan.to_arrow_batch_reader() for row in batch.to_pylist()]
+    return normalize_rows(rows, schema)
 
 
 def list_pyiceberg(catalog_file, warehouse, catalog_name):
