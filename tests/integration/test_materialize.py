@@ -48,7 +48,10 @@ shared SQLite catalog:
     the bucket with its S3 support.
 
 Environment: CQLITE_MATERIALIZE_SEED (default 7), CQLITE_MATERIALIZE_WORKLOADS
-(default 40; scripts/materialize_parity.sh runs 400).
+(default 40; scripts/materialize_parity.sh runs 400), CQLITE_MATERIALIZE_ONLY
+(comma-separated workload indexes: just those, as they are in a run of
+CQLITE_MATERIALIZE_WORKLOADS; a workload depends only on the seed and its
+index).
 """
 import json
 import os
@@ -66,7 +69,8 @@ import table_compare
 
 SEED = int(os.environ.get("CQLITE_MATERIALIZE_SEED", "7"))
 COUNT = int(os.environ.get("CQLITE_MATERIALIZE_WORKLOADS", "40"))
-INDEXES = list(range(COUNT))
+ONLY = [int(x) for x in os.environ.get("CQLITE_MATERIALIZE_ONLY", "").replace(" ", "").split(",") if x]
+INDEXES = sorted(set(ONLY)) if ONLY else list(range(COUNT))
 CATALOG_NAME = "cqlite"
 # The workloads write decimals such as 1.5E-7 and 123456789012345678901234567890.12345, and times with
 # nanoseconds: decimal(38, 8) holds both decimals exactly; times are truncated to microseconds.
@@ -99,7 +103,7 @@ class Materialized:
 
     def schema(self, namespace, prefixes):
         """The --schema option of a run offered the generations `prefixes`: the schema of the newest."""
-        return ["--schema", self.schemas[namespace][max(prefixes, key=lambda p: int(p.split("-")[1]))]]
+        return ["--schema", str(self.schemas[namespace][max(prefixes, key=lambda p: int(p.split("-")[1]))])]
 
 
 def _materialize(cqlite, path, warehouse, now, *extra):
@@ -293,7 +297,7 @@ def materialized(node, cqlite):
                     m.problem(index, f"{name} vs the node's SELECT JSON at {now}: {problem}")
     altered = [d for d in node.described.values() if d["schema_changes"]]
     evolved = sum(len(set(schemas.values())) > 1 for schemas in m.schemas.values())
-    print(f"materialize: {m.runs} runs over {COUNT} workloads ({len(altered)} altered by "
+    print(f"materialize: {m.runs} runs over {len(INDEXES)} workloads ({len(altered)} altered by "
           f"{sum(d['schema_changes'] for d in altered)} schema changes; {evolved} tables given more than one "
           f"schema), {len(m.final)} tables read by three readers")
     yield m

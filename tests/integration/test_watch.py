@@ -177,7 +177,7 @@ def _snapshot_rows(catalog, warehouse, ns, table, snapshot_id):
     scan = tbl.scan(snapshot_id=snapshot_id)
     if not list(scan.plan_files()):
         return []  # (PyIceberg cannot make an empty Arrow table with a uuid column)
-    return iceberg_readers.normalize_rows(scan.to_arrow().to_pylist(), schema)
+    return iceberg_readers.pyiceberg_rows(scan.to_arrow().to_pylist(), schema)
 
 
 def _referenced_files(catalog, warehouse, ns, table):
