@@ -53,6 +53,13 @@ class NodeRun:
         dirs = sorted(self.keyspace_dir(index).glob(d["table"] + "-*"))
         return dirs[0] if len(dirs) == 1 else None
 
+    def schemas(self, index):
+        """{generation number: the keyspace's schema file as it was when the node wrote that generation}
+        of the workload's table: the scenario's `-- describe` after each phase (ks/schema.N.cql, whose
+        comment lines name each table's live generations) says when each generation was first seen;
+        a workload never altered has its one schema.cql for every generation."""
+        return schemas_by_generation(self.keyspace_dir(index), self.described[index]["table"])
+
     def selects(self, index):
         d = self.described[index]
         return [self.keyspace_dir(index) / f"{d['table']}.select{n}.jsonl"
@@ -96,6 +103,26 @@ def replay(oracle, seed, count, indexes, root, chunk):
             for ks in out.iterdir():
                 ks.rename(run.root / ks.name)
     return run
+
+
+def schemas_by_generation(keyspace_dir, table):
+    """{generation: schema file} from the `-- describe` files of a keyspace directory (see
+    NodeRun.schemas); generations no describe file names (none at all when the table was never
+    altered) map to the final schema.cql."""
+    described = sorted(keyspace_dir.glob("schema.*.cql"), key=lambda p: int(p.name.split(".")[1]))
+    out = {}
+    prefix = f"-- generations of {table}:"
+    for path in described:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith(prefix):
+                for g in line[len(prefix):].split():
+                    out.setdefault(int(g), path)
+    final = keyspace_dir / "schema.cql"
+    table_dir = next(iter(sorted(keyspace_dir.glob(table + "-*"))), None)
+    if table_dir is not None:
+        for data in table_dir.glob("*-Data.db"):
+            out.setdefault(int(data.name.split("-")[1]), final)
+    return out
 
 
 def read_select(path):

@@ -16,32 +16,10 @@ def expected_rows(lines, schema):
     return [r for r in rows if all(r[k] is not None for k in keys)]
 
 
-def _is_struct(itype):
-    return isinstance(itype, dict) and itype["type"] == "struct"
-
-
-def _as_pyiceberg_reads(value, itype):
-    """`value` as PyIceberg 0.12 returns it: a null list of structs, or a null map with struct values,
-    comes back empty (apache/iceberg-python#3833, open; its own test_null_list_and_map asserts it).
-    DuckDB and Iceberg Java read the same files as null."""
-    if value is None:
-        rebuilt = isinstance(itype, dict) and (
-            (itype["type"] == "list" and _is_struct(itype["element"]))
-            or (itype["type"] == "map" and (_is_struct(itype["value"]) or _is_struct(itype["key"]))))
-        return [] if rebuilt else None
-    if isinstance(itype, dict):
-        if itype["type"] == "list":
-            return [_as_pyiceberg_reads(e, itype["element"]) for e in value]
-        if itype["type"] == "map":
-            return [[k, _as_pyiceberg_reads(v, itype["value"])] for k, v in value]
-        if itype["type"] == "struct":
-            return {f["name"]: _as_pyiceberg_reads(value[f["name"]], f["type"]) for f in itype["fields"]}
-    return value
-
-
 def pyiceberg_view(rows, schema):
+    """`rows` as PyIceberg reads them (iceberg_readers.as_pyiceberg_reads)."""
     struct = {"type": "struct", "fields": schema["fields"]}
-    return iceberg_readers.sort_rows([_as_pyiceberg_reads(r, struct) for r in rows])
+    return iceberg_readers.sort_rows([iceberg_readers.as_pyiceberg_reads(r, struct) for r in rows])
 
 
 def differs(expected, actual, schema):

@@ -102,7 +102,9 @@ def run(oracle, cqlite):
     cluster = live_cluster.LiveCluster(oracle, work, PLACEMENTS)
     try:
         cluster.start()
-        text, described = workloads.make_workloads(SEED, WORKLOADS)
+        # Without schema changes: a table altered while a replica is down leaves the nodes' schemas
+        # different, which --cluster refuses (the last test here checks that).
+        text, described = workloads.make_workloads(SEED, WORKLOADS, schema_changes=False)
         tables = [(w["keyspace"], w["table"]) for w in described]
         keyspace_index = {w["keyspace"]: w["index"] for w in described}
         steps = _steps(text)

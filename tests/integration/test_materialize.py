@@ -1,12 +1,19 @@
 """`cqlite materialize` read back by independent Iceberg readers.
 
 Seeded workloads (workloads.py) run on a real Cassandra 5.0 node, which
-records its `SELECT JSON *` answers. For each workload the table's flushed
-generations are offered to `cqlite materialize` one more at a time, as a node
-flushes them, each run committing into one shared SQLite catalog:
+records its `SELECT JSON *` answers. About half of them alter their table
+between flushes (columns added of every kind, dropped, added again; key
+columns and user type fields renamed; fields added; options changed); the
+node describes the keyspace after each phase, and every run below is given
+the schema the table had when the newest generation it is offered was
+written (`--schema`), so the published table evolves with it. For each
+workload the table's flushed generations are offered to `cqlite materialize`
+one more at a time, as a node flushes them, each run committing into one
+shared SQLite catalog:
 
   - after every run the table PyIceberg reads equals `cqlite select` over the
-    same generations (value for value, through DESIGN's type mapping); the
+    same generations with the same schema (value for value, through DESIGN's
+    type mapping); the
     runs fold with 2, 1 and 3 threads in turn (--threads);
   - after the last generation it equals the node's own answer, as does the
     table made from "incremental backups" (each run offered only the newest
@@ -41,7 +48,10 @@ flushes them, each run committing into one shared SQLite catalog:
     the bucket with its S3 support.
 
 Environment: CQLITE_MATERIALIZE_SEED (default 7), CQLITE_MATERIALIZE_WORKLOADS
-(default 40).
+(default 40; scripts/materialize_parity.sh runs 400), CQLITE_MATERIALIZE_ONLY
+(comma-separated workload indexes: just those, as they are in a run of
+CQLITE_MATERIALIZE_WORKLOADS; a workload depends only on the seed and its
+index).
 """
 import json
 import os
@@ -59,7 +69,8 @@ import table_compare
 
 SEED = int(os.environ.get("CQLITE_MATERIALIZE_SEED", "7"))
 COUNT = int(os.environ.get("CQLITE_MATERIALIZE_WORKLOADS", "40"))
-INDEXES = list(range(COUNT))
+ONLY = [int(x) for x in os.environ.get("CQLITE_MATERIALIZE_ONLY", "").replace(" ", "").split(",") if x]
+INDEXES = sorted(set(ONLY)) if ONLY else list(range(COUNT))
 CATALOG_NAME = "cqlite"
 # The workloads write decimals such as 1.5E-7 and 123456789012345678901234567890.12345, and times with
 # nanoseconds: decimal(38, 8) holds both decimals exactly; times are truncated to microseconds.
@@ -84,10 +95,15 @@ class Materialized:
         self.single_warehouse = root / "warehouse-one-run"
         self.problems = {}      # workload index -> [messages]
         self.final = {}         # workload index -> (namespace, table, expected rows, now)
+        self.schemas = {}       # namespace -> {generation prefix: the schema file it was written with}
         self.runs = 0
 
     def problem(self, index, message):
         self.problems.setdefault(index, []).append(message)
+
+    def schema(self, namespace, prefixes):
+        """The --schema option of a run offered the generations `prefixes`: the schema of the newest."""
+        return ["--schema", str(self.schemas[namespace][max(prefixes, key=lambda p: int(p.split("-")[1]))])]
 
 
 def _materialize(cqlite, path, warehouse, now, *extra):
@@ -125,25 +141,30 @@ def _materialize_workload(index, node, cqlite, m):
     source.mkdir(parents=True)
     shutil.copy(node.keyspace_dir(index) / "schema.cql", source.parent / "schema.cql")
     generations = _generations(table_dir)
+    by_generation = node.schemas(index)
+    m.schemas[namespace] = {prefix: by_generation[int(prefix.split("-")[1])] for prefix in generations}
     for step, prefix in enumerate(generations, 1):
         for component in table_dir.glob(prefix + "*"):
             shutil.copy(component, source / component.name)
         threads = THREAD_CYCLE[(index + step) % len(THREAD_CYCLE)]
-        proc, report = _materialize(cqlite, source, m.warehouse, now, "--threads", threads)
+        schema_option = m.schema(namespace, generations[:step])
+        proc, report = _materialize(cqlite, source, m.warehouse, now, "--threads", threads, *schema_option)
         m.runs += 1
         if proc.returncode != 0:
-            m.problem(index, f"generation {step}/{len(generations)} (--threads {threads}): cqlite materialize "
-                             f"failed: {proc.stderr.strip()}")
+            m.problem(index, f"generation {step}/{len(generations)} (--threads {threads}, "
+                             f"{' '.join(schema_option)}): cqlite materialize failed: {proc.stderr.strip()}")
             return
         consumed = report["tables"][0]["generations_consumed"]
         if consumed != 1:
             m.problem(index, f"generation {step}: {consumed} generations consumed, expected 1")
         schema = _schema(m.catalog, namespace, table)
-        expected = table_compare.expected_rows(cqlite("select", source, "--now", now).stdout.splitlines(), schema)
+        expected = table_compare.expected_rows(
+            cqlite("select", source, "--now", now, *schema_option).stdout.splitlines(), schema)
         actual = iceberg_readers.read_pyiceberg(m.catalog, m.warehouse, CATALOG_NAME, namespace, table)
         problem = table_compare.differs(table_compare.pyiceberg_view(expected, schema), actual, schema)
         if problem:
-            m.problem(index, f"generation {step}/{len(generations)}, PyIceberg vs cqlite select: {problem}")
+            m.problem(index, f"generation {step}/{len(generations)} ({' '.join(schema_option)}), PyIceberg vs "
+                             f"cqlite select: {problem}")
     if not generations:
         return  # compaction left nothing: nothing was materialized
     schema = _schema(m.catalog, namespace, table)
@@ -156,7 +177,8 @@ def _materialize_workload(index, node, cqlite, m):
             old.unlink()
         for component in table_dir.glob(prefix + "*"):
             shutil.copy(component, backup / component.name)
-        proc, _report = _materialize(cqlite, backup, m.backup_warehouse, now, "--fold-fan-in", "2", "--threads", "2")
+        proc, _report = _materialize(cqlite, backup, m.backup_warehouse, now, "--fold-fan-in", "2", "--threads", "2",
+                                     *m.schema(namespace, generations[:step]))
         m.runs += 1
         if proc.returncode != 0:
             m.problem(index, f"backup {step}/{len(generations)}: cqlite materialize failed: {proc.stderr.strip()}")
@@ -192,7 +214,7 @@ def _materialize_workload(index, node, cqlite, m):
     final = (namespace, table, expected_node, now, schema)
     # Later query times: nothing new to consume, only TTLs running out.
     for later_now, lines in selects[1:]:
-        proc, report = _materialize(cqlite, source, m.warehouse, later_now)
+        proc, report = _materialize(cqlite, source, m.warehouse, later_now, *m.schema(namespace, generations))
         m.runs += 1
         if proc.returncode != 0:
             m.problem(index, f"re-run at {later_now}: cqlite materialize failed: {proc.stderr.strip()}")
@@ -226,12 +248,14 @@ def _materialize_in_random_runs(index, cqlite, m, table_dir, generations, keyspa
                 shutil.copy(component, source / component.name)
         threads = rng.randint(1, 4)
         plan.append(f"{end - start} generation(s) with --threads {threads}")
-        proc, _report = _materialize(cqlite, source, m.random_warehouse, now, "--threads", threads)
+        proc, _report = _materialize(cqlite, source, m.random_warehouse, now, "--threads", threads,
+                                     *m.schema(namespace, generations[:end]))
         m.runs += 1
         if proc.returncode != 0:
             m.problem(index, f"random runs ({', '.join(plan)}): cqlite materialize failed: {proc.stderr.strip()}")
             return
-    proc, _report = _materialize(cqlite, source, m.single_warehouse, now, "--threads", "1")
+    proc, _report = _materialize(cqlite, source, m.single_warehouse, now, "--threads", "1",
+                                 *m.schema(namespace, generations))
     m.runs += 1
     if proc.returncode != 0:
         m.problem(index, f"one run over all generations: cqlite materialize failed: {proc.stderr.strip()}")
@@ -271,7 +295,11 @@ def materialized(node, cqlite):
                            else table_compare.differs(expected, rows, schema))
                 if problem:
                     m.problem(index, f"{name} vs the node's SELECT JSON at {now}: {problem}")
-    print(f"materialize: {m.runs} runs over {COUNT} workloads, {len(m.final)} tables read by three readers")
+    altered = [d for d in node.described.values() if d["schema_changes"]]
+    evolved = sum(len(set(schemas.values())) > 1 for schemas in m.schemas.values())
+    print(f"materialize: {m.runs} runs over {len(INDEXES)} workloads ({len(altered)} altered by "
+          f"{sum(d['schema_changes'] for d in altered)} schema changes; {evolved} tables given more than one "
+          f"schema), {len(m.final)} tables read by three readers")
     yield m
     shutil.rmtree(root, ignore_errors=True)
 
@@ -281,7 +309,8 @@ def test_materialized_table_matches_cassandra(index, node, materialized):
     d = node.described[index]
     problems = materialized.problems.get(index)
     if problems:
-        pytest.fail(f"w{index} ({d['shape']}, {d['mode']} timestamps), seed {SEED}:\n" + "\n".join(problems),
+        pytest.fail(f"w{index} ({d['shape']}, {d['mode']} timestamps, {d['schema_changes']} schema changes), "
+                    f"seed {SEED}:\n" + "\n".join(problems),
                     pytrace=False)
 
 
@@ -331,7 +360,8 @@ def test_the_tables_through_a_postgresql_catalog_match_cassandra(node, materiali
     tables = []
     for index, (ns, table, expected, now, schema) in sorted(materialized.final.items()):
         source = next((materialized.root / "source" / ns).glob(table + "-*"))
-        proc, report = _materialize(cqlite, source, warehouse, now, "--catalog", postgres_catalog)
+        proc, report = _materialize(cqlite, source, warehouse, now, "--catalog", postgres_catalog,
+                                    *materialized.schema(ns, _generations(source)))
         if proc.returncode != 0:
             problems.append(f"w{index}: cqlite materialize failed: {proc.stderr.strip()}")
             continue
@@ -364,7 +394,8 @@ def _materialize_in_two_runs(m, cqlite, name, warehouse, catalog, how):
                 shutil.copy(component, partial / component.name)
         failed = None
         for source in (partial, full):
-            proc, report = _materialize(cqlite, source, warehouse, now, "--catalog", catalog)
+            proc, report = _materialize(cqlite, source, warehouse, now, "--catalog", catalog,
+                                        *m.schema(ns, _generations(source)))
             if proc.returncode != 0:
                 failed = f"w{index}: cqlite materialize of {source} failed: {proc.stderr.strip()}"
                 break
@@ -459,7 +490,7 @@ def materialize_v3_tables(m, cqlite, warehouse):
                 shutil.copy(component, source / component.name)
             version = "2" if index % 2 and step <= len(generations) // 2 else "3"
             proc, _report = _materialize(cqlite, source, warehouse, now, "--format-version", version,
-                                         "--threads", str(1 + step % 2))
+                                         "--threads", str(1 + step % 2), *m.schema(ns, generations[:step]))
             if proc.returncode != 0:
                 failed = f"w{index}: generation {step} (--format-version {version}): {proc.stderr.strip()}"
                 break

@@ -2,7 +2,10 @@
 a steady write load.
 
 The statements of seeded workloads (workloads.py: every table shape, TTLs,
-deletions of every kind, gc_grace_seconds = 0) are replayed on the node at an
+deletions of every kind, gc_grace_seconds = 0, and the schema changes some of
+them make between their generations: columns and user type fields added,
+columns dropped, key columns renamed, options changed, each change flushed to
+system_schema at once as a node does) are replayed on the node at an
 even pace for CQLITE_WATCH_SECONDS (default 60), the tables flushed every few
 seconds and compacted by the node's own automatic compaction, while
 `cqlite watch --interval 2` runs; the watcher is SIGKILLed at
@@ -19,7 +22,9 @@ write) and the watcher has run again, and then:
     snapshot's TTL time, over the generations its fold state names
     (hard-linked by the test from the live directory as they appeared; a
     snapshot whose generations the test did not catch is counted, not
-    checked);
+    checked), with the keyspace's schema as the node described it after
+    each change (the one current at the commit, or one current shortly
+    before: a run reads the schema before it commits);
   - no Parquet file in a table's data/ directory is unreferenced by the
     table's snapshots;
   - the watcher maintained the tables (`--maintain-every`, with snapshots
@@ -63,6 +68,8 @@ MAINTAIN_EVERY = 8  # seconds
 FLUSH_EVERY = 4.0
 CATALOG_NAME = "cqlite"
 MAPPING_FLAGS = ["--decimal-scale", "8", "--truncate-time"]
+# How long before its commit a run may have read the table's schema (seconds).
+SCHEMA_READ_BEFORE_COMMIT = 30
 # Every TTL the workloads give that can run out during a test (workloads.SHORT_TTLS, LONG_TTLS up to 60).
 TTL_WINDOW = 61
 
@@ -130,8 +137,13 @@ class WatchProcess:
         return out
 
 
+def _is_schema_change(statement):
+    return statement.startswith(("ALTER ", "CREATE ", "DROP "))
+
+
 def _statements(indexes):
-    """The workloads' schema statements, and their data statements interleaved phase by phase."""
+    """The workloads' schema statements, and their data statements interleaved phase by phase (with the
+    schema changes each workload makes before some of its batches)."""
     ws = [workloads.Workload(SEED, i) for i in indexes]
     schema = [s for w in ws for s in w.schema]
     data = []
@@ -165,7 +177,7 @@ def _snapshot_rows(catalog, warehouse, ns, table, snapshot_id):
     scan = tbl.scan(snapshot_id=snapshot_id)
     if not list(scan.plan_files()):
         return []  # (PyIceberg cannot make an empty Arrow table with a uuid column)
-    return iceberg_readers.normalize_rows(scan.to_arrow().to_pylist(), schema)
+    return iceberg_readers.pyiceberg_rows(scan.to_arrow().to_pylist(), schema)
 
 
 def _referenced_files(catalog, warehouse, ns, table):
@@ -189,6 +201,18 @@ def watched(oracle, cqlite):
         for s in schema:
             node.cql(s.rstrip(";"))
         node.flush_schema()
+        # Each keyspace's schema after every change: [(time described, file)].
+        schema_dir = root / "schemas"
+        schema_dir.mkdir()
+        schemas = {}
+
+        def describe(ks):
+            versions = schemas.setdefault(ks, [])
+            path = schema_dir / f"{ks}.{len(versions)}.cql"
+            node.describe(ks, path)
+            versions.append((time.time(), path))
+        for ks, _t in tables:
+            describe(ks)
         data_dir = node.data_dir()
         warehouse = root / "warehouse"
         watcher = WatchProcess(pathlib.Path(os.environ.get("CQLITE_BIN") or "build/src/cli/cqlite").resolve(),
@@ -227,6 +251,9 @@ def watched(oracle, cqlite):
             while time.monotonic() < target:
                 time.sleep(min(0.05, target - time.monotonic()) if target > time.monotonic() else 0)
             node.cql(statement.rstrip(";"))
+            if _is_schema_change(statement):
+                node.flush_schema()
+                describe(w.keyspace)
             elapsed = time.monotonic() - t0
             if elapsed >= next_flush:
                 for ks, t in tables:
@@ -261,6 +288,9 @@ def watched(oracle, cqlite):
                 node.start()
                 node_restart_at = None
         last_write = time.time()
+        changes = sum(_is_schema_change(statement) for _w, statement in data)
+        print(f"replayed {len(data)} statements, {changes} of them schema changes "
+              f"({sum(len(v) - 1 for v in schemas.values())} schema versions described)")
         for ks, t in tables:
             flushes.setdefault(f"{ks}.{t}", []).append(time.time())
             node.flush(ks, t)
@@ -285,12 +315,8 @@ def watched(oracle, cqlite):
         bg.join(timeout=30)
         rc = watcher.terminate()
         answers = {(ks, t): node.select(ks, t) for ks, t in tables}
-        schema_file = root / "schemas"
-        schema_file.mkdir()
-        for ks, _t in tables:
-            node.describe(ks, schema_file / f"{ks}.cql")
         yield {"root": root, "node": node, "tables": tables, "warehouse": warehouse, "watcher": watcher,
-               "rc": rc, "answers": answers, "library": library, "schemas": schema_file, "commits": commits,
+               "rc": rc, "answers": answers, "library": library, "schemas": schemas, "commits": commits,
                "flushes": flushes, "kills": kills_done, "data_dir": data_dir}
     finally:
         node.stop()
@@ -326,9 +352,21 @@ def test_tables_equal_the_node(watched):
     assert not problems, "\n".join(problems)
 
 
+def _schemas_of_commit(versions, commit_time):
+    """The schema files a run that committed at commit_time may have read, newest first: the one current
+    at the commit, and those current in the SCHEMA_READ_BEFORE_COMMIT seconds before it."""
+    out = []
+    for k, (described, path) in enumerate(versions):
+        until = versions[k + 1][0] if k + 1 < len(versions) else float("inf")
+        if described <= commit_time and until >= commit_time - SCHEMA_READ_BEFORE_COMMIT:
+            out.append(path)
+    return out[::-1] or [versions[0][1]]
+
+
 def test_every_snapshot_equals_cqlite_select_over_its_generations(watched, cqlite):
     catalog = watched["warehouse"] / "catalog.db"
     checked, skipped, problems = 0, 0, []
+    earlier_schema = 0  # snapshots that match a schema older than the one current at their commit
     for ks, t in watched["tables"]:
         location = iceberg_readers.metadata_location(catalog, CATALOG_NAME, ks, t)
         metadata = json.loads(pathlib.Path(location).read_text())
@@ -355,20 +393,33 @@ def test_every_snapshot_equals_cqlite_select_over_its_generations(watched, cqlit
                 skipped += 1
                 continue
             source.mkdir(parents=True, exist_ok=True)
-            shutil.copy(watched["schemas"] / f"{ks}.cql", source / "schema.cql")
             schema = next(s for s in metadata["schemas"] if s["schema-id"] == snapshot.get("schema-id", 0))
             dirs = list(source.glob(f"{t}-*"))
-            lines = []
-            if dirs:
-                lines = cqlite("select", dirs[0], "--now", now).stdout.splitlines()
-            expected = table_compare.expected_rows(lines, schema)
             actual = _snapshot_rows(catalog, watched["warehouse"], ks, t, snapshot["snapshot-id"])
-            problem = table_compare.differs(table_compare.pyiceberg_view(expected, schema), actual, schema)
+            candidates = _schemas_of_commit(watched["schemas"][ks], snapshot["timestamp-ms"] / 1000)
+            problem = None
+            for k, schema_file in enumerate(candidates):
+                lines, found = [], None
+                if dirs:
+                    proc = cqlite("select", dirs[0], "--now", now, "--schema", schema_file, check=False)
+                    lines = proc.stdout.splitlines()
+                    if proc.returncode != 0:
+                        found = f"cqlite select failed: {proc.stderr.strip()}"
+                if found is None:
+                    expected = table_compare.expected_rows(lines, schema)
+                    found = table_compare.differs(table_compare.pyiceberg_view(expected, schema), actual, schema)
+                if not found:
+                    problem = None
+                    earlier_schema += k > 0
+                    break
+                if problem is None:
+                    problem = f"{found} (with the schema of {schema_file.name})"
             checked += 1
             if problem:
                 problems.append(f"{ks}.{t} snapshot {snapshot['snapshot-id']} ({len(state['generations'])} "
                                 f"generations, now {now}): {problem}")
-    print(f"snapshots checked against cqlite select: {checked}; not checked (a generation not caught): {skipped}")
+    print(f"snapshots checked against cqlite select: {checked} ({earlier_schema} with the schema current shortly "
+          f"before the commit); not checked (a generation not caught): {skipped}")
     assert not problems, "\n".join(problems[:10])
     assert checked >= len(watched["tables"]) and checked >= skipped, (checked, skipped)
 

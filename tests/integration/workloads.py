@@ -12,6 +12,22 @@ end every table is queried with `-- select` (after the last flush, so the
 node's answer comes from the SSTables alone), some a second time with a later
 query time.
 
+About half of the workloads alter their table between some of their
+generations (SchemaChanger; drawn from a random generator of their own, so
+that a workload without changes is what it was before they existed, and
+make_workloads(..., schema_changes=False) leaves every workload unaltered):
+columns added (regular; static when the table has clustering columns;
+collections; frozen and non-frozen user types of a new type; counter columns,
+and only those, in counter tables), non-key columns dropped (never a
+non-frozen user type, which Cassandra refuses; in workloads with FUTURE
+timestamps at a timestamp above all of them) and sometimes added again with
+the same name and type, primary key columns renamed, user type fields added
+and renamed, a table option changed. The batch after a change starts with its
+statements, and every later statement uses the columns as they then are.
+After each phase such a workload's keyspace is described (`-- describe`:
+ks/schema.N.cql, naming each table's live generations), so that a test can
+give each generation the schema it was written with.
+
 A workload depends only on (seed, index): make_workloads(seed, count,
 indexes=[7]) rebuilds workload 7 of a larger run on its own.
 
@@ -544,6 +560,12 @@ class Builder:
         self.index_ops = self.mode != "future" and not table.default_ttl
         # Counter cells a deletion may have reached: never increment them again.
         self.dead_parts, self.dead_rows, self.dead_cells = set(), set(), set()
+        self.columns_changed()
+
+    def columns_changed(self):
+        """Sets the operations' weights from the table's columns as they are now (again after a schema
+        change: a column added or dropped may enable or disable an operation)."""
+        table = self.t
         self.weights = dict(DEFAULT_WEIGHTS)
         self.weights.update(SHAPE_WEIGHTS.get(table.name, {}))
         if not table.ck:
@@ -649,6 +671,11 @@ class Builder:
             self.lists[key] = [x.strip() for x in literal.strip("[]").split(",") if x.strip()]
         else:
             self.lists.pop(key, None)
+
+    def column_dropped(self, name):
+        """Forgets what the bookkeeping knew of a dropped column (added again, it starts empty)."""
+        for key in [k for k in self.lists if k[2] == name]:
+            del self.lists[key]
 
     def forget_lists(self, part, ckey=None):
         for key in list(self.lists):
@@ -979,11 +1006,160 @@ class Builder:
 
 
 # ---------------------------------------------------------------------------
+# Schema changes between generations.
+
+# Share of workloads whose table is altered between some of their flushes.
+P_SCHEMA_CHANGES = 0.5
+# Types of columns added by ALTER TABLE ADD (regular and static ones) and of user type fields added.
+ADDED_SCALARS = (INT, TEXT, BIGINT, DOUBLE, BOOLEAN, TIMESTAMP, UUID, BLOB, DECIMAL, DATE, TIME, DURATION)
+ADDED_COLLECTIONS = (lambda: ListT(INT), lambda: ListT(TEXT), lambda: SetT(INT), lambda: SetT(TEXT),
+                     lambda: MapT(TEXT, INT), lambda: MapT(INT, TEXT), lambda: ListT(INT, frozen=True),
+                     lambda: SetT(TEXT, frozen=True), lambda: MapT(INT, TEXT, frozen=True))
+FIELD_TYPES = (INT, TEXT, BIGINT, BOOLEAN, DOUBLE, TIMESTAMP, UUID, BLOB)
+# Table options an ALTER TABLE ... WITH changes (compression: the generations after it are written with
+# another compressor).
+OPTION_CHANGES = (
+    "comment = 'altered by the workload'",
+    "compression = {'class': 'ZstdCompressor', 'chunk_length_in_kb': 4}",
+    "compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': 8}",
+    "compression = {'enabled': false}",
+    "caching = {'keys': 'NONE', 'rows_per_partition': 'ALL'}",
+    "bloom_filter_fp_chance = 0.1",
+)
+
+
+class SchemaChanger:
+    """Alters a workload's table between its generations, as Cassandra 5.0 allows, and keeps the table
+    model (and so the later statements of the builder) in step: columns added of every kind (regular,
+    static when the table has clustering columns, collections, frozen and non-frozen user types of a new
+    type; counters only, and only they, in counter tables), non-key columns dropped and sometimes added
+    again later with the same name and type (the values written at or before the drop's timestamp stay
+    hidden, later writes with PAST timestamps too), primary key columns renamed, user type fields added
+    and renamed, an option changed. Each change returns its statements; names are never used twice."""
+
+    def __init__(self, rng, table, builder):
+        self.rng, self.t, self.b = rng, table, builder
+        self.n = 0
+        self.dropped = []  # (name, type, role) that may be added again
+
+    def fresh(self, stem):
+        self.n += 1
+        return f"{stem}{self.n}"
+
+    def kinds(self):
+        t = self.t
+        kinds = {"add": 6, "rename_key": 2, "option": 1}
+        droppable = self.droppable()
+        if droppable and not t.counter:
+            kinds["drop"] = 4
+        if self.dropped:
+            kinds["readd"] = 3
+        if self.udts():
+            kinds["udt_add_field"] = 2
+            kinds["udt_rename_field"] = 2
+        return kinds
+
+    def droppable(self):
+        """Non-key columns that may go: every static, and regular ones while another one stays (a table
+        that had regular columns keeps one, so that statements naming statics have a regular to add);
+        never a column of a non-frozen user type, which Cassandra refuses to drop."""
+        t = self.t
+        cols = t.statics + (t.regulars if len(t.regulars) > 1 else [])
+        return [c for c in cols if not (c.type.kind == "udt" and not c.type.frozen)]
+
+    def udts(self):
+        """The user types the table's columns use (at the top level or inside a collection)."""
+        found = {}
+        for c in self.t.statics + self.t.regulars:
+            for typ in (c.type, getattr(c.type, "elem", None), getattr(c.type, "val", None)):
+                if isinstance(typ, UdtT):
+                    found[typ.name] = typ
+        return [found[k] for k in sorted(found)]
+
+    def change(self):
+        """One change, drawn at random: its statements."""
+        kinds = self.kinds()
+        names = sorted(kinds)
+        kind = self.rng.choices(names, [kinds[k] for k in names])[0]
+        stmts = getattr(self, "change_" + kind)()
+        self.b.columns_changed()
+        return stmts
+
+    def _add(self, name, typ, role):
+        col = Column(name, typ, role)
+        (self.t.statics if role == "static" else self.t.regulars).append(col)
+        return f"ALTER TABLE {self.t.qualified} ADD {name} {typ.cql}" + (" static" if role == "static" else "") + ";"
+
+    def change_add(self):
+        t, rng = self.t, self.rng
+        static = bool(t.ck) and bool(t.regulars) and rng.random() < 0.25
+        role = "static" if static else "regular"
+        if t.counter:
+            return [self._add(self.fresh("xn"), COUNTER, role)]
+        r = rng.random()
+        if r < 0.4:
+            typ = rng.choice(ADDED_SCALARS)
+            return [self._add(self.fresh(f"x{typ.cql}_"), typ, role)]
+        if r < 0.75 or static:
+            typ = rng.choice(ADDED_COLLECTIONS)()
+            return [self._add(self.fresh(f"x{typ.kind}_"), typ, role)]
+        # A column of a new user type, frozen or not.
+        tname = self.fresh("xt")
+        fields = [(self.fresh("f"), rng.choice(FIELD_TYPES)) for _ in range(rng.randint(1, 3))]
+        if rng.random() < 0.3:
+            fields.append((self.fresh("f"), SetT(TEXT, frozen=True)))
+        udt = UdtT(tname, fields, frozen=rng.random() < 0.5)
+        t.udts.append(udt)
+        return [udt.create(t.ks), self._add(self.fresh("xu"), udt, "regular")]
+
+    def change_drop(self):
+        col = self.rng.choice(self.droppable())
+        (self.t.statics if col.role == "static" else self.t.regulars).remove(col)
+        self.b.column_dropped(col.name)
+        if col.type.kind != "udt":  # a user type may have changed since: not added again
+            self.dropped.append((col.name, col.type, col.role))
+        using = ""
+        if self.b.mode == "future":
+            # Dropped at a timestamp above every FUTURE one, so that no cell of the column outlives the
+            # drop: Cassandra still counts such a cell (never shown) as making its row live, which
+            # cqlite does not yet do (it leaves such a row out).
+            using = f" USING TIMESTAMP {FUTURE + self.b.ts_window + 1}"
+        return [f"ALTER TABLE {self.t.qualified} DROP {col.name}{using};"]
+
+    def change_readd(self):
+        name, typ, role = self.dropped.pop(self.rng.randrange(len(self.dropped)))
+        if role == "static" and not (self.t.ck and self.t.regulars):
+            return self.change_option()
+        return [self._add(name, typ, role)]
+
+    def change_rename_key(self):
+        col = self.rng.choice(self.t.pk + self.t.ck)
+        old, col.name = col.name, self.fresh(col.name.split("_r")[0] + "_r")
+        return [f"ALTER TABLE {self.t.qualified} RENAME {old} TO {col.name};"]
+
+    def change_option(self):
+        return [f"ALTER TABLE {self.t.qualified} WITH {self.rng.choice(OPTION_CHANGES)};"]
+
+    def change_udt_add_field(self):
+        udt = self.rng.choice(self.udts())
+        name, typ = self.fresh("g"), self.rng.choice(FIELD_TYPES)
+        udt.fields.append((name, typ))
+        return [f"ALTER TYPE {self.t.ks}.{udt.name} ADD {name} {typ.cql};"]
+
+    def change_udt_rename_field(self):
+        udt = self.rng.choice(self.udts())
+        i = self.rng.randrange(len(udt.fields))
+        old, typ = udt.fields[i]
+        udt.fields[i] = (self.fresh(old.split("_r")[0] + "_r"), typ)
+        return [f"ALTER TYPE {self.t.ks}.{udt.name} RENAME {old} TO {udt.fields[i][0]};"]
+
+
+# ---------------------------------------------------------------------------
 # Workloads and the scenario.
 
 
 class Workload:
-    def __init__(self, seed, index):
+    def __init__(self, seed, index, schema_changes=True):
         rng = random.Random(f"cqlite-workload/{seed}/{index}")
         self.seed, self.index = seed, index
         self.keyspace = f"w{index}"
@@ -1012,9 +1188,30 @@ class Workload:
         total = rng.randint(20, 70)
         nbatches = rng.randint(2, 6)
         cuts = sorted(rng.sample(range(1, total), nbatches - 1))
-        stmts = builder.statements(total)
-        bounds = [0] + cuts + [len(stmts)]
-        self.batches = [stmts[bounds[i]:bounds[i + 1]] for i in range(nbatches)]
+        # Schema changes are drawn from a random generator of their own, so that a workload without
+        # any is the same as before they existed.
+        srng = random.Random(f"cqlite-workload-schema/{seed}/{index}")
+        self.altered_before = set()  # batches that start with schema changes
+        if schema_changes and srng.random() < P_SCHEMA_CHANGES:
+            self.altered_before = set(srng.sample(range(1, nbatches), srng.randint(1, min(3, nbatches - 1))))
+        self.schema_changes = 0
+        if not self.altered_before:
+            stmts = builder.statements(total)
+            bounds = [0] + cuts + [len(stmts)]
+            self.batches = [stmts[bounds[i]:bounds[i + 1]] for i in range(nbatches)]
+        else:
+            # Batch by batch, each one's statements (the late halves of ties too) written with the schema
+            # of its generation; a batch after a change starts with the change's statements.
+            changer = SchemaChanger(srng, table, builder)
+            bounds = [0] + cuts + [total]
+            self.batches = []
+            for i in range(nbatches):
+                ddl = []
+                if i in self.altered_before:
+                    for _ in range(srng.choice((1, 1, 2, 3))):
+                        ddl += changer.change()
+                        self.schema_changes += 1
+                self.batches.append(ddl + builder.statements(bounds[i + 1] - bounds[i]))
         self.compact_after = set()
         if rng.random() < 0.35:
             self.compact_after.add(rng.choice((nbatches - 1, rng.randrange(nbatches))))
@@ -1025,6 +1222,11 @@ class Workload:
     @property
     def statements(self):
         return sum(len(b) for b in self.batches)
+
+    @property
+    def altered(self):
+        """Whether the table's schema changes between generations."""
+        return bool(self.altered_before)
 
     def describe(self):
         return {
@@ -1038,17 +1240,20 @@ class Workload:
             "generations": len(self.batches),
             "compact_after": sorted(self.compact_after),
             "select_offsets": list(self.select_offsets),
+            "schema_changes": self.schema_changes,
+            "altered_before_batches": sorted(self.altered_before),
         }
 
 
-def make_workloads(seed, count, indexes=None):
-    """Returns (scenario text, [description dict per workload])."""
+def make_workloads(seed, count, indexes=None, schema_changes=True):
+    """Returns (scenario text, [description dict per workload]). Without schema_changes, no table is
+    altered (each workload is then what it was before the generator learnt schema changes)."""
     chosen = list(range(count)) if indexes is None else sorted(set(indexes))
-    workloads = [Workload(seed, i) for i in chosen]
+    workloads = [Workload(seed, i, schema_changes) for i in chosen]
     lines = [f"-- cqlite select parity workloads: seed {seed}, {len(workloads)} workloads", ""]
     for w in workloads:
         lines.append(f"-- w{w.index}: {w.shape}, {w.mode} timestamps, {w.statements} statements, "
-                     f"{len(w.batches)} generations")
+                     f"{len(w.batches)} generations" + (f", {w.schema_changes} schema changes" if w.altered else ""))
         lines.extend(w.schema)
     lines.append("")
     phases = max(len(w.batches) for w in workloads) if workloads else 0
@@ -1061,6 +1266,9 @@ def make_workloads(seed, count, indexes=None):
         for w in workloads:
             if phase in w.compact_after:
                 lines.append(f"-- compact {w.keyspace}.{w.table}")
+        for w in workloads:
+            if w.altered and phase < len(w.batches):
+                lines.append(f"-- describe {w.keyspace}")
         lines.append("")
     for w in workloads:
         for offset in w.select_offsets:

@@ -42,7 +42,7 @@ import org.apache.cassandra.utils.FBUtilities;
  * scenario file through QueryProcessor, then copies the live SSTables of the
  * user keyspaces and a schema.cql per keyspace into the output directory,
  * along with the results of the scenario's "-- select" directives
- * (ks/table.selectN.jsonl).
+ * (ks/table.selectN.jsonl) and "-- describe" directives (ks/schema.N.cql).
  *
  * Usage: Generate scenario.cql outdir nb|oa|da workdir
  *
@@ -54,9 +54,10 @@ public final class Generate
     private static final Pattern USE = Pattern.compile("(?is)\\s*USE\\s+(?:\"((?:[^\"]|\"\")+)\"|(\\w+))\\s*");
     private static final boolean VERBOSE = System.getenv("ORACLE_VERBOSE") != null;
 
-    /** Results of "-- select" directives, written with the SSTables: path relative to outdir -> content. */
+    /** Results of "-- select" and "-- describe" directives, written with the SSTables: path relative to outdir -> content. */
     private static final Map<Path, String> selectResults = new LinkedHashMap<>();
     private static final Map<String, Integer> selectCounts = new HashMap<>();
+    private static final Map<String, Integer> describeCounts = new HashMap<>();
 
     private Generate()
     {
@@ -262,7 +263,7 @@ public final class Generate
 
     static String describe(QueryState state, String ks)
     {
-        ResultMessage msg = execute(state, "DESCRIBE KEYSPACE \"" + ks.replace("\"", "\"\"") + '"');
+        ResultMessage msg = execute(state, "DESCRIBE KEYSPACE \"" + ks.replace("\"", "\"\"") + "\" WITH INTERNALS");
         UntypedResultSet rows = UntypedResultSet.create(((ResultMessage.Rows) msg).result);
         StringBuilder sb = new StringBuilder();
         for (UntypedResultSet.Row row : rows)
@@ -274,6 +275,32 @@ public final class Generate
             sb.append("\n\n");
         }
         return sb.toString();
+    }
+
+    /**
+     * The keyspace's schema as it is now, kept for copyOut as ks/schema.N.cql (N counting 1, 2, ... per
+     * keyspace): a comment line per table naming its live SSTable generations ("-- generations of t: 3 4"),
+     * then DESCRIBE KEYSPACE. A generation written since the previous describe was written with this schema.
+     */
+    static void describeNow(QueryState state, String ks)
+    {
+        if (Schema.instance.getKeyspaceMetadata(ks) == null)
+            throw new IllegalArgumentException("keyspace " + ks + " does not exist");
+        StringBuilder sb = new StringBuilder();
+        for (ColumnFamilyStore cfs : Keyspace.open(ks).getColumnFamilyStores())
+        {
+            List<Long> generations = new ArrayList<>();
+            for (SSTableReader sstable : cfs.getLiveSSTables())
+                generations.add(Long.parseLong(sstable.descriptor.id.toString()));
+            Collections.sort(generations);
+            sb.append("-- generations of ").append(cfs.name).append(':');
+            for (long g : generations)
+                sb.append(' ').append(g);
+            sb.append('\n');
+        }
+        sb.append('\n').append(describe(state, ks));
+        int index = describeCounts.merge(ks, 1, Integer::sum);
+        selectResults.put(Paths.get(ks, "schema." + index + ".cql"), sb.toString());
     }
 
     static int copyOut(QueryState state, Path outDir) throws IOException
@@ -358,6 +385,9 @@ public final class Generate
                         break;
                     case SELECT:
                         select(state, step.text, step.offset);
+                        break;
+                    case DESCRIBE:
+                        describeNow(state, step.text);
                         break;
                 }
             }

@@ -57,7 +57,7 @@ import org.apache.cassandra.utils.progress.ProgressListener;
  *   compact <ks> <table>          major compaction of the table
  *   select <ks> <table> <file>    SELECT JSON * now, written to file as "-- select" writes it
  *                                 (a line {"now_in_seconds": N}, then each row's JSON)
- *   describe <ks> <file>          DESCRIBE KEYSPACE written to file (a schema.cql)
+ *   describe <ks> <file>          DESCRIBE KEYSPACE ... WITH INTERNALS written to file (a schema.cql)
  *   datadir                       prints the node's data directory
  *   quit                          shuts the node down (so does the end of stdin)
  *

@@ -12,13 +12,15 @@ import java.util.Locale;
  *   -- sleep SECONDS            pause (fractions allowed)
  *   -- select ks.table [+N]     SELECT JSON * of one table, queried now (plus
  *                               N seconds: a later query time)
+ *   -- describe ks              DESCRIBE KEYSPACE now, with each table's live
+ *                               SSTable generations
  * Any other line whose first non-blank characters are "--" or "//" is a
  * comment. Semicolons inside '...' strings, "..." identifiers and $$...$$
  * blocks do not end a statement.
  */
 final class Scenario
 {
-    enum Kind { CQL, FLUSH, COMPACT, SLEEP, SELECT }
+    enum Kind { CQL, FLUSH, COMPACT, SLEEP, SELECT, DESCRIBE }
 
     static final class Step
     {
@@ -156,6 +158,10 @@ final class Scenario
                     throw new IllegalArgumentException("line " + line + ": expected '-- sleep <seconds>'");
                 Double.parseDouble(words[1]);
                 return new Step(Kind.SLEEP, words[1], line);
+            case "describe":
+                if (words.length != 2 || words[1].contains("."))
+                    throw new IllegalArgumentException("line " + line + ": expected '-- describe <keyspace>'");
+                return new Step(Kind.DESCRIBE, words[1], line);
             case "select":
             {
                 String usage = "line " + line + ": expected '-- select <keyspace>.<table> [+<seconds>]'";
