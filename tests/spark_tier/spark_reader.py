@@ -12,6 +12,10 @@ SPARK_READER = iceberg_readers.READERS_DIR / "spark" / "spark_reader.sh"
 # The Iceberg Spark runtime maps no Iceberg type to Spark for `time`, so Spark
 # cannot load a table with a time column at all (TypeToSparkType).
 SPARK_TIME_ERROR = "Spark does not support time fields"
+# Nor can its Parquet reader read a data file holding a time column, even one
+# the table's current schema no longer has (a time column dropped, its values
+# still in the data files written before).
+SPARK_TIME_FILE_ERROR = "Unsupported logical type: TIME_MICROS"
 
 
 def build_spark():
@@ -62,3 +66,15 @@ def has_time(itype):
 
 def schema_has_time(schema):
     return has_time({"type": "struct", "fields": schema["fields"]})
+
+
+def table_had_time(catalog, catalog_name, ns, table):
+    """Whether any schema the table has had holds a time field: its data files may then hold one."""
+    location = iceberg_readers.metadata_location(catalog, catalog_name, ns, table)
+    metadata = json.loads(open(iceberg_readers._local_path(location), encoding="utf-8").read())
+    return any(schema_has_time(s) for s in metadata["schemas"])
+
+
+def refused_for_time(rows):
+    """Whether a read Spark refused did so for a time field (of the table or of a data file)."""
+    return isinstance(rows, dict) and (SPARK_TIME_ERROR in rows["error"] or SPARK_TIME_FILE_ERROR in rows["error"])

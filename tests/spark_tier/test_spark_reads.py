@@ -44,7 +44,7 @@ import node_runs
 import table_compare
 import test_materialize as tm
 from test_maintain import KEYSPACE as CHURN_KEYSPACE, churned, maintained  # noqa: F401 (fixtures)
-from spark_reader import SPARK_TIME_ERROR, build_spark, read_spark_many, schema_has_time
+from spark_reader import build_spark, read_spark_many, refused_for_time, schema_has_time, table_had_time
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "data"
@@ -170,9 +170,9 @@ def test_spark_reads_the_node_answer(index, node, tier):
     ns, table, expected, now, schema = m.final[index]
     spark = tier.reads["Spark"][(ns, table)]
     stats = SUMMARY.setdefault("spark", {"compared": 0, "rows": 0, "time_tables": 0})
-    if schema_has_time(schema):
+    if table_had_time(m.catalog, CATALOG_NAME, ns, table):
         stats["time_tables"] += 1
-        assert isinstance(spark, dict) and SPARK_TIME_ERROR in spark["error"], spark
+        assert refused_for_time(spark), spark
         pytest.skip(f"{where}: has a time column, which the Iceberg Spark runtime cannot read")
     if isinstance(spark, dict):
         pytest.fail(f"{where}: Spark failed: {spark['error']}", pytrace=False)
@@ -190,11 +190,11 @@ def test_spark_reads_the_node_answer(index, node, tier):
         pytest.fail(f"{where}:\n" + "\n".join(problems), pytrace=False)
 
 
-def _spark_problems(reads, final, how):
+def _spark_problems(reads, final, how, tier_catalog):
     """The tables of `final` whose Spark rows differ from the node's answer (time tables left out)."""
     problems, compared = [], 0
     for index, (ns, table, expected, now, schema) in sorted(final.items()):
-        if schema_has_time(schema):
+        if table_had_time(tier_catalog, CATALOG_NAME, ns, table):
             continue
         rows = reads.get((ns, table))
         if rows is None:
@@ -212,7 +212,7 @@ def test_spark_reads_v3_tables_with_deletion_vectors(tier, cqlite):
     warehouse = m.root / "warehouse-v3"
     tables, vectors, problems = tm.materialize_v3_tables(m, cqlite, warehouse)
     reads = read_spark_many(warehouse / "catalog.db", warehouse, CATALOG_NAME, tables)
-    spark_problems, compared = _spark_problems(reads, m.final, " (v3)")
+    spark_problems, compared = _spark_problems(reads, m.final, " (v3)", m.catalog)
     SUMMARY["v3"] = {"tables": len(tables), "puffin_files": vectors, "spark_compared": compared}
     assert vectors > 0 and compared > 0
     assert not problems + spark_problems, "\n".join(problems + spark_problems)
@@ -225,7 +225,7 @@ def test_spark_reads_the_tables_after_maintain(tier, cqlite):
     report = json.loads(proc.stdout)["tables"]
     tables = [(ns, table) for ns, table, _rows, _now, _schema in m.final.values()]
     reads = read_spark_many(m.catalog, m.warehouse, CATALOG_NAME, tables)
-    problems, compared = _spark_problems(reads, m.final, " (maintained)")
+    problems, compared = _spark_problems(reads, m.final, " (maintained)", m.catalog)
     for key, rows in tier.reads["Spark"].items():
         if not isinstance(rows, dict) and reads[key] != rows:
             problems.append(f"{key}: Spark reads other rows after maintain than before")
@@ -258,12 +258,12 @@ def test_spark_reads_the_fifty_run_table_after_maintain(maintained):
 
 def test_spark_refuses_only_tables_with_time_columns(tier):
     refused, timed = set(), set()
-    for ns, table, _rows, _now, schema in tier.m.final.values():
+    for ns, table, _rows, _now, _schema in tier.m.final.values():
         rows = tier.reads["Spark"][(ns, table)]
         if isinstance(rows, dict):
-            assert SPARK_TIME_ERROR in rows["error"], (ns, table, rows)
+            assert refused_for_time(rows), (ns, table, rows)
             refused.add((ns, table))
-        if schema_has_time(schema):
+        if table_had_time(tier.m.catalog, CATALOG_NAME, ns, table):
             timed.add((ns, table))
     assert refused == timed
 
@@ -286,7 +286,7 @@ def test_spark_reads_the_time_tables_published_with_time_as_long(node, tier, cql
     catalog = warehouse / "catalog.db"
     tables, expected, problems = [], {}, []
     for index, (ns, table, _rows, now, schema) in sorted(m.final.items()):
-        if not schema_has_time(schema):
+        if not table_had_time(m.catalog, CATALOG_NAME, ns, table):
             continue
         source = next((m.root / "source" / ns).glob(table + "-*"))
         proc, _report = tm._materialize(cqlite, source, warehouse, now, "--time-as", "long")
