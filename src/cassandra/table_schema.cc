@@ -1,5 +1,8 @@
 #include "cassandra/table_schema.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace cqlite {
 
 const char* ColumnKindName(ColumnKind kind) {
@@ -14,6 +17,14 @@ const char* ColumnKindName(ColumnKind kind) {
       return "regular";
   }
   return "unknown";
+}
+
+int64_t TableSchema::LastDropMicros(std::string_view name) const {
+  int64_t last = std::numeric_limits<int64_t>::min();
+  for (const DroppedColumnSchema& dropped : dropped_columns) {
+    if (dropped.name == name) last = std::max(last, dropped.drop_time_micros);
+  }
+  return last;
 }
 
 const ColumnSchema* TableSchema::FindColumn(std::string_view name) const {

@@ -61,6 +61,9 @@ struct TableSchema {
 
   // Null when there is no column of that name.
   const ColumnSchema* FindColumn(std::string_view name) const;
+  // When a column of that name was last dropped (microseconds): its cells
+  // written at or before then are dead. INT64_MIN when it never was.
+  int64_t LastDropMicros(std::string_view name) const;
   std::vector<const ColumnSchema*> PartitionKeyColumns() const;
   std::vector<const ColumnSchema*> ClusteringColumns() const;
   // The partition key type as the SSTable stores keys: the single column's

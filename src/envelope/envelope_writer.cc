@@ -24,10 +24,7 @@ std::vector<HeaderColumn> MapColumns(const std::vector<ColumnLayout>& columns, c
     for (size_t i = 0; i < table.columns.size(); ++i) {
       if (table.columns[i].name == layout.name) target.column = static_cast<int>(i);
     }
-    for (const DroppedColumnSchema& dropped : table.dropped_columns) {
-      if (dropped.name == layout.name)
-        target.dropped_at = std::max(target.dropped_at, dropped.drop_time_micros);
-    }
+    target.dropped_at = table.LastDropMicros(layout.name);
     targets.push_back(target);
   }
   return targets;

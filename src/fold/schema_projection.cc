@@ -22,9 +22,7 @@ std::vector<Target> MapColumns(const TableSchema& from, const TableSchema& to) {
     for (size_t j = 0; j < to.columns.size(); ++j) {
       if (to.columns[j].name == column.name && to.columns[j].kind == column.kind) targets[i].column = static_cast<int>(j);
     }
-    for (const DroppedColumnSchema& dropped : to.dropped_columns) {
-      if (dropped.name == column.name) targets[i].dropped_at = std::max(targets[i].dropped_at, dropped.drop_time_micros);
-    }
+    targets[i].dropped_at = to.LastDropMicros(column.name);
   }
   return targets;
 }

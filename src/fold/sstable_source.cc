@@ -31,9 +31,7 @@ ColumnMapping MapColumns(const std::vector<ColumnLayout>& columns, const TableSc
     for (size_t i = 0; i < schema.columns.size(); ++i) {
       if (schema.columns[i].name == layout.name) target.column = static_cast<int>(i);
     }
-    for (const DroppedColumnSchema& dropped : schema.dropped_columns) {
-      if (dropped.name == layout.name) target.dropped_at = std::max(target.dropped_at, dropped.drop_time_micros);
-    }
+    target.dropped_at = schema.LastDropMicros(layout.name);
     if (target.column >= 0) {
       mapping.header_in_schema_order.push_back(static_cast<int>(mapping.targets.size()));
     }
